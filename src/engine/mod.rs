@@ -1,0 +1,15 @@
+//! The pure state engine: transitions, ordering and summaries.
+//!
+//! Inputs are [`crate::model::Signal`]s and [`crate::model::Action`]s with their time;
+//! outputs are the new state and the [`crate::model::Event`]s it emitted. No I/O, no
+//! clock (seed 000, spec 024, CONTRACT §2–§4, §8).
+
+mod order;
+mod summary;
+mod transition;
+mod world;
+
+pub use order::next_unread_order;
+pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
+pub use transition::{apply_action, apply_signal, Emitted};
+pub use world::{EngineError, NewPane, World};

@@ -1,0 +1,195 @@
+//! The whole state: every pane, the id counters and the event sequence. Still pure: the
+//! service persists what this returns.
+
+use super::transition::{apply_action, apply_signal, ActionError, Emitted};
+use crate::model::{
+    Action, AgentKind, Decision, Event, EventKind, Hold, Pane, PaneId, Signal, Source, Task,
+    TaskId, TaskState, Timestamp,
+};
+use std::collections::BTreeMap;
+
+/// Errors of the engine's entry points; the D-Bus layer maps each to a named error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    #[error("no such pane: {0}")]
+    NoSuchPane(PaneId),
+    #[error("pane {0} has no open decision")]
+    NoDecision(PaneId),
+    #[error("no such task: {0}")]
+    NoSuchTask(TaskId),
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// What a new pane is created with.
+#[derive(Debug, Clone, Default)]
+pub struct NewPane {
+    pub workspace: String,
+    pub tab: String,
+    pub name: String,
+    pub agent: AgentKind,
+    pub cwd: Option<String>,
+    pub oneshot: bool,
+    pub session_id: Option<String>,
+    /// The argv Attend spawns (empty for an external pane).
+    pub command: Vec<String>,
+    /// Attend owns the PTY.
+    pub owned: bool,
+}
+
+/// Every pane plus the store-wide counters. Pane ids, decision ids, task ids and event
+/// seqs are monotonic and never reused (CONTRACT §8).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct World {
+    pub panes: BTreeMap<PaneId, Pane>,
+    /// Last pane number handed out.
+    pub last_pane: u64,
+    /// Last decision id handed out.
+    pub last_decision: u64,
+    /// Last task id handed out.
+    pub last_task: u64,
+    /// Last event seq handed out.
+    pub seq: u64,
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> World {
+        World::default()
+    }
+
+    /// The pane `id`, or `NoSuchPane`.
+    pub fn pane(&self, id: PaneId) -> Result<&Pane, EngineError> {
+        self.panes.get(&id).ok_or(EngineError::NoSuchPane(id))
+    }
+
+    fn pane_mut(&mut self, id: PaneId) -> Result<&mut Pane, EngineError> {
+        self.panes.get_mut(&id).ok_or(EngineError::NoSuchPane(id))
+    }
+
+    fn stamp(&mut self, pane: PaneId, at: Timestamp, emitted: Emitted) -> Vec<Event> {
+        emitted
+            .into_iter()
+            .map(|(kind, source)| {
+                self.seq += 1;
+                Event {
+                    seq: self.seq,
+                    pane,
+                    kind,
+                    source,
+                    at,
+                }
+            })
+            .collect()
+    }
+
+    /// Creates a pane with the next id; emits `pane.added`.
+    pub fn add_pane(&mut self, spec: NewPane, now: Timestamp) -> (PaneId, Vec<Event>) {
+        self.last_pane += 1;
+        let id = PaneId(self.last_pane);
+        let tab = if spec.tab.is_empty() { "main" } else { &spec.tab };
+        let name = if spec.name.is_empty() { id.to_string() } else { spec.name.clone() };
+        let mut pane = Pane::new(id, &spec.workspace, tab, &name, spec.agent, now);
+        pane.cwd = spec.cwd;
+        pane.oneshot = spec.oneshot;
+        pane.session_id = spec.session_id;
+        pane.command = spec.command;
+        pane.owned = spec.owned;
+        self.panes.insert(id, pane);
+        let ev = self.stamp(id, now, vec![(EventKind::PaneAdded, Source::process("spawn"))]);
+        (id, ev)
+    }
+
+    /// Forgets a pane (its id is not reused); emits `pane.removed`.
+    pub fn remove_pane(&mut self, id: PaneId, now: Timestamp) -> Result<Vec<Event>, EngineError> {
+        self.panes.remove(&id).ok_or(EngineError::NoSuchPane(id))?;
+        Ok(self.stamp(id, now, vec![(EventKind::PaneRemoved, Source::user())]))
+    }
+
+    /// Applies a signal to pane `id` at `signal.at`.
+    pub fn apply_signal(&mut self, id: PaneId, signal: &Signal) -> Result<Vec<Event>, EngineError> {
+        let mut next = self.last_decision;
+        let pane = self.pane_mut(id)?;
+        let emitted = apply_signal(pane, signal, &mut next);
+        self.last_decision = next;
+        Ok(self.stamp(id, signal.at, emitted))
+    }
+
+    /// Applies a user action at `now`. For `Answer`, also returns the resolved decision
+    /// (the caller types its answer keys into the PTY).
+    pub fn apply_action(
+        &mut self,
+        id: PaneId,
+        action: &Action,
+        now: Timestamp,
+    ) -> Result<(Vec<Event>, Option<Decision>), EngineError> {
+        let pane = self.pane_mut(id)?;
+        let (emitted, decision) = apply_action(pane, action, now).map_err(|e| match e {
+            ActionError::NoDecision => EngineError::NoDecision(id),
+        })?;
+        Ok((self.stamp(id, now, emitted), decision))
+    }
+
+    /// Adds an open task (obligation) to pane `id`; emits `task.open`.
+    pub fn add_task(&mut self, id: PaneId, text: &str, now: Timestamp) -> Result<(TaskId, Vec<Event>), EngineError> {
+        if text.trim().is_empty() {
+            return Err(EngineError::InvalidArgument("task text is empty".into()));
+        }
+        self.last_task += 1;
+        let tid = self.last_task;
+        let pane = self.pane_mut(id)?;
+        pane.tasks.push(Task {
+            id: tid,
+            pane: id,
+            text: text.to_string(),
+            state: TaskState::Open,
+            message: None,
+            created_at: now,
+            updated_at: now,
+        });
+        let ev = vec![(EventKind::Task { id: tid, state: TaskState::Open }, Source::user())];
+        Ok((tid, self.stamp(id, now, ev)))
+    }
+
+    /// Moves task `tid` to `state` (start → working, report → reported) with an optional
+    /// message. Settling a task does not change the pane's attention (CONTRACT §5).
+    pub fn set_task_state(
+        &mut self,
+        tid: TaskId,
+        state: TaskState,
+        message: Option<&str>,
+        source: Source,
+        now: Timestamp,
+    ) -> Result<Vec<Event>, EngineError> {
+        let (pane_id, task) = self
+            .panes
+            .values_mut()
+            .find_map(|p| {
+                let pid = p.id;
+                p.tasks.iter_mut().find(|t| t.id == tid).map(|t| (pid, t))
+            })
+            .ok_or(EngineError::NoSuchTask(tid))?;
+        task.state = state;
+        task.updated_at = now;
+        if let Some(m) = message {
+            task.message = Some(m.to_string());
+        }
+        Ok(self.stamp(pane_id, now, vec![(EventKind::Task { id: tid, state }, source)]))
+    }
+
+    /// Sets or clears (`None`) the hold on pane `id`; emits `pane.changed`.
+    pub fn set_hold(&mut self, id: PaneId, hold: Option<Hold>, now: Timestamp) -> Result<Vec<Event>, EngineError> {
+        if let Some(h) = &hold {
+            if h.owner.trim().is_empty() {
+                return Err(EngineError::InvalidArgument("a hold needs an owner".into()));
+            }
+        }
+        self.pane_mut(id)?.hold = hold;
+        Ok(self.stamp(id, now, vec![(EventKind::PaneChanged, Source::user())]))
+    }
+
+    /// The pane to jump to next (CONTRACT §8), skipping focused panes.
+    pub fn next_unread(&self) -> Option<PaneId> {
+        super::order::next_unread_order(self.panes.values()).into_iter().next()
+    }
+}

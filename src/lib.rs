@@ -1,0 +1,9 @@
+//! Attend: lifecycle and attention tracking for AI coding agents on the Linux desktop.
+//!
+//! - [`model`]: the vocabulary (seed 000, CONTRACT §1).
+//! - [`engine`]: pure transitions, ordering and summaries (seed 000, spec 024).
+//! - [`cli`]: the `attend` command line.
+
+pub mod cli;
+pub mod engine;
+pub mod model;

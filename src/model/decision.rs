@@ -1,0 +1,88 @@
+use super::{source::Source, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// What kind of answer a decision waits for (CONTRACT §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// An approval gate (tool permission). Raises `permission_required`.
+    Permission,
+    /// A question to the human. Raises `input_required`.
+    Question,
+}
+
+impl DecisionKind {
+    /// `"permission"` or `"question"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionKind::Permission => "permission",
+            DecisionKind::Question => "question",
+        }
+    }
+
+    /// The required attention level this kind raises.
+    pub fn attention(self) -> super::Attention {
+        match self {
+            DecisionKind::Permission => super::Attention::PermissionRequired,
+            DecisionKind::Question => super::Attention::InputRequired,
+        }
+    }
+}
+
+/// The keys to type into the PTY for one answer choice (`choice` `"allow"` → `"1"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerKey {
+    pub choice: String,
+    pub keys: String,
+}
+
+/// An open question or approval gate on a pane (CONTRACT §1). At most one per pane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Unique across the store; assigned by [`crate::engine::World`].
+    pub id: u64,
+    pub kind: DecisionKind,
+    /// What is asked: tool + command for a permission, the question text otherwise.
+    pub prompt: String,
+    /// Human labels of the choices, when known.
+    pub options: Vec<String>,
+    /// Keys to type per choice, when known (from the adapter or a screen manifest).
+    pub answer_keys: Vec<AnswerKey>,
+    /// The tool call this gate guards, when the agent names it (Claude `tool_use_id`);
+    /// a finished tool resolves the gate only when the ids match.
+    pub tool_use_id: Option<String>,
+    pub source: Source,
+    pub opened_at: Timestamp,
+}
+
+/// How a decision ended (`decision.resolved`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "how", rename_all = "snake_case")]
+pub enum Resolution {
+    /// The user answered through Attend (`answer`).
+    Answered { choice: String },
+    /// The guarded tool ran: it was approved at the terminal.
+    Approved,
+    /// The user dismissed it at the terminal (Esc, deny) — seen via self-report/chrome.
+    Dismissed,
+    /// A newer gate replaced it.
+    Superseded,
+    /// The process exited with the decision open.
+    Abandoned,
+    /// The agent moved on: a new turn or the end of the turn.
+    AgentTransition,
+}
+
+impl Resolution {
+    /// Short wire name (`"answered"`, `"approved"` …).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Resolution::Answered { .. } => "answered",
+            Resolution::Approved => "approved",
+            Resolution::Dismissed => "dismissed",
+            Resolution::Superseded => "superseded",
+            Resolution::Abandoned => "abandoned",
+            Resolution::AgentTransition => "agent_transition",
+        }
+    }
+}

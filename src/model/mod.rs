@@ -1,0 +1,25 @@
+//! The vocabulary of Attend: lifecycle, attention, decisions, panes, signals and events.
+//!
+//! Everything here is plain data. No I/O, no clock: times are [`Timestamp`] values that
+//! the caller passes in. The values and their meaning come from seed 000 ("Lifecycle &
+//! Attention Models") and `CONTRACT.md` §1.
+
+mod attention;
+mod decision;
+mod event;
+mod lifecycle;
+mod pane;
+mod signal;
+mod source;
+mod task;
+mod time;
+
+pub use attention::{Attention, AttentionItem};
+pub use decision::{AnswerKey, Decision, DecisionKind, Resolution};
+pub use event::{Event, EventKind};
+pub use lifecycle::{Lifecycle, Live};
+pub use pane::{AgentKind, Identity, Pane, PaneId};
+pub use signal::{Action, GateRef, PromptMark, Signal, SignalKind};
+pub use source::{Rung, Source};
+pub use task::{Hold, Task, TaskId, TaskState};
+pub use time::Timestamp;

@@ -1,0 +1,209 @@
+use super::{Attention, AttentionItem, Decision, Hold, Lifecycle, Live, Task, Timestamp};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A pane id: `p1`, `p2`, … never reused (CONTRACT §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct PaneId(pub u64);
+
+impl PaneId {
+    /// Parses `p<N>` with N ≥ 1; `None` otherwise.
+    pub fn parse(s: &str) -> Option<PaneId> {
+        let n: u64 = s.strip_prefix('p')?.parse().ok()?;
+        (n > 0 && !s[1..].starts_with('0')).then_some(PaneId(n))
+    }
+}
+
+impl fmt::Display for PaneId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "p{}", self.0)
+    }
+}
+
+impl From<PaneId> for String {
+    fn from(p: PaneId) -> String {
+        p.to_string()
+    }
+}
+
+impl TryFrom<String> for PaneId {
+    type Error = String;
+    fn try_from(s: String) -> Result<PaneId, String> {
+        PaneId::parse(&s).ok_or_else(|| format!("not a pane id: {s:?}"))
+    }
+}
+
+/// Which agent runs in a pane; decides the adapter and the rung inventory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    Claude,
+    Codex,
+    Cursor,
+    Gemini,
+    /// A plain shell or any unrecognised program.
+    #[default]
+    Shell,
+}
+
+impl AgentKind {
+    /// Every kind.
+    pub const ALL: [AgentKind; 5] = [
+        AgentKind::Claude,
+        AgentKind::Codex,
+        AgentKind::Cursor,
+        AgentKind::Gemini,
+        AgentKind::Shell,
+    ];
+
+    /// Wire name (`"claude"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::Claude => "claude",
+            AgentKind::Codex => "codex",
+            AgentKind::Cursor => "cursor",
+            AgentKind::Gemini => "gemini",
+            AgentKind::Shell => "shell",
+        }
+    }
+
+    /// Parses a wire name; `None` outside the vocabulary.
+    pub fn parse(s: &str) -> Option<AgentKind> {
+        AgentKind::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+
+    /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
+    /// `cursor-agent` → Cursor); anything else is a shell.
+    pub fn from_program(program: &str) -> AgentKind {
+        let name = program.rsplit('/').next().unwrap_or(program);
+        match name {
+            "claude" => AgentKind::Claude,
+            "codex" => AgentKind::Codex,
+            "cursor-agent" | "cursor" => AgentKind::Cursor,
+            "gemini" => AgentKind::Gemini,
+            _ => AgentKind::Shell,
+        }
+    }
+}
+
+impl fmt::Display for AgentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Identity fields a signal may carry; applied before the state transition (spec 024
+/// FR-001: a session-end payload's session id still updates identity and resume argv).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Identity {
+    pub session_id: Option<String>,
+    pub resume_argv: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+}
+
+impl Identity {
+    /// True when no field is set.
+    pub fn is_empty(&self) -> bool {
+        self == &Identity::default()
+    }
+}
+
+/// One pane (a "seat" in seed 004): all state attaches here, never to the agent session
+/// occupying it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pane {
+    pub id: PaneId,
+    /// Workspace key: git top-level path, else the cwd (CONTRACT §8).
+    pub workspace: String,
+    pub tab: String,
+    pub name: String,
+    pub agent: AgentKind,
+    pub lifecycle: Lifecycle,
+    /// The lifecycle at the moment the process exited (seed 000); `None` while running.
+    pub last_lifecycle: Option<Lifecycle>,
+    pub live: Live,
+    /// Outstanding attention items; the shown attention is their maximum.
+    pub items: Vec<AttentionItem>,
+    pub pending_decision: Option<Decision>,
+    pub session_id: Option<String>,
+    pub resume_argv: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub repo: Option<String>,
+    pub branch: Option<String>,
+    pub title: Option<String>,
+    /// Last explicit message (hook summary, notification text), never scraped screen text.
+    pub last_message: Option<String>,
+    pub last_message_at: Option<Timestamp>,
+    pub last_seen_at: Option<Timestamp>,
+    pub attention_changed_at: Option<Timestamp>,
+    /// When the pane last entered `done` (for DONE-UNSEEN).
+    pub done_at: Option<Timestamp>,
+    /// A focused pane counts new ordinary items as seen at once (CONTRACT §3).
+    pub focused: bool,
+    /// Started with `--oneshot`: exit code 0 means done.
+    pub oneshot: bool,
+    /// True once any lifecycle hook reached this pane's current session (terminal
+    /// notifications are then not a reason to guess `blocked`).
+    pub hooks_seen: bool,
+    /// The needs-input reason a usage or rate limit left ("usage limit").
+    pub limit_reason: Option<String>,
+    pub tasks: Vec<Task>,
+    pub hold: Option<Hold>,
+    /// The argv Attend spawned (empty for an external pane).
+    pub command: Vec<String>,
+    /// True when Attend owns the pane's PTY (it can type answers); false for an external
+    /// pane known only through hooks.
+    pub owned: bool,
+    pub created_at: Timestamp,
+}
+
+impl Pane {
+    /// A fresh pane: lifecycle `unknown`, attention `none`, running.
+    pub fn new(id: PaneId, workspace: &str, tab: &str, name: &str, agent: AgentKind, now: Timestamp) -> Pane {
+        Pane {
+            id,
+            workspace: workspace.to_string(),
+            tab: tab.to_string(),
+            name: name.to_string(),
+            agent,
+            lifecycle: Lifecycle::Unknown,
+            last_lifecycle: None,
+            live: Live::Running,
+            items: Vec::new(),
+            pending_decision: None,
+            session_id: None,
+            resume_argv: None,
+            cwd: None,
+            repo: None,
+            branch: None,
+            title: None,
+            last_message: None,
+            last_message_at: None,
+            last_seen_at: None,
+            attention_changed_at: None,
+            done_at: None,
+            focused: false,
+            oneshot: false,
+            hooks_seen: false,
+            limit_reason: None,
+            tasks: Vec::new(),
+            hold: None,
+            command: Vec::new(),
+            owned: false,
+            created_at: now,
+        }
+    }
+
+    /// The shown attention: the highest outstanding item (seed 000), `none` when empty.
+    pub fn attention(&self) -> Attention {
+        self.items.iter().map(|i| i.level).max().unwrap_or(Attention::None)
+    }
+
+    /// Spec 024's derived predicate: lifecycle done/failed, attention none, no decision.
+    /// Never stored.
+    pub fn is_reviewed_terminal(&self) -> bool {
+        self.lifecycle.is_terminal() && self.attention() == Attention::None && self.pending_decision.is_none()
+    }
+}
