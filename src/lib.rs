@@ -4,6 +4,8 @@
 //! - [`engine`]: pure transitions, ordering and summaries (seed 000, spec 024).
 //! - [`cli`]: the `attend` command line.
 
+pub mod adapters;
 pub mod cli;
 pub mod engine;
 pub mod model;
+pub mod service;

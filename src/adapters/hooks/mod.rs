@@ -1,0 +1,1 @@
+//! Agent hook payloads → signals.

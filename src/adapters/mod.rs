@@ -1,0 +1,5 @@
+//! Adapters: turn what agents and terminals send into the engine's signals (pure
+//! parsing, no I/O).
+
+pub mod hooks;
+pub mod terminal;

@@ -1,0 +1,1 @@
+//! Terminal byte stream scanner: BEL and OSC sequences → terminal events.

@@ -1,0 +1,1 @@
+//! Attach sockets: stream a pane to a terminal client.

@@ -1,0 +1,1 @@
+//! SQLite persistence of the world and the event log.

@@ -1,0 +1,5 @@
+//! The session service (`attend daemon`): PTY host, SQLite store, D-Bus interface.
+
+pub mod attach;
+pub mod db;
+pub mod pty;
