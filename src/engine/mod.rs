@@ -7,9 +7,11 @@
 mod order;
 mod summary;
 mod transition;
+mod view;
 mod world;
 
 pub use order::next_unread_order;
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
 pub use transition::{apply_action, apply_signal, Emitted};
+pub use view::{in_vocabulary, render_table, DecisionView, LiveView, PaneView, MESSAGE_COLUMN};
 pub use world::{EngineError, NewPane, World};

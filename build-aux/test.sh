@@ -1,0 +1,21 @@
+#!/bin/sh
+# The one test command (README quick start, step 2; `.ci/run` calls exactly this).
+# Installs what it needs, then runs format, lint and every test, timing each stage.
+set -eu
+cd "$(dirname "$0")/.."
+stage() {
+  name=$1; shift
+  start=$(date +%s)
+  echo "== $name"
+  "$@"
+  echo "== $name: $(( $(date +%s) - start )) s"
+}
+stage deps build-aux/deps.sh test
+stage fmt cargo fmt --all --check
+stage clippy cargo clippy --all-targets --locked -- -D warnings
+stage build cargo build --all-targets --locked
+PROPTEST_CASES=${PROPTEST_CASES:-10000}
+export PROPTEST_CASES
+stage tests cargo test --all-targets --locked --no-fail-fast
+stage meson sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && echo "meson setup ok"'
+echo "== all tests passed"
