@@ -652,6 +652,20 @@ fn contract2_turn_stopped_done_unread_summary_resolves_decision() {
 }
 
 #[test]
+fn contract2_turn_stopped_reported_twice_is_one_completion() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.stop("Summary");
+    h.seen();
+    let ev = h.stop("Summary");
+    assert!(ev.is_empty(), "{:?}", names(&ev));
+    assert_eq!(h.state(), (L::Done, A::None));
+    // A different summary after the turn is a new report and re-raises.
+    h.stop("Another");
+    assert_eq!(h.state(), (L::Done, A::Unread));
+}
+
+#[test]
 fn contract2_turn_failed_failed_error_message() {
     let mut h = Harness::claude();
     h.turn();

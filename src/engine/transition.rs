@@ -359,6 +359,15 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
             }
         }
         SignalKind::TurnStopped { summary } => {
+            // The same completion reported twice (Codex sends both its Stop hook and its
+            // `notify`): the second report is not a new signal.
+            let duplicate = cx.pane.lifecycle == Lifecycle::Done
+                && cx.pane.pending_decision.is_none()
+                && (summary.is_none() || summary.as_deref() == cx.pane.last_message.as_deref());
+            if duplicate {
+                cx.keep_gate_invariant();
+                return cx.out;
+            }
             cx.resolve_decision(Resolution::AgentTransition);
             cx.set_lifecycle(Lifecycle::Done);
             if let Some(s) = summary {
