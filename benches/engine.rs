@@ -110,7 +110,11 @@ fn main() {
         total = n;
     }
     let rate = total as f64 / best;
-    println!("engine: {total} signals+actions in {:.3} ms (best of 5) = {:.0} signals/s", best * 1e3, rate);
+    println!(
+        "engine: {total} signals+actions in {:.3} ms (best of 5) = {:.0} signals/s",
+        best * 1e3,
+        rate
+    );
     println!(
         "goal >= 1000000 signals/s: {}",
         if rate >= 1e6 { "met" } else { "MISSED" }

@@ -21,17 +21,24 @@ enum Step {
 fn signal_kind() -> impl Strategy<Value = SignalKind> {
     let tool_id = prop::option::of(prop_oneof![Just("t1".to_string()), Just("t2".to_string())]);
     prop_oneof![
-        prop::option::of(prop_oneof![Just("startup".to_string()), Just("clear".to_string())])
-            .prop_map(|source| SignalKind::SessionStarted { source }),
+        prop::option::of(prop_oneof![
+            Just("startup".to_string()),
+            Just("clear".to_string())
+        ])
+        .prop_map(|source| SignalKind::SessionStarted { source }),
         Just(SignalKind::TurnStarted),
-        tool_id.clone().prop_map(|tool_use_id| SignalKind::ToolStarted {
-            tool: "Bash".into(),
-            tool_use_id
-        }),
-        tool_id.clone().prop_map(|tool_use_id| SignalKind::ToolFinished {
-            tool: None,
-            tool_use_id
-        }),
+        tool_id
+            .clone()
+            .prop_map(|tool_use_id| SignalKind::ToolStarted {
+                tool: "Bash".into(),
+                tool_use_id
+            }),
+        tool_id
+            .clone()
+            .prop_map(|tool_use_id| SignalKind::ToolFinished {
+                tool: None,
+                tool_use_id
+            }),
         Just(SignalKind::ToolError { error: "e".into() }),
         tool_id.prop_map(|tool_use_id| SignalKind::PermissionRequested {
             prompt: "Bash: ls".into(),
@@ -62,7 +69,8 @@ fn signal_kind() -> impl Strategy<Value = SignalKind> {
             prop::option::of(-1i32..3).prop_map(|code| PromptMark::CommandFinished { code })
         ]
         .prop_map(SignalKind::Prompt),
-        prop::option::of(Just("summary".to_string())).prop_map(|summary| SignalKind::TurnStopped { summary }),
+        prop::option::of(Just("summary".to_string()))
+            .prop_map(|summary| SignalKind::TurnStopped { summary }),
         any::<bool>().prop_map(|usage_limit| SignalKind::TurnFailed {
             error: "boom".into(),
             usage_limit
@@ -108,7 +116,12 @@ fn agent() -> impl Strategy<Value = AgentKind> {
 }
 
 /// Runs `steps` on a fresh pane; calls `check(before, step, after, events)` after each.
-fn run(agent: AgentKind, oneshot: bool, steps: &[Step], mut check: impl FnMut(&Pane, &Step, &Pane, &[Event])) {
+fn run(
+    agent: AgentKind,
+    oneshot: bool,
+    steps: &[Step],
+    mut check: impl FnMut(&Pane, &Step, &Pane, &[Event]),
+) {
     let mut w = World::new();
     let (p, _) = w.add_pane(
         NewPane {
@@ -125,7 +138,10 @@ fn run(agent: AgentKind, oneshot: bool, steps: &[Step], mut check: impl FnMut(&P
         let before = w.pane(p).unwrap().clone();
         let events = match s {
             Step::Sig(kind, rung) => w
-                .apply_signal(p, &Signal::new(kind.clone(), Source::new(*rung, "prop"), Timestamp(t)))
+                .apply_signal(
+                    p,
+                    &Signal::new(kind.clone(), Source::new(*rung, "prop"), Timestamp(t)),
+                )
                 .unwrap(),
             Step::Act(a) => match w.apply_action(p, a, Timestamp(t)) {
                 Ok((ev, _)) => ev,

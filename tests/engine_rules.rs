@@ -311,10 +311,9 @@ fn clearing_answer_resolves_decision() {
 #[test]
 fn clearing_answer_without_decision_is_no_decision_error() {
     let mut h = Harness::claude();
-    let err = h
-        .w
-        .apply_action(h.p, &Action::Answer { choice: "1".into() }, Timestamp(T0))
-        .unwrap_err();
+    let err =
+        h.w.apply_action(h.p, &Action::Answer { choice: "1".into() }, Timestamp(T0))
+            .unwrap_err();
     assert_eq!(err, attend::engine::EngineError::NoDecision(h.p));
 }
 
@@ -634,10 +633,14 @@ fn contract2_prompt_mark_c_working_a_idle() {
 fn contract2_prompt_mark_d_nonzero_raises_unread() {
     let mut h = Harness::shell();
     h.term(SignalKind::Prompt(PromptMark::CommandExecuted));
-    h.term(SignalKind::Prompt(PromptMark::CommandFinished { code: Some(0) }));
+    h.term(SignalKind::Prompt(PromptMark::CommandFinished {
+        code: Some(0),
+    }));
     assert_eq!(h.state(), (L::Idle, A::None));
     h.term(SignalKind::Prompt(PromptMark::CommandExecuted));
-    h.term(SignalKind::Prompt(PromptMark::CommandFinished { code: Some(2) }));
+    h.term(SignalKind::Prompt(PromptMark::CommandFinished {
+        code: Some(2),
+    }));
     assert_eq!(h.state(), (L::Idle, A::Unread));
 }
 
@@ -710,7 +713,12 @@ fn contract2_handover_new_session_id_is_its_own_event() {
     let mut h = Harness::claude();
     let at = h.tick();
     h.sig(
-        Signal::new(SignalKind::TurnStarted, Source::hook("claude", "UserPromptSubmit"), at).with_identity(Identity {
+        Signal::new(
+            SignalKind::TurnStarted,
+            Source::hook("claude", "UserPromptSubmit"),
+            at,
+        )
+        .with_identity(Identity {
             session_id: Some("s1".into()),
             ..Default::default()
         }),
@@ -747,7 +755,10 @@ fn contract2_every_lifecycle_change_emits_agent_event_with_previous_and_source()
             _ => None,
         })
         .collect();
-    assert_eq!(agent, vec![(L::Unknown, L::Working, Source::hook("claude", "test"))]);
+    assert_eq!(
+        agent,
+        vec![(L::Unknown, L::Working, Source::hook("claude", "test"))]
+    );
     assert_eq!(ev[0].kind.name(), "agent.working");
 }
 
@@ -903,7 +914,11 @@ fn spec024_us3_4_blocked_keeps_gate_at_session_end() {
         } else {
             h.permission("Bash: ls");
         }
-        let want = if q { A::InputRequired } else { A::PermissionRequired };
+        let want = if q {
+            A::InputRequired
+        } else {
+            A::PermissionRequired
+        };
         h.session_end();
         assert_eq!(h.state(), (L::Blocked, want));
         assert!(h.pane().pending_decision.is_some());
@@ -1007,7 +1022,10 @@ fn spec024_fr002_other_exit_effects_unchanged() {
     assert_eq!(h.pane().live.as_str(), "exited");
     assert_eq!(h.pane().last_lifecycle, Some(L::Done));
     // The task started working with the turn and was never reported: exit fails it.
-    assert_eq!(h.pane().tasks.iter().find(|t| t.id == tid).unwrap().state, TaskState::Failed);
+    assert_eq!(
+        h.pane().tasks.iter().find(|t| t.id == tid).unwrap().state,
+        TaskState::Failed
+    );
 }
 
 #[test]
@@ -1030,7 +1048,9 @@ fn spec024_fr003_non_terminal_panes_unchanged() {
 #[test]
 fn spec024_fr005_suppressed_session_end_settles_working_task_input_required() {
     let mut h = Harness::claude();
-    let (tid, _) = h.w.add_task(h.p, "write the parser", Timestamp(h.t)).unwrap();
+    let (tid, _) =
+        h.w.add_task(h.p, "write the parser", Timestamp(h.t))
+            .unwrap();
     h.turn();
     assert_eq!(h.pane().tasks[0].state, TaskState::Working);
     h.stop("Stop summary");
@@ -1150,11 +1170,24 @@ fn contract5_task_lifecycle_open_working_reported() {
     let (tid, ev) = h.w.add_task(h.p, "do it", Timestamp(h.t)).unwrap();
     assert_eq!(names(&ev), vec!["task.open"]);
     h.turn();
-    h.w.set_task_state(tid, TaskState::Reported, Some("done"), Source::user(), Timestamp(h.t))
-        .unwrap();
+    h.w.set_task_state(
+        tid,
+        TaskState::Reported,
+        Some("done"),
+        Source::user(),
+        Timestamp(h.t),
+    )
+    .unwrap();
     let t = &h.pane().tasks[0];
-    assert_eq!((t.state, t.message.as_deref()), (TaskState::Reported, Some("done")));
-    assert_eq!(h.pane().attention(), A::None, "settling a task does not change attention");
+    assert_eq!(
+        (t.state, t.message.as_deref()),
+        (TaskState::Reported, Some("done"))
+    );
+    assert_eq!(
+        h.pane().attention(),
+        A::None,
+        "settling a task does not change attention"
+    );
 }
 
 #[test]

@@ -16,12 +16,22 @@ fn pane(w: &mut World, ws: &str, agent: AgentKind) -> PaneId {
 }
 
 fn sig(w: &mut World, p: PaneId, kind: SignalKind, at: i64) {
-    w.apply_signal(p, &Signal::new(kind, Source::hook("claude", "t"), Timestamp(at)))
-        .unwrap();
+    w.apply_signal(
+        p,
+        &Signal::new(kind, Source::hook("claude", "t"), Timestamp(at)),
+    )
+    .unwrap();
 }
 
 fn stop(w: &mut World, p: PaneId, msg: &str, at: i64) {
-    sig(w, p, SignalKind::TurnStopped { summary: Some(msg.into()) }, at);
+    sig(
+        w,
+        p,
+        SignalKind::TurnStopped {
+            summary: Some(msg.into()),
+        },
+        at,
+    );
 }
 
 fn permission(w: &mut World, p: PaneId, at: i64) {
@@ -109,7 +119,11 @@ fn summary_fields_derive_from_panes() {
     permission(&mut w, b, 3_000);
     sig(&mut w, c, SignalKind::Bell, 4_000);
     // Title changes (screen-derived) never become the latest message.
-    let mut t = Signal::new(SignalKind::IdentityOnly, Source::terminal("title"), Timestamp(5_000));
+    let mut t = Signal::new(
+        SignalKind::IdentityOnly,
+        Source::terminal("title"),
+        Timestamp(5_000),
+    );
     t.identity.title = Some("screen title".into());
     w.apply_signal(a, &t).unwrap();
 
@@ -142,9 +156,26 @@ fn workspace_name_is_last_component() {
 #[test]
 fn severity_order_is_the_seed_order() {
     use Attention::*;
-    let mut v = vec![Unread, Error, None, Warning, PermissionRequired, InputRequired];
+    let mut v = vec![
+        Unread,
+        Error,
+        None,
+        Warning,
+        PermissionRequired,
+        InputRequired,
+    ];
     v.sort();
-    assert_eq!(v, vec![None, Unread, Warning, InputRequired, PermissionRequired, Error]);
+    assert_eq!(
+        v,
+        vec![
+            None,
+            Unread,
+            Warning,
+            InputRequired,
+            PermissionRequired,
+            Error
+        ]
+    );
 }
 
 #[test]
@@ -156,12 +187,14 @@ fn demo_output_is_deterministic_and_shows_the_story() {
     // After review and session end the claude pane stays done/none (spec 024).
     let last_p1 = a
         .lines()
-        .filter(|l| l.starts_with("p1 "))
-        .last()
+        .rfind(|l| l.starts_with("p1 "))
         .unwrap()
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(last_p1.contains("done none exited 0 All 42 tests pass"), "{last_p1}");
+    assert!(
+        last_p1.contains("done none exited 0 All 42 tests pass"),
+        "{last_p1}"
+    );
     assert!(a.contains("p3 ") && a.contains("failed"));
 }

@@ -22,9 +22,24 @@ fn hook(agent: &str, event: &str) -> Source {
 fn script() -> Vec<(&'static str, Step)> {
     use SignalKind as S;
     vec![
-        ("p1 claude session starts", Step::Signal(1, S::SessionStarted { source: Some("startup".into()) }, hook("claude", "SessionStart"))),
-        ("p1 user submits a prompt", Step::Signal(1, S::TurnStarted, hook("claude", "UserPromptSubmit"))),
-        ("p2 codex starts a turn", Step::Signal(2, S::TurnStarted, hook("codex", "UserPromptSubmit"))),
+        (
+            "p1 claude session starts",
+            Step::Signal(
+                1,
+                S::SessionStarted {
+                    source: Some("startup".into()),
+                },
+                hook("claude", "SessionStart"),
+            ),
+        ),
+        (
+            "p1 user submits a prompt",
+            Step::Signal(1, S::TurnStarted, hook("claude", "UserPromptSubmit")),
+        ),
+        (
+            "p2 codex starts a turn",
+            Step::Signal(2, S::TurnStarted, hook("codex", "UserPromptSubmit")),
+        ),
         (
             "p1 asks permission to run a command",
             Step::Signal(
@@ -33,24 +48,101 @@ fn script() -> Vec<(&'static str, Step)> {
                     prompt: "Bash: npm test".into(),
                     options: vec!["Yes".into(), "Yes, and don't ask again".into(), "No".into()],
                     answer_keys: vec![
-                        AnswerKey { choice: "allow".into(), keys: "1".into() },
-                        AnswerKey { choice: "deny".into(), keys: "3".into() },
+                        AnswerKey {
+                            choice: "allow".into(),
+                            keys: "1".into(),
+                        },
+                        AnswerKey {
+                            choice: "deny".into(),
+                            keys: "3".into(),
+                        },
                     ],
                     tool_use_id: Some("toolu_01".into()),
                 },
                 hook("claude", "PermissionRequest"),
             ),
         ),
-        ("p3 shell prints output", Step::Signal(3, S::Output, Source::terminal("output"))),
-        ("p2 codex finishes its turn", Step::Signal(2, S::TurnStopped { summary: Some("Added 3 tests for the parser".into()) }, hook("codex", "Stop"))),
-        ("user reads p1's gate (mark seen keeps it)", Step::Action(1, Action::MarkSeen)),
-        ("user answers p1: allow", Step::Action(1, Action::Answer { choice: "allow".into() })),
-        ("p1 tool runs", Step::Signal(1, S::ToolFinished { tool: Some("Bash".into()), tool_use_id: Some("toolu_01".into()) }, hook("claude", "PostToolUse"))),
-        ("p1 turn ends", Step::Signal(1, S::TurnStopped { summary: Some("All 42 tests pass".into()) }, hook("claude", "Stop"))),
+        (
+            "p3 shell prints output",
+            Step::Signal(3, S::Output, Source::terminal("output")),
+        ),
+        (
+            "p2 codex finishes its turn",
+            Step::Signal(
+                2,
+                S::TurnStopped {
+                    summary: Some("Added 3 tests for the parser".into()),
+                },
+                hook("codex", "Stop"),
+            ),
+        ),
+        (
+            "user reads p1's gate (mark seen keeps it)",
+            Step::Action(1, Action::MarkSeen),
+        ),
+        (
+            "user answers p1: allow",
+            Step::Action(
+                1,
+                Action::Answer {
+                    choice: "allow".into(),
+                },
+            ),
+        ),
+        (
+            "p1 tool runs",
+            Step::Signal(
+                1,
+                S::ToolFinished {
+                    tool: Some("Bash".into()),
+                    tool_use_id: Some("toolu_01".into()),
+                },
+                hook("claude", "PostToolUse"),
+            ),
+        ),
+        (
+            "p1 turn ends",
+            Step::Signal(
+                1,
+                S::TurnStopped {
+                    summary: Some("All 42 tests pass".into()),
+                },
+                hook("claude", "Stop"),
+            ),
+        ),
         ("user reviews p1", Step::Action(1, Action::MarkSeen)),
-        ("p1 session ends (reviewed: stays quiet)", Step::Signal(1, S::SessionEnded { reason: Some("prompt_input_exit".into()) }, hook("claude", "SessionEnd"))),
-        ("p1 process exits 0", Step::Signal(1, S::ProcessExited { code: Some(0), signal: None }, Source::process("exit"))),
-        ("p3 deploy script fails", Step::Signal(3, S::ProcessExited { code: Some(1), signal: None }, Source::process("exit"))),
+        (
+            "p1 session ends (reviewed: stays quiet)",
+            Step::Signal(
+                1,
+                S::SessionEnded {
+                    reason: Some("prompt_input_exit".into()),
+                },
+                hook("claude", "SessionEnd"),
+            ),
+        ),
+        (
+            "p1 process exits 0",
+            Step::Signal(
+                1,
+                S::ProcessExited {
+                    code: Some(0),
+                    signal: None,
+                },
+                Source::process("exit"),
+            ),
+        ),
+        (
+            "p3 deploy script fails",
+            Step::Signal(
+                3,
+                S::ProcessExited {
+                    code: Some(1),
+                    signal: None,
+                },
+                Source::process("exit"),
+            ),
+        ),
     ]
 }
 
@@ -80,16 +172,31 @@ pub fn demo_text() -> String {
         t += 5_000;
         let now = Timestamp(t);
         let events = match step {
-            Step::Signal(p, kind, source) => w.apply_signal(PaneId(p), &Signal::new(kind, source, now)),
+            Step::Signal(p, kind, source) => {
+                w.apply_signal(PaneId(p), &Signal::new(kind, source, now))
+            }
             Step::Action(p, action) => w.apply_action(PaneId(p), &action, now).map(|(e, _)| e),
         }
         .expect("the demo script only names existing panes");
         out.push_str(&format!("== step {}: {what}\n", i + 1));
-        let names: Vec<String> = events.iter().map(|e| format!("{} {}", e.pane, e.kind.name())).collect();
-        out.push_str(&format!("   events: {}\n", if names.is_empty() { "(none)".into() } else { names.join(", ") }));
+        let names: Vec<String> = events
+            .iter()
+            .map(|e| format!("{} {}", e.pane, e.kind.name()))
+            .collect();
+        out.push_str(&format!(
+            "   events: {}\n",
+            if names.is_empty() {
+                "(none)".into()
+            } else {
+                names.join(", ")
+            }
+        ));
         let views: Vec<PaneView> = w.panes.values().map(PaneView::of).collect();
         out.push_str(&render_table(&views));
-        let next = w.next_unread().map(|p| p.to_string()).unwrap_or_else(|| "-".into());
+        let next = w
+            .next_unread()
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into());
         out.push_str(&format!("   next unread: {next}\n\n"));
     }
     out.push_str("== workspaces\n");

@@ -11,6 +11,12 @@ pub fn next_unread_order<'a>(panes: impl IntoIterator<Item = &'a Pane>) -> Vec<P
         .into_iter()
         .filter(|p| p.attention() > Attention::None && !p.focused)
         .collect();
-    v.sort_by_key(|p| (Reverse(p.attention()), Reverse(p.attention_changed_at), p.id));
+    v.sort_by_key(|p| {
+        (
+            Reverse(p.attention()),
+            Reverse(p.attention_changed_at),
+            p.id,
+        )
+    });
     v.into_iter().map(|p| p.id).collect()
 }

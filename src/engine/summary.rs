@@ -35,11 +35,19 @@ pub struct WorkspaceSummary {
 /// Display name of a workspace key: the last path component (`/src/attend` → `attend`).
 pub fn workspace_name(key: &str) -> String {
     let trimmed = key.trim_end_matches('/');
-    trimmed.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(key).to_string()
+    trimmed
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(key)
+        .to_string()
 }
 
 /// Summaries of every workspace present among `panes`, sorted by key.
-pub fn summarize_workspaces<'a>(panes: impl IntoIterator<Item = &'a Pane>, now: Timestamp) -> Vec<WorkspaceSummary> {
+pub fn summarize_workspaces<'a>(
+    panes: impl IntoIterator<Item = &'a Pane>,
+    now: Timestamp,
+) -> Vec<WorkspaceSummary> {
     let mut by_ws: BTreeMap<&str, Vec<&Pane>> = BTreeMap::new();
     for p in panes {
         by_ws.entry(p.workspace.as_str()).or_default().push(p);
@@ -65,7 +73,11 @@ fn summarize(key: &str, panes: &[&Pane], now: Timestamp) -> WorkspaceSummary {
         .map(|p| p.lifecycle)
         .max_by_key(|l| l.summary_rank())
         .unwrap_or_default();
-    let worst_attention = panes.iter().map(|p| p.attention()).max().unwrap_or_default();
+    let worst_attention = panes
+        .iter()
+        .map(|p| p.attention())
+        .max()
+        .unwrap_or_default();
     let latest = panes
         .iter()
         .filter(|p| p.last_message.is_some())

@@ -5,8 +5,8 @@
 //! after it in `tests/engine_rules.rs`.
 
 use crate::model::{
-    Action, Attention, AttentionItem, Decision, DecisionKind, EventKind, GateRef, Lifecycle,
-    Live, Pane, PromptMark, Resolution, Signal, SignalKind, Source, TaskState, Timestamp,
+    Action, Attention, AttentionItem, Decision, DecisionKind, EventKind, GateRef, Lifecycle, Live,
+    Pane, PromptMark, Resolution, Signal, SignalKind, Source, TaskState, Timestamp,
 };
 
 /// Message recorded by a first completion at session end (spec 024 US3.1).
@@ -263,7 +263,9 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
             let handover = source
                 .as_deref()
                 .is_some_and(|s| HANDOVER_REASONS.contains(&s));
-            if cx.pane.lifecycle == Lifecycle::Unknown || (handover && cx.pane.pending_decision.is_none()) {
+            if cx.pane.lifecycle == Lifecycle::Unknown
+                || (handover && cx.pane.pending_decision.is_none())
+            {
                 cx.set_lifecycle(Lifecycle::Idle);
             }
         }
@@ -395,7 +397,11 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
         SignalKind::Handover => {
             let new = signal.identity.session_id.clone();
             // apply_identity already handed over when the id changed.
-            if !cx.out.iter().any(|(k, _)| matches!(k, EventKind::PaneHandover { .. })) {
+            if !cx
+                .out
+                .iter()
+                .any(|(k, _)| matches!(k, EventKind::PaneHandover { .. }))
+            {
                 cx.handover(new);
             }
         }

@@ -122,12 +122,27 @@ fn clip(s: &str, n: usize) -> String {
 /// pane, columns PANE WORKSPACE TAB NAME AGENT LIFECYCLE ATTENTION LIVE MESSAGE. Workspace
 /// keys are shown by their display name. Deterministic for equal input.
 pub fn render_table(panes: &[PaneView]) -> String {
-    let header = ["PANE", "WORKSPACE", "TAB", "NAME", "AGENT", "LIFECYCLE", "ATTENTION", "LIVE", "MESSAGE"];
+    let header = [
+        "PANE",
+        "WORKSPACE",
+        "TAB",
+        "NAME",
+        "AGENT",
+        "LIFECYCLE",
+        "ATTENTION",
+        "LIVE",
+        "MESSAGE",
+    ];
     let rows: Vec<[String; 9]> = panes
         .iter()
         .map(|p| {
-            let decision = p.pending_decision.as_ref().map(|d| format!("[{}] {}", d.kind, d.prompt));
-            let msg = decision.or_else(|| p.last_message.clone()).unwrap_or_default();
+            let decision = p
+                .pending_decision
+                .as_ref()
+                .map(|d| format!("[{}] {}", d.kind, d.prompt));
+            let msg = decision
+                .or_else(|| p.last_message.clone())
+                .unwrap_or_default();
             [
                 p.id.clone(),
                 super::workspace_name(&p.workspace),

@@ -87,8 +87,16 @@ impl World {
     pub fn add_pane(&mut self, spec: NewPane, now: Timestamp) -> (PaneId, Vec<Event>) {
         self.last_pane += 1;
         let id = PaneId(self.last_pane);
-        let tab = if spec.tab.is_empty() { "main" } else { &spec.tab };
-        let name = if spec.name.is_empty() { id.to_string() } else { spec.name.clone() };
+        let tab = if spec.tab.is_empty() {
+            "main"
+        } else {
+            &spec.tab
+        };
+        let name = if spec.name.is_empty() {
+            id.to_string()
+        } else {
+            spec.name.clone()
+        };
         let mut pane = Pane::new(id, &spec.workspace, tab, &name, spec.agent, now);
         pane.cwd = spec.cwd;
         pane.oneshot = spec.oneshot;
@@ -96,7 +104,11 @@ impl World {
         pane.command = spec.command;
         pane.owned = spec.owned;
         self.panes.insert(id, pane);
-        let ev = self.stamp(id, now, vec![(EventKind::PaneAdded, Source::process("spawn"))]);
+        let ev = self.stamp(
+            id,
+            now,
+            vec![(EventKind::PaneAdded, Source::process("spawn"))],
+        );
         (id, ev)
     }
 
@@ -131,7 +143,12 @@ impl World {
     }
 
     /// Adds an open task (obligation) to pane `id`; emits `task.open`.
-    pub fn add_task(&mut self, id: PaneId, text: &str, now: Timestamp) -> Result<(TaskId, Vec<Event>), EngineError> {
+    pub fn add_task(
+        &mut self,
+        id: PaneId,
+        text: &str,
+        now: Timestamp,
+    ) -> Result<(TaskId, Vec<Event>), EngineError> {
         if text.trim().is_empty() {
             return Err(EngineError::InvalidArgument("task text is empty".into()));
         }
@@ -147,7 +164,13 @@ impl World {
             created_at: now,
             updated_at: now,
         });
-        let ev = vec![(EventKind::Task { id: tid, state: TaskState::Open }, Source::user())];
+        let ev = vec![(
+            EventKind::Task {
+                id: tid,
+                state: TaskState::Open,
+            },
+            Source::user(),
+        )];
         Ok((tid, self.stamp(id, now, ev)))
     }
 
@@ -174,11 +197,20 @@ impl World {
         if let Some(m) = message {
             task.message = Some(m.to_string());
         }
-        Ok(self.stamp(pane_id, now, vec![(EventKind::Task { id: tid, state }, source)]))
+        Ok(self.stamp(
+            pane_id,
+            now,
+            vec![(EventKind::Task { id: tid, state }, source)],
+        ))
     }
 
     /// Sets or clears (`None`) the hold on pane `id`; emits `pane.changed`.
-    pub fn set_hold(&mut self, id: PaneId, hold: Option<Hold>, now: Timestamp) -> Result<Vec<Event>, EngineError> {
+    pub fn set_hold(
+        &mut self,
+        id: PaneId,
+        hold: Option<Hold>,
+        now: Timestamp,
+    ) -> Result<Vec<Event>, EngineError> {
         if let Some(h) = &hold {
             if h.owner.trim().is_empty() {
                 return Err(EngineError::InvalidArgument("a hold needs an owner".into()));
@@ -190,6 +222,8 @@ impl World {
 
     /// The pane to jump to next (CONTRACT §8), skipping focused panes.
     pub fn next_unread(&self) -> Option<PaneId> {
-        super::order::next_unread_order(self.panes.values()).into_iter().next()
+        super::order::next_unread_order(self.panes.values())
+            .into_iter()
+            .next()
     }
 }

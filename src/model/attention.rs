@@ -57,7 +57,10 @@ impl Attention {
 
     /// Required levels exist only while bound to an open decision (CONTRACT §1).
     pub fn is_required(self) -> bool {
-        matches!(self, Attention::InputRequired | Attention::PermissionRequired)
+        matches!(
+            self,
+            Attention::InputRequired | Attention::PermissionRequired
+        )
     }
 }
 

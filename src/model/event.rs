@@ -1,4 +1,6 @@
-use super::{Attention, Decision, Lifecycle, PaneId, Resolution, Source, TaskId, TaskState, Timestamp};
+use super::{
+    Attention, Decision, Lifecycle, PaneId, Resolution, Source, TaskId, TaskState, Timestamp,
+};
 use serde::{Deserialize, Serialize};
 
 /// What happened (seed 000: every transition emits `agent.<state>` with the previous
@@ -7,20 +9,32 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
     /// `agent.<value>`: lifecycle changed from `previous`.
-    Agent { previous: Lifecycle, value: Lifecycle },
+    Agent {
+        previous: Lifecycle,
+        value: Lifecycle,
+    },
     /// `attention.created`: an item of `level` was raised; `shown` is the pane's new
     /// attention.
     AttentionCreated { level: Attention, shown: Attention },
     /// `attention.cleared`: items of `levels` were removed; `shown` is what remains.
-    AttentionCleared { levels: Vec<Attention>, shown: Attention },
+    AttentionCleared {
+        levels: Vec<Attention>,
+        shown: Attention,
+    },
     /// `decision.opened`.
     DecisionOpened { decision: Decision },
     /// `decision.resolved`.
     DecisionResolved { id: u64, resolution: Resolution },
     /// `pane.exited`.
-    PaneExited { code: Option<i32>, signal: Option<i32> },
+    PaneExited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// `pane.handover`: a new session occupies the pane.
-    PaneHandover { previous_session: Option<String>, session_id: Option<String> },
+    PaneHandover {
+        previous_session: Option<String>,
+        session_id: Option<String>,
+    },
     /// `pane.added`.
     PaneAdded,
     /// `pane.removed`.

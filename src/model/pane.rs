@@ -35,7 +35,9 @@ impl TryFrom<String> for PaneId {
 }
 
 /// Which agent runs in a pane; decides the adapter and the rung inventory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
     Claude,
@@ -161,7 +163,14 @@ pub struct Pane {
 
 impl Pane {
     /// A fresh pane: lifecycle `unknown`, attention `none`, running.
-    pub fn new(id: PaneId, workspace: &str, tab: &str, name: &str, agent: AgentKind, now: Timestamp) -> Pane {
+    pub fn new(
+        id: PaneId,
+        workspace: &str,
+        tab: &str,
+        name: &str,
+        agent: AgentKind,
+        now: Timestamp,
+    ) -> Pane {
         Pane {
             id,
             workspace: workspace.to_string(),
@@ -198,12 +207,18 @@ impl Pane {
 
     /// The shown attention: the highest outstanding item (seed 000), `none` when empty.
     pub fn attention(&self) -> Attention {
-        self.items.iter().map(|i| i.level).max().unwrap_or(Attention::None)
+        self.items
+            .iter()
+            .map(|i| i.level)
+            .max()
+            .unwrap_or(Attention::None)
     }
 
     /// Spec 024's derived predicate: lifecycle done/failed, attention none, no decision.
     /// Never stored.
     pub fn is_reviewed_terminal(&self) -> bool {
-        self.lifecycle.is_terminal() && self.attention() == Attention::None && self.pending_decision.is_none()
+        self.lifecycle.is_terminal()
+            && self.attention() == Attention::None
+            && self.pending_decision.is_none()
     }
 }

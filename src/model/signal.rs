@@ -38,9 +38,15 @@ pub enum SignalKind {
     /// The user submitted a prompt.
     TurnStarted,
     /// A tool call is starting.
-    ToolStarted { tool: String, tool_use_id: Option<String> },
+    ToolStarted {
+        tool: String,
+        tool_use_id: Option<String>,
+    },
     /// A tool call finished successfully.
-    ToolFinished { tool: Option<String>, tool_use_id: Option<String> },
+    ToolFinished {
+        tool: Option<String>,
+        tool_use_id: Option<String>,
+    },
     /// A tool failed and the agent goes on (warning).
     ToolError { error: String },
     /// An approval gate opened.
@@ -51,7 +57,11 @@ pub enum SignalKind {
         tool_use_id: Option<String>,
     },
     /// The agent asked the human a question.
-    QuestionAsked { prompt: String, options: Vec<String>, answer_keys: Vec<AnswerKey> },
+    QuestionAsked {
+        prompt: String,
+        options: Vec<String>,
+        answer_keys: Vec<AnswerKey>,
+    },
     /// A notification from the agent's hooks.
     AgentNotification { text: String, gate: GateRef },
     /// OSC 9 / 99 / 777 notification from the terminal stream.
@@ -72,7 +82,10 @@ pub enum SignalKind {
     /// The agent session ended; reasons clear/resume/compact are handovers.
     SessionEnded { reason: Option<String> },
     /// The pane's process exited.
-    ProcessExited { code: Option<i32>, signal: Option<i32> },
+    ProcessExited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// A new session occupies the pane (new session id, /clear, resume, compact).
     Handover,
     /// Identity only (unknown events, compaction, titles, cwd changes).

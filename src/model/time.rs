@@ -3,7 +3,9 @@ use serde::{Deserialize, Serialize};
 /// A point in time: milliseconds since the Unix epoch (UTC).
 ///
 /// The engine never reads a clock; every entry point takes `now: Timestamp`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(transparent)]
 pub struct Timestamp(pub i64);
 

@@ -2,4 +2,5 @@
 
 pub mod attach;
 pub mod db;
+pub mod paths;
 pub mod pty;

@@ -1,1 +1,187 @@
 //! Agent hook payloads → signals.
+//!
+//! One pure entry point, [`map_hook`] (and [`map_hook_with`] for a non-default
+//! [`NotificationPolicy`]): it takes the agent, the optional EVENT argument of
+//! `attend hook <agent> [EVENT]`, the agent's own JSON text and the time the caller
+//! received it, and returns a [`HookMapping`] whose [`Signal`] the engine applies. No I/O,
+//! no clock; payload size is checked by the caller.
+//!
+//! The per-agent tables live in `claude` (shared by Codex hooks, whose schema copies
+//! Claude's), `codex` (`--notify` and the approval dialog), `cursor` and `gemini`;
+//! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
+//! from `AGENTS-REFERENCE.md`; the signal semantics from CONTRACT §2.
+
+mod claude;
+mod codex;
+mod cursor;
+mod gemini;
+mod notification;
+mod payload;
+
+pub use notification::{NotificationAction, NotificationPolicy};
+
+use crate::model::{AgentKind, Identity, Signal, SignalKind, Source, Timestamp};
+use payload::Payload;
+
+/// Result of mapping one hook call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookMapping {
+    pub agent: AgentKind,
+    /// The event name used: the payload's `hook_event_name`, else the EVENT argument,
+    /// else `"notify"` for a Codex `--notify` payload.
+    pub event: String,
+    /// Kind + identity + source ([`Source::hook`]`(agent, event)`) + `at`.
+    pub signal: Signal,
+    /// The agent session id the payload names (same as `signal.identity.session_id`).
+    pub session_id: Option<String>,
+    /// The working directory the payload names (same as `signal.identity.cwd`).
+    pub cwd: Option<String>,
+    /// Codex `notify` payloads must only touch a pane whose session id equals this thread
+    /// id (Codex also fires notify for its side thread that generates titles): when
+    /// `Some`, the service drops the signal unless the pane's session id matches.
+    pub require_session: Option<String>,
+    /// False for events this adapter does not know (mapped to `IdentityOnly`).
+    pub known_event: bool,
+}
+
+/// Why a hook payload could not be mapped. Unknown events and unknown fields are not
+/// errors (they map to `IdentityOnly`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdapterError {
+    /// The payload is not JSON; `line` and `column` are 1-based (serde_json's position).
+    #[error("hook payload is not valid JSON (line {line}, column {column}): {message}")]
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The payload is JSON but not an object.
+    #[error("hook payload is not a JSON object")]
+    NotAnObject,
+    /// The agent has no hooks (a plain shell).
+    #[error("agent {0:?} has no hook adapter")]
+    UnknownAgent(String),
+    /// Neither the payload's `hook_event_name` nor the EVENT argument names the event.
+    #[error("hook payload names no event and no EVENT argument was given")]
+    MissingEvent,
+}
+
+/// What a per-agent table returns for one event.
+struct Mapped {
+    kind: SignalKind,
+    known: bool,
+}
+
+impl Mapped {
+    fn known(kind: SignalKind) -> Mapped {
+        Mapped { kind, known: true }
+    }
+
+    fn unknown() -> Mapped {
+        Mapped {
+            kind: SignalKind::IdentityOnly,
+            known: false,
+        }
+    }
+}
+
+/// Maps one hook call with the default [`NotificationPolicy`]. See [`map_hook_with`].
+pub fn map_hook(
+    agent: AgentKind,
+    event_arg: Option<&str>,
+    payload: &str,
+    at: Timestamp,
+) -> Result<HookMapping, AdapterError> {
+    map_hook_with(
+        &NotificationPolicy::default(),
+        agent,
+        event_arg,
+        payload,
+        at,
+    )
+}
+
+/// Maps one hook call of `agent` to a signal at `at`.
+///
+/// `event_arg` is the EVENT argument of `attend hook <agent> [EVENT]` (`Some("notify")`
+/// for `attend hook codex --notify`); the payload's own `hook_event_name` wins over it.
+/// `payload` is the agent's JSON text (an object).
+///
+/// Errors: [`AdapterError::Json`] for malformed JSON (with line and column),
+/// [`AdapterError::NotAnObject`], [`AdapterError::MissingEvent`],
+/// [`AdapterError::UnknownAgent`] for [`AgentKind::Shell`] (checked in that order). Never
+/// panics.
+pub fn map_hook_with(
+    policy: &NotificationPolicy,
+    agent: AgentKind,
+    event_arg: Option<&str>,
+    payload: &str,
+    at: Timestamp,
+) -> Result<HookMapping, AdapterError> {
+    let value: serde_json::Value =
+        serde_json::from_str(payload).map_err(|e| AdapterError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+    let object = value.as_object().ok_or(AdapterError::NotAnObject)?;
+    let p = Payload::new(object);
+    let event = event_name(agent, event_arg, &p).ok_or(AdapterError::MissingEvent)?;
+
+    let mut require_session = None;
+    let (mapped, identity) = match agent {
+        AgentKind::Claude => (
+            claude::map(&event, &p, policy, claude::Dialect::Claude),
+            claude::identity(&p),
+        ),
+        AgentKind::Codex if event == codex::NOTIFY_EVENT => {
+            require_session = codex::notify_thread(&p);
+            (codex::map_notify(&p), codex::notify_identity(&p))
+        }
+        AgentKind::Codex => (
+            claude::map(&event, &p, policy, claude::Dialect::Codex),
+            codex::identity(&p),
+        ),
+        AgentKind::Cursor => (cursor::map(&event, &p), cursor::identity(&p)),
+        AgentKind::Gemini => (gemini::map(&event, &p, policy), gemini::identity(&p)),
+        AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
+    };
+    let signal =
+        Signal::new(mapped.kind, Source::hook(agent.as_str(), &event), at).with_identity(identity);
+    Ok(HookMapping {
+        agent,
+        session_id: signal.identity.session_id.clone(),
+        cwd: signal.identity.cwd.clone(),
+        event,
+        signal,
+        require_session,
+        known_event: mapped.known,
+    })
+}
+
+/// The event name: the payload's `hook_event_name`, else the EVENT argument, else
+/// `"notify"` for a Codex payload that carries the notify `type` field.
+fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Option<String> {
+    if let Some(name) = p.str("hook_event_name") {
+        return Some(name.to_string());
+    }
+    if let Some(arg) = event_arg.filter(|a| !a.is_empty()) {
+        return Some(arg.to_string());
+    }
+    (agent == AgentKind::Codex && p.str("type").is_some()).then(|| codex::NOTIFY_EVENT.to_string())
+}
+
+/// Identity with `session_id`, `resume_argv` = `resume(session_id)` when a session id is
+/// known, and `cwd`.
+fn identity_with(
+    session_id: Option<&str>,
+    cwd: Option<&str>,
+    resume: impl Fn(&str) -> Vec<String>,
+) -> Identity {
+    Identity {
+        session_id: session_id.map(str::to_string),
+        resume_argv: session_id.map(resume),
+        cwd: cwd.map(str::to_string),
+        title: None,
+    }
+}

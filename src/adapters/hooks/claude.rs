@@ -1,0 +1,148 @@
+//! Claude Code hooks (2.1.197 observed) → signals. Codex hooks use the same schema (its
+//! hook engine copies Claude's event names and fields), so [`map`] serves both, with a
+//! [`Dialect`] for what differs in the table: the approval dialog.
+//!
+//! Rows and decisions: `docs/adapters.md` ("Claude Code", "Codex CLI").
+
+use super::notification::NotificationPolicy;
+use super::payload::{allow_deny_keys, labels, non_empty, tool_prompt, Payload};
+use super::{codex, identity_with, Mapped};
+use crate::model::{Identity, SignalKind, SignalKind::*};
+use serde_json::Value;
+
+/// Claude's question tool: its call opens a question, not a tool run.
+const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+/// Labels of Claude's permission dialog ("Do you want to proceed?": 1 Yes / 2 Yes, and
+/// don't ask again … / 3 No).
+const PERMISSION_OPTIONS: [&str; 3] = ["Yes", "Yes, and don't ask again", "No"];
+
+/// Error kinds of `StopFailure` that mean a usage limit (seed 004 needs-input "usage
+/// limit").
+const USAGE_LIMIT_ERRORS: [&str; 2] = ["rate_limit", "billing_error"];
+
+/// Which agent speaks Claude's hook schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    Claude,
+    Codex,
+}
+
+/// Claude identity: `session_id`, resume argv `["claude","--resume",<id>]`, `cwd`.
+pub(super) fn identity(p: &Payload<'_>) -> Identity {
+    identity_with(p.str("session_id"), p.str("cwd"), |id| {
+        vec!["claude".into(), "--resume".into(), id.into()]
+    })
+}
+
+/// Maps one Claude-schema hook `event`.
+pub(super) fn map(
+    event: &str,
+    p: &Payload<'_>,
+    policy: &NotificationPolicy,
+    dialect: Dialect,
+) -> Mapped {
+    let tool = p.str("tool_name");
+    let asks_question = tool == Some(ASK_USER_QUESTION);
+    let kind = match event {
+        "SessionStart" => SessionStarted {
+            source: p.str("source").map(str::to_string),
+        },
+        "UserPromptSubmit" => TurnStarted,
+        "PreToolUse" if asks_question => question(p.get("tool_input")),
+        "PreToolUse" => ToolStarted {
+            tool: tool.unwrap_or("tool").to_string(),
+            tool_use_id: p.str("tool_use_id").map(str::to_string),
+        },
+        // The question's PreToolUse already opened it; a second decision would only
+        // supersede the same question.
+        "PermissionRequest" if asks_question => IdentityOnly,
+        "PermissionRequest" => match dialect {
+            Dialect::Claude => PermissionRequested {
+                prompt: tool_prompt(tool.unwrap_or("tool"), p.get("tool_input")),
+                options: labels(&PERMISSION_OPTIONS),
+                answer_keys: allow_deny_keys(),
+                tool_use_id: p.str("tool_use_id").map(str::to_string),
+            },
+            Dialect::Codex => codex::permission(p),
+        },
+        // The human answered the question: their reply reaches the agent, which goes on
+        // working (CONTRACT §2 "turn started" resolves an open question).
+        "PostToolUse" if asks_question => TurnStarted,
+        "PostToolUse" => ToolFinished {
+            tool: tool.map(str::to_string),
+            tool_use_id: p.str("tool_use_id").map(str::to_string),
+        },
+        // Esc on a running tool, or a question the human declined: they acted at the
+        // terminal, and no Stop follows.
+        "PostToolUseFailure" if p.flag("is_interrupt") || asks_question => GateDismissed,
+        "PostToolUseFailure" => ToolError {
+            error: p
+                .text("error")
+                .unwrap_or_else(|| format!("{} failed", tool.unwrap_or("tool"))),
+        },
+        "Notification" => policy.signal(p),
+        "Stop" => TurnStopped {
+            summary: p.str("last_assistant_message").map(str::to_string),
+        },
+        "StopFailure" => stop_failure(p),
+        "SubagentStart" | "SubagentStop" | "PreCompact" | "PostCompact" => IdentityOnly,
+        "SessionEnd" => SessionEnded {
+            reason: p.str("reason").map(str::to_string),
+        },
+        _ => return Mapped::unknown(),
+    };
+    Mapped::known(kind)
+}
+
+/// `AskUserQuestion`'s first question: its text and option labels. Lenient: `questions`
+/// may be missing (then `question`/`header` on the input itself), options may be plain
+/// strings; extra questions are counted in the prompt. Answer keys are left empty: the
+/// picker's keys are not observed yet (a screen manifest may supply them).
+fn question(input: Option<&Value>) -> SignalKind {
+    let questions = input
+        .and_then(|i| i.get("questions"))
+        .and_then(Value::as_array);
+    let first = questions.and_then(|q| q.first()).or(input);
+    let text = first
+        .and_then(|q| {
+            ["question", "header"]
+                .iter()
+                .find_map(|k| q.get(*k).and_then(non_empty))
+        })
+        .unwrap_or("question");
+    let more = questions.map_or(0, |q| q.len().saturating_sub(1));
+    let prompt = match more {
+        0 => text.to_string(),
+        n => format!("{text} (+{n} more)"),
+    };
+    let options = first
+        .and_then(|q| q.get("options"))
+        .and_then(Value::as_array)
+        .map(|opts| {
+            opts.iter()
+                .filter_map(|o| non_empty(o).or_else(|| o.get("label").and_then(non_empty)))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    QuestionAsked {
+        prompt,
+        options,
+        answer_keys: Vec::new(),
+    }
+}
+
+/// `StopFailure`: error kind (+ `": "` + `error_details`), usage limit for `rate_limit` and
+/// `billing_error`.
+fn stop_failure(p: &Payload<'_>) -> SignalKind {
+    let kind = p.str("error").unwrap_or("unknown");
+    let details = p.text("error_details");
+    TurnFailed {
+        error: match details {
+            Some(d) => format!("{kind}: {d}"),
+            None => kind.to_string(),
+        },
+        usage_limit: USAGE_LIMIT_ERRORS.contains(&kind),
+    }
+}

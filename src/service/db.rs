@@ -1,1 +1,0 @@
-//! SQLite persistence of the world and the event log.

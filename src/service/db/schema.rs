@@ -1,0 +1,140 @@
+//! The schema of `attend.db`, as rusqlite_migration migrations (`PRAGMA user_version`
+//! counts the applied ones). Append new migrations; never edit an applied one.
+//!
+//! Column conventions: pane ids are text (`p1`), as in the event log; times are INTEGER
+//! milliseconds since the Unix epoch ([`crate::model::Timestamp`]); enum values are their
+//! wire names (`working`, `permission`, `self-report`); a source is its Display form
+//! `rung:origin`; booleans are 0/1; lists and tagged values are JSON text.
+
+use rusqlite_migration::{Migrations, M};
+
+/// Every migration, oldest first.
+pub(super) fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(V1)])
+}
+
+/// Version 1: the world (workspaces, tabs, panes, decisions, tasks, holds, counters),
+/// the append-only event log and the hook delivery ledger.
+const V1: &str = r#"
+CREATE TABLE workspaces (
+    key  TEXT PRIMARY KEY NOT NULL,   -- git top-level path, else the cwd (CONTRACT §8)
+    name TEXT NOT NULL                -- display name: its last component
+) STRICT;
+
+CREATE TABLE tabs (
+    workspace TEXT NOT NULL REFERENCES workspaces(key),
+    name      TEXT NOT NULL,
+    PRIMARY KEY (workspace, name)
+) STRICT;
+
+-- One row per pane; one column per field of model::Pane.
+CREATE TABLE panes (
+    id                   TEXT PRIMARY KEY NOT NULL,   -- p1, p2, ...
+    workspace            TEXT NOT NULL,
+    tab                  TEXT NOT NULL,
+    name                 TEXT NOT NULL,
+    agent                TEXT NOT NULL,
+    lifecycle            TEXT NOT NULL,
+    last_lifecycle       TEXT,
+    live                 TEXT NOT NULL,               -- running | exited
+    exit_code            INTEGER,
+    exit_signal          INTEGER,
+    items                TEXT NOT NULL,               -- JSON [AttentionItem]
+    session_id           TEXT,
+    resume_argv          TEXT,                        -- JSON [string] or NULL
+    cwd                  TEXT,
+    repo                 TEXT,
+    branch               TEXT,
+    title                TEXT,
+    last_message         TEXT,
+    last_message_at      INTEGER,
+    last_seen_at         INTEGER,
+    attention_changed_at INTEGER,
+    done_at              INTEGER,
+    focused              INTEGER NOT NULL,
+    oneshot              INTEGER NOT NULL,
+    hooks_seen           INTEGER NOT NULL,
+    limit_reason         TEXT,
+    command              TEXT NOT NULL,               -- JSON [string]
+    owned                INTEGER NOT NULL,
+    created_at           INTEGER NOT NULL,
+    FOREIGN KEY (workspace, tab) REFERENCES tabs(workspace, name)
+) STRICT;
+CREATE INDEX panes_by_tab ON panes(workspace, tab);
+
+-- The open decision of each pane (resolved = 0, at most one per pane) and the resolved
+-- ones, kept until their pane is removed.
+CREATE TABLE decisions (
+    id          INTEGER PRIMARY KEY,
+    pane        TEXT NOT NULL REFERENCES panes(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL,                        -- permission | question
+    prompt      TEXT NOT NULL,
+    options     TEXT NOT NULL,                        -- JSON [string]
+    answer_keys TEXT NOT NULL,                        -- JSON [AnswerKey]
+    tool_use_id TEXT,
+    source      TEXT NOT NULL,
+    opened_at   INTEGER NOT NULL,
+    resolved    INTEGER NOT NULL DEFAULT 0,
+    resolved_at INTEGER,
+    resolution  TEXT                                  -- JSON Resolution
+) STRICT;
+CREATE INDEX decisions_by_pane ON decisions(pane);
+CREATE UNIQUE INDEX decisions_one_open ON decisions(pane) WHERE resolved = 0;
+
+CREATE TABLE tasks (
+    id         INTEGER PRIMARY KEY,
+    pane       TEXT NOT NULL REFERENCES panes(id) ON DELETE CASCADE,
+    text       TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    message    TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX tasks_by_pane ON tasks(pane);
+
+CREATE TABLE holds (
+    pane   TEXT PRIMARY KEY NOT NULL REFERENCES panes(id) ON DELETE CASCADE,
+    owner  TEXT NOT NULL,
+    wake   INTEGER NOT NULL,
+    reason TEXT
+) STRICT;
+
+-- The event log: append-only, outlives the panes it names.
+CREATE TABLE events (
+    seq      INTEGER PRIMARY KEY,
+    pane     TEXT NOT NULL,
+    kind     TEXT NOT NULL,                           -- EventKind::name()
+    previous TEXT,
+    value    TEXT,
+    source   TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    payload  TEXT NOT NULL                            -- JSON of the whole Event
+) STRICT;
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+
+-- Hook delivery ids already applied (exactly-once across live calls and spool replay).
+CREATE TABLE deliveries (
+    delivery_id TEXT PRIMARY KEY NOT NULL,
+    seq         INTEGER NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+
+-- The World counters.
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY NOT NULL,
+    value INTEGER NOT NULL
+) STRICT;
+INSERT INTO meta (key, value)
+VALUES ('last_pane', 0), ('last_decision', 0), ('last_task', 0), ('seq', 0);
+"#;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn migrations_are_valid() {
+        super::migrations().validate().unwrap();
+    }
+}

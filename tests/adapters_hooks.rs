@@ -1,0 +1,1224 @@
+//! Hook adapters: one test per mapping row of `docs/adapters.md` (named after the row),
+//! each mapping a fixture from `tests/fixtures/<agent>/<version>/`; a few timelines fed
+//! through the engine to check the end state; and a property test that no input panics.
+
+use attend::adapters::hooks::{
+    map_hook, map_hook_with, AdapterError, HookMapping, NotificationAction, NotificationPolicy,
+};
+use attend::engine::{NewPane, World};
+use attend::model::*;
+use proptest::prelude::*;
+use std::path::Path;
+
+const AT: Timestamp = Timestamp(1_800_000_000_000);
+
+const CLAUDE: &str = "claude/2.1.197";
+const CODEX: &str = "codex/0.171.0";
+const CURSOR: &str = "cursor/docs-2026";
+const GEMINI: &str = "gemini/0.61.0";
+
+const CLAUDE_SESSION: &str = "6b33e0c2-0000-4000-8000-000000000001";
+const CODEX_THREAD: &str = "0199a0c1-0000-7000-8000-000000000010";
+const CURSOR_CONVERSATION: &str = "c0a8e1f4-0000-4000-8000-000000000030";
+const GEMINI_SESSION: &str = "3f1e9b2a-0000-4000-8000-000000000020";
+
+fn fixture(dir: &str, name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(dir)
+        .join(format!("{name}.json"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Maps fixture `dir/name.json` of `agent` (EVENT argument `notify` for Codex notify
+/// fixtures, none otherwise).
+fn map(agent: AgentKind, dir: &str, name: &str) -> HookMapping {
+    let event_arg = name.starts_with("notify").then_some("notify");
+    map_hook(agent, event_arg, &fixture(dir, name), AT).unwrap()
+}
+
+fn claude(name: &str) -> HookMapping {
+    map(AgentKind::Claude, CLAUDE, name)
+}
+fn codex(name: &str) -> HookMapping {
+    map(AgentKind::Codex, CODEX, name)
+}
+fn cursor(name: &str) -> HookMapping {
+    map(AgentKind::Cursor, CURSOR, name)
+}
+fn gemini(name: &str) -> HookMapping {
+    map(AgentKind::Gemini, GEMINI, name)
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn allow_deny() -> Vec<AnswerKey> {
+    vec![
+        AnswerKey {
+            choice: "allow".into(),
+            keys: "1".into(),
+        },
+        AnswerKey {
+            choice: "deny".into(),
+            keys: "3".into(),
+        },
+    ]
+}
+
+/// Asserts the mapping is a known event with `kind` and the hook source of `event`.
+fn assert_kind(m: &HookMapping, kind: SignalKind) {
+    assert!(m.known_event, "{} should be a known event", m.event);
+    assert_eq!(m.signal.kind, kind, "event {}", m.event);
+    assert_eq!(m.signal.source, Source::hook(m.agent.as_str(), &m.event));
+    assert_eq!(m.signal.at, AT);
+}
+
+// ---------------------------------------------------------------- Claude Code
+
+#[test]
+fn claude_session_start_starts_session_with_identity() {
+    let m = claude("SessionStart");
+    assert_eq!(m.event, "SessionStart");
+    assert_kind(
+        &m,
+        SignalKind::SessionStarted {
+            source: Some("startup".into()),
+        },
+    );
+    assert_eq!(
+        m.signal.identity,
+        Identity {
+            session_id: Some(CLAUDE_SESSION.into()),
+            resume_argv: Some(strings(&["claude", "--resume", CLAUDE_SESSION])),
+            cwd: Some("/tmp/proj".into()),
+            title: None,
+        }
+    );
+    assert_eq!(m.session_id.as_deref(), Some(CLAUDE_SESSION));
+    assert_eq!(m.cwd.as_deref(), Some("/tmp/proj"));
+    assert_eq!(m.require_session, None);
+}
+
+#[test]
+fn claude_user_prompt_submit_starts_turn() {
+    assert_kind(&claude("UserPromptSubmit"), SignalKind::TurnStarted);
+}
+
+#[test]
+fn claude_pre_tool_use_starts_tool() {
+    assert_kind(
+        &claude("PreToolUse"),
+        SignalKind::ToolStarted {
+            tool: "Bash".into(),
+            tool_use_id: Some("toolu_01".into()),
+        },
+    );
+}
+
+#[test]
+fn claude_pre_tool_use_ask_user_question_asks_question() {
+    assert_kind(
+        &claude("PreToolUse-AskUserQuestion"),
+        SignalKind::QuestionAsked {
+            prompt: "Which database should the tests use?".into(),
+            options: strings(&["SQLite", "PostgreSQL"]),
+            answer_keys: vec![],
+        },
+    );
+}
+
+#[test]
+fn claude_pre_tool_use_ask_user_question_is_lenient() {
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"AskUserQuestion",
+        "tool_input":{"questions":[{"header":"Pick","options":["a",{"label":"b"},{"x":1}]},{"question":"2nd?"}]}}"#;
+    let m = map_hook(AgentKind::Claude, None, payload, AT).unwrap();
+    assert_kind(
+        &m,
+        SignalKind::QuestionAsked {
+            prompt: "Pick (+1 more)".into(),
+            options: strings(&["a", "b"]),
+            answer_keys: vec![],
+        },
+    );
+    let bare = r#"{"hook_event_name":"PreToolUse","tool_name":"AskUserQuestion"}"#;
+    let m = map_hook(AgentKind::Claude, None, bare, AT).unwrap();
+    assert_kind(
+        &m,
+        SignalKind::QuestionAsked {
+            prompt: "question".into(),
+            options: vec![],
+            answer_keys: vec![],
+        },
+    );
+}
+
+#[test]
+fn claude_permission_request_opens_permission_gate() {
+    assert_kind(
+        &claude("PermissionRequest"),
+        SignalKind::PermissionRequested {
+            prompt: "Bash: echo hi > /tmp/x".into(),
+            options: strings(&["Yes", "Yes, and don't ask again", "No"]),
+            answer_keys: allow_deny(),
+            tool_use_id: None,
+        },
+    );
+}
+
+#[test]
+fn claude_permission_request_keeps_tool_use_id_when_present() {
+    let payload = r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash",
+        "tool_input":{"command":"ls"},"tool_use_id":"toolu_09"}"#;
+    let m = map_hook(AgentKind::Claude, None, payload, AT).unwrap();
+    let SignalKind::PermissionRequested {
+        tool_use_id,
+        prompt,
+        ..
+    } = m.signal.kind
+    else {
+        panic!("not a permission: {:?}", m.signal.kind);
+    };
+    assert_eq!(tool_use_id.as_deref(), Some("toolu_09"));
+    assert_eq!(prompt, "Bash: ls");
+}
+
+#[test]
+fn claude_permission_request_non_bash_renders_tool_input() {
+    let m = claude("PermissionRequest-Write");
+    let SignalKind::PermissionRequested { prompt, .. } = &m.signal.kind else {
+        panic!("not a permission: {:?}", m.signal.kind);
+    };
+    assert_eq!(prompt, "Write: /tmp/proj/notes.txt");
+}
+
+#[test]
+fn claude_permission_request_ask_user_question_is_identity_only() {
+    assert_kind(
+        &claude("PermissionRequest-AskUserQuestion"),
+        SignalKind::IdentityOnly,
+    );
+}
+
+#[test]
+fn claude_post_tool_use_finishes_tool() {
+    assert_kind(
+        &claude("PostToolUse"),
+        SignalKind::ToolFinished {
+            tool: Some("Bash".into()),
+            tool_use_id: Some("toolu_01".into()),
+        },
+    );
+}
+
+#[test]
+fn claude_post_tool_use_ask_user_question_resumes_turn() {
+    assert_kind(
+        &claude("PostToolUse-AskUserQuestion"),
+        SignalKind::TurnStarted,
+    );
+}
+
+#[test]
+fn claude_post_tool_use_failure_is_tool_error() {
+    assert_kind(
+        &claude("PostToolUseFailure"),
+        SignalKind::ToolError {
+            error: "Exit code 1".into(),
+        },
+    );
+}
+
+#[test]
+fn claude_post_tool_use_failure_interrupt_dismisses_gate() {
+    assert_kind(
+        &claude("PostToolUseFailure-interrupt"),
+        SignalKind::GateDismissed,
+    );
+}
+
+#[test]
+fn claude_notification_permission_prompt_restates_permission_gate() {
+    assert_kind(
+        &claude("Notification"),
+        SignalKind::AgentNotification {
+            text: "Claude needs your permission".into(),
+            gate: GateRef::Names(DecisionKind::Permission),
+        },
+    );
+}
+
+#[test]
+fn claude_notification_elicitation_dialog_names_question() {
+    assert_kind(
+        &claude("Notification-elicitation_dialog"),
+        SignalKind::AgentNotification {
+            text: "Claude needs your input".into(),
+            gate: GateRef::Names(DecisionKind::Question),
+        },
+    );
+}
+
+#[test]
+fn claude_notification_idle_prompt_is_plain_by_default() {
+    assert_kind(
+        &claude("Notification-idle_prompt"),
+        SignalKind::AgentNotification {
+            text: "Claude is waiting for your input".into(),
+            gate: GateRef::None,
+        },
+    );
+}
+
+#[test]
+fn claude_notification_policy_can_ignore_idle_prompt() {
+    let mut policy = NotificationPolicy::default();
+    policy
+        .by_type
+        .insert("idle_prompt".into(), NotificationAction::Ignore);
+    let payload = fixture(CLAUDE, "Notification-idle_prompt");
+    let m = map_hook_with(&policy, AgentKind::Claude, None, &payload, AT).unwrap();
+    assert_kind(&m, SignalKind::IdentityOnly);
+    // The rest of the default policy is unchanged.
+    let payload = fixture(CLAUDE, "Notification");
+    let m = map_hook_with(&policy, AgentKind::Claude, None, &payload, AT).unwrap();
+    assert!(matches!(
+        m.signal.kind,
+        SignalKind::AgentNotification {
+            gate: GateRef::Names(DecisionKind::Permission),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn claude_notification_other_type_is_plain() {
+    assert_kind(
+        &claude("Notification-auth_success"),
+        SignalKind::AgentNotification {
+            text: "Authentication successful".into(),
+            gate: GateRef::None,
+        },
+    );
+}
+
+#[test]
+fn claude_stop_stops_turn_with_summary() {
+    assert_kind(
+        &claude("Stop"),
+        SignalKind::TurnStopped {
+            summary: Some("Done: the work is finished.".into()),
+        },
+    );
+}
+
+#[test]
+fn claude_stop_failure_rate_limit_fails_turn_with_usage_limit() {
+    assert_kind(
+        &claude("StopFailure"),
+        SignalKind::TurnFailed {
+            error: "rate_limit: 5-hour limit reached, resets 18:00".into(),
+            usage_limit: true,
+        },
+    );
+}
+
+#[test]
+fn claude_stop_failure_server_error_fails_turn_without_usage_limit() {
+    assert_kind(
+        &claude("StopFailure-server_error"),
+        SignalKind::TurnFailed {
+            error: "server_error".into(),
+            usage_limit: false,
+        },
+    );
+    let billing =
+        r#"{"hook_event_name":"StopFailure","error":"billing_error","error_details":{"code":402}}"#;
+    let m = map_hook(AgentKind::Claude, None, billing, AT).unwrap();
+    assert_kind(
+        &m,
+        SignalKind::TurnFailed {
+            error: r#"billing_error: {"code":402}"#.into(),
+            usage_limit: true,
+        },
+    );
+}
+
+#[test]
+fn claude_subagent_start_and_stop_are_identity_only() {
+    assert_kind(&claude("SubagentStart"), SignalKind::IdentityOnly);
+    assert_kind(&claude("SubagentStop"), SignalKind::IdentityOnly);
+}
+
+#[test]
+fn claude_pre_and_post_compact_are_identity_only() {
+    assert_kind(&claude("PreCompact"), SignalKind::IdentityOnly);
+    assert_kind(&claude("PostCompact"), SignalKind::IdentityOnly);
+}
+
+#[test]
+fn claude_session_end_ends_session_with_reason() {
+    let m = claude("SessionEnd");
+    assert_kind(
+        &m,
+        SignalKind::SessionEnded {
+            reason: Some("prompt_input_exit".into()),
+        },
+    );
+    // FR-001: identity still comes with the end.
+    assert_eq!(m.session_id.as_deref(), Some(CLAUDE_SESSION));
+    assert_kind(
+        &claude("SessionEnd-clear"),
+        SignalKind::SessionEnded {
+            reason: Some("clear".into()),
+        },
+    );
+}
+
+// ---------------------------------------------------------------- Codex CLI
+
+#[test]
+fn codex_notify_turn_complete_stops_turn_for_its_thread_only() {
+    let m = codex("notify");
+    assert_eq!(m.event, "notify");
+    assert_kind(
+        &m,
+        SignalKind::TurnStopped {
+            summary: Some("Wrote hi to /tmp/x.".into()),
+        },
+    );
+    assert_eq!(m.require_session.as_deref(), Some(CODEX_THREAD));
+    assert_eq!(m.signal.identity.session_id, None);
+    assert_eq!(m.signal.identity.resume_argv, None);
+    assert_eq!(m.session_id, None);
+    assert_eq!(m.cwd.as_deref(), Some("/tmp/proj"));
+}
+
+#[test]
+fn codex_notify_is_detected_without_event_argument() {
+    let m = map_hook(AgentKind::Codex, None, &fixture(CODEX, "notify"), AT).unwrap();
+    assert_eq!(m.event, "notify");
+    assert_eq!(m.require_session.as_deref(), Some(CODEX_THREAD));
+}
+
+#[test]
+fn codex_notify_unknown_type_is_identity_only() {
+    let payload = r#"{"type":"approval-requested","thread-id":"t1"}"#;
+    let m = map_hook(AgentKind::Codex, Some("notify"), payload, AT).unwrap();
+    assert!(!m.known_event);
+    assert_eq!(m.signal.kind, SignalKind::IdentityOnly);
+    assert_eq!(m.require_session.as_deref(), Some("t1"));
+}
+
+#[test]
+fn codex_session_start_starts_session_with_identity() {
+    let m = codex("SessionStart");
+    assert_kind(
+        &m,
+        SignalKind::SessionStarted {
+            source: Some("startup".into()),
+        },
+    );
+    assert_eq!(m.session_id.as_deref(), Some(CODEX_THREAD));
+    assert_eq!(
+        m.signal.identity.resume_argv,
+        Some(strings(&["codex", "resume", CODEX_THREAD]))
+    );
+    assert_eq!(m.require_session, None);
+}
+
+#[test]
+fn codex_user_prompt_submit_starts_turn() {
+    assert_kind(&codex("UserPromptSubmit"), SignalKind::TurnStarted);
+}
+
+#[test]
+fn codex_pre_tool_use_starts_tool() {
+    assert_kind(
+        &codex("PreToolUse"),
+        SignalKind::ToolStarted {
+            tool: "Bash".into(),
+            tool_use_id: Some("call_01".into()),
+        },
+    );
+}
+
+#[test]
+fn codex_permission_request_opens_permission_gate_with_description() {
+    assert_kind(
+        &codex("PermissionRequest"),
+        SignalKind::PermissionRequested {
+            prompt: "Bash: echo hi > /tmp/x — Write the file outside the sandbox".into(),
+            options: strings(&[
+                "Yes, proceed",
+                "Yes, and don't ask again",
+                "No, and tell Codex what to do differently",
+            ]),
+            answer_keys: allow_deny(),
+            tool_use_id: None,
+        },
+    );
+}
+
+#[test]
+fn codex_post_tool_use_finishes_tool() {
+    assert_kind(
+        &codex("PostToolUse"),
+        SignalKind::ToolFinished {
+            tool: Some("Bash".into()),
+            tool_use_id: Some("call_01".into()),
+        },
+    );
+}
+
+#[test]
+fn codex_stop_stops_turn_with_summary() {
+    assert_kind(
+        &codex("Stop"),
+        SignalKind::TurnStopped {
+            summary: Some("Wrote hi to /tmp/x.".into()),
+        },
+    );
+}
+
+#[test]
+fn codex_session_end_ends_session() {
+    assert_kind(
+        &codex("SessionEnd"),
+        SignalKind::SessionEnded {
+            reason: Some("other".into()),
+        },
+    );
+}
+
+// ---------------------------------------------------------------- Cursor
+
+#[test]
+fn cursor_session_start_starts_session_with_identity() {
+    let m = cursor("sessionStart");
+    assert_kind(
+        &m,
+        SignalKind::SessionStarted {
+            source: Some("startup".into()),
+        },
+    );
+    assert_eq!(
+        m.signal.identity,
+        Identity {
+            session_id: Some(CURSOR_CONVERSATION.into()),
+            resume_argv: Some(strings(&["cursor-agent", "--resume", CURSOR_CONVERSATION])),
+            cwd: Some("/tmp/proj".into()),
+            title: None,
+        }
+    );
+}
+
+#[test]
+fn cursor_session_end_ends_session() {
+    assert_kind(
+        &cursor("sessionEnd"),
+        SignalKind::SessionEnded {
+            reason: Some("user_close".into()),
+        },
+    );
+}
+
+#[test]
+fn cursor_before_submit_prompt_starts_turn() {
+    assert_kind(&cursor("beforeSubmitPrompt"), SignalKind::TurnStarted);
+}
+
+#[test]
+fn cursor_before_shell_execution_starts_tool() {
+    let m = cursor("beforeShellExecution");
+    assert_kind(
+        &m,
+        SignalKind::ToolStarted {
+            tool: "Shell".into(),
+            tool_use_id: None,
+        },
+    );
+    // cwd is the workspace root, not the command's directory.
+    assert_eq!(m.cwd.as_deref(), Some("/tmp/proj"));
+}
+
+#[test]
+fn cursor_after_shell_execution_finishes_tool() {
+    assert_kind(
+        &cursor("afterShellExecution"),
+        SignalKind::ToolFinished {
+            tool: Some("Shell".into()),
+            tool_use_id: None,
+        },
+    );
+}
+
+#[test]
+fn cursor_pre_tool_use_starts_tool() {
+    assert_kind(
+        &cursor("preToolUse"),
+        SignalKind::ToolStarted {
+            tool: "Shell".into(),
+            tool_use_id: Some("tool_01".into()),
+        },
+    );
+}
+
+#[test]
+fn cursor_post_tool_use_finishes_tool() {
+    assert_kind(
+        &cursor("postToolUse"),
+        SignalKind::ToolFinished {
+            tool: Some("Shell".into()),
+            tool_use_id: Some("tool_01".into()),
+        },
+    );
+}
+
+#[test]
+fn cursor_post_tool_use_failure_is_tool_error() {
+    assert_kind(
+        &cursor("postToolUseFailure"),
+        SignalKind::ToolError {
+            error: "Command exited with code 1".into(),
+        },
+    );
+}
+
+#[test]
+fn cursor_stop_completed_stops_turn_without_summary() {
+    assert_kind(&cursor("stop"), SignalKind::TurnStopped { summary: None });
+}
+
+#[test]
+fn cursor_stop_aborted_dismisses() {
+    assert_kind(&cursor("stop-aborted"), SignalKind::GateDismissed);
+}
+
+#[test]
+fn cursor_stop_error_fails_turn() {
+    assert_kind(
+        &cursor("stop-error"),
+        SignalKind::TurnFailed {
+            error: "agent stopped with an error".into(),
+            usage_limit: false,
+        },
+    );
+}
+
+#[test]
+fn cursor_after_agent_response_is_identity_only() {
+    assert_kind(&cursor("afterAgentResponse"), SignalKind::IdentityOnly);
+}
+
+// ---------------------------------------------------------------- Gemini CLI
+
+#[test]
+fn gemini_session_start_starts_session_with_identity() {
+    let m = gemini("SessionStart");
+    assert_kind(
+        &m,
+        SignalKind::SessionStarted {
+            source: Some("startup".into()),
+        },
+    );
+    assert_eq!(
+        m.signal.identity,
+        Identity {
+            session_id: Some(GEMINI_SESSION.into()),
+            resume_argv: Some(strings(&["gemini", "--resume"])),
+            cwd: Some("/tmp/proj".into()),
+            title: None,
+        }
+    );
+}
+
+#[test]
+fn gemini_session_end_ends_session() {
+    assert_kind(
+        &gemini("SessionEnd"),
+        SignalKind::SessionEnded {
+            reason: Some("exit".into()),
+        },
+    );
+}
+
+#[test]
+fn gemini_before_agent_starts_turn() {
+    assert_kind(&gemini("BeforeAgent"), SignalKind::TurnStarted);
+}
+
+#[test]
+fn gemini_after_agent_stops_turn_with_response() {
+    assert_kind(
+        &gemini("AfterAgent"),
+        SignalKind::TurnStopped {
+            summary: Some("I wrote hi to /tmp/x.".into()),
+        },
+    );
+}
+
+#[test]
+fn gemini_before_tool_starts_tool() {
+    assert_kind(
+        &gemini("BeforeTool"),
+        SignalKind::ToolStarted {
+            tool: "run_shell_command".into(),
+            tool_use_id: None,
+        },
+    );
+}
+
+#[test]
+fn gemini_after_tool_finishes_tool() {
+    assert_kind(
+        &gemini("AfterTool"),
+        SignalKind::ToolFinished {
+            tool: Some("run_shell_command".into()),
+            tool_use_id: None,
+        },
+    );
+}
+
+#[test]
+fn gemini_notification_tool_permission_opens_permission_gate() {
+    assert_kind(
+        &gemini("Notification"),
+        SignalKind::PermissionRequested {
+            prompt: "echo hi > /tmp/x".into(),
+            options: strings(&[
+                "Allow once",
+                "Allow for this session",
+                "No, suggest changes",
+            ]),
+            answer_keys: allow_deny(),
+            tool_use_id: None,
+        },
+    );
+    // Without details.command the message is the prompt.
+    let payload = r#"{"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Allow edit?"}"#;
+    let m = map_hook(AgentKind::Gemini, None, payload, AT).unwrap();
+    assert!(
+        matches!(&m.signal.kind, SignalKind::PermissionRequested { prompt, .. } if prompt == "Allow edit?")
+    );
+}
+
+#[test]
+fn gemini_model_selection_and_compress_events_are_identity_only() {
+    for name in [
+        "BeforeModel",
+        "AfterModel",
+        "BeforeToolSelection",
+        "PreCompress",
+    ] {
+        assert_kind(&gemini(name), SignalKind::IdentityOnly);
+    }
+}
+
+// ---------------------------------------------------------------- any agent
+
+#[test]
+fn unknown_event_is_identity_only_and_not_known() {
+    let payload = format!(
+        r#"{{"hook_event_name":"TeammateIdle","session_id":"{CLAUDE_SESSION}","cwd":"/tmp/proj"}}"#
+    );
+    let m = map_hook(AgentKind::Claude, None, &payload, AT).unwrap();
+    assert!(!m.known_event);
+    assert_eq!(m.signal.kind, SignalKind::IdentityOnly);
+    assert_eq!(m.signal.source, Source::hook("claude", "TeammateIdle"));
+    assert_eq!(m.session_id.as_deref(), Some(CLAUDE_SESSION));
+    for agent in [AgentKind::Codex, AgentKind::Cursor, AgentKind::Gemini] {
+        let m = map_hook(agent, Some("SomethingNew"), "{}", AT).unwrap();
+        assert!(!m.known_event, "{agent}");
+        assert_eq!(m.signal.kind, SignalKind::IdentityOnly);
+    }
+}
+
+#[test]
+fn unknown_and_mistyped_fields_are_ignored() {
+    let payload = r#"{"hook_event_name":"Stop","last_assistant_message":42,"session_id":["x"],
+        "cwd":null,"brand_new_field":{"deep":[1,2,3]}}"#;
+    let m = map_hook(AgentKind::Claude, None, payload, AT).unwrap();
+    assert_kind(&m, SignalKind::TurnStopped { summary: None });
+    assert!(m.signal.identity.is_empty());
+}
+
+#[test]
+fn event_argument_names_the_event_when_the_payload_does_not() {
+    let m = map_hook(
+        AgentKind::Claude,
+        Some("Stop"),
+        r#"{"last_assistant_message":"ok"}"#,
+        AT,
+    )
+    .unwrap();
+    assert_eq!(m.event, "Stop");
+    assert_kind(
+        &m,
+        SignalKind::TurnStopped {
+            summary: Some("ok".into()),
+        },
+    );
+    // The payload's own name wins over the argument.
+    let m = map_hook(
+        AgentKind::Claude,
+        Some("Stop"),
+        r#"{"hook_event_name":"UserPromptSubmit"}"#,
+        AT,
+    )
+    .unwrap();
+    assert_eq!(m.event, "UserPromptSubmit");
+}
+
+#[test]
+fn missing_event_is_an_error() {
+    assert_eq!(
+        map_hook(AgentKind::Claude, None, r#"{"session_id":"x"}"#, AT),
+        Err(AdapterError::MissingEvent)
+    );
+    assert_eq!(
+        map_hook(AgentKind::Gemini, Some(""), "{}", AT),
+        Err(AdapterError::MissingEvent)
+    );
+}
+
+#[test]
+fn malformed_json_reports_line_and_column() {
+    let err = map_hook(AgentKind::Claude, None, "{\n  \"a\": 1,\n  oops\n}", AT).unwrap_err();
+    let AdapterError::Json { line, column, .. } = err else {
+        panic!("not a JSON error: {err:?}");
+    };
+    assert_eq!((line, column), (3, 3));
+}
+
+#[test]
+fn non_object_json_is_an_error() {
+    for payload in ["[]", "\"Stop\"", "42", "null"] {
+        assert_eq!(
+            map_hook(AgentKind::Claude, Some("Stop"), payload, AT),
+            Err(AdapterError::NotAnObject),
+            "{payload}"
+        );
+    }
+}
+
+#[test]
+fn shell_has_no_hook_adapter() {
+    assert_eq!(
+        map_hook(AgentKind::Shell, Some("Stop"), "{}", AT),
+        Err(AdapterError::UnknownAgent("shell".into()))
+    );
+}
+
+// ---------------------------------------------------------------- through the engine
+
+/// One pane of `agent` in a fresh world; `feed` maps hook payloads and applies them the
+/// way the service does (dropping a signal whose `require_session` is not the pane's
+/// session), one second apart.
+struct Pane1 {
+    world: World,
+    pane: PaneId,
+    t: i64,
+    log: Vec<Event>,
+}
+
+impl Pane1 {
+    fn new(agent: AgentKind) -> Pane1 {
+        let mut world = World::new();
+        let (pane, log) = world.add_pane(
+            NewPane {
+                workspace: "/tmp/proj".into(),
+                agent,
+                owned: true,
+                ..Default::default()
+            },
+            AT,
+        );
+        Pane1 {
+            world,
+            pane,
+            t: AT.0,
+            log,
+        }
+    }
+
+    /// Maps and applies fixture `dir/name`; returns false when dropped by
+    /// `require_session`.
+    fn feed(&mut self, dir: &str, name: &str) -> bool {
+        self.t += 1000;
+        let agent = self.state().agent;
+        let event_arg = name.starts_with("notify").then_some("notify");
+        let m = map_hook(agent, event_arg, &fixture(dir, name), Timestamp(self.t)).unwrap();
+        if let Some(required) = &m.require_session {
+            if self.state().session_id.as_ref() != Some(required) {
+                return false;
+            }
+        }
+        let events = self.world.apply_signal(self.pane, &m.signal).unwrap();
+        self.log.extend(events);
+        true
+    }
+
+    fn state(&self) -> &Pane {
+        self.world.pane(self.pane).unwrap()
+    }
+
+    fn count(&self, name: &str) -> usize {
+        self.log.iter().filter(|e| e.kind.name() == name).count()
+    }
+}
+
+#[test]
+fn claude_permission_turn_ends_done_unread_with_summary_and_approved_gate() {
+    let mut p = Pane1::new(AgentKind::Claude);
+    for name in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+    ] {
+        p.feed(CLAUDE, name);
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Blocked);
+    assert_eq!(p.state().attention(), Attention::PermissionRequired);
+    let decision = p.state().pending_decision.clone().unwrap();
+    assert_eq!(decision.prompt, "Bash: echo hi > /tmp/x");
+    assert_eq!(decision.answer_keys, allow_deny());
+    // The restating notification ~6 s later adds nothing.
+    p.feed(CLAUDE, "Notification");
+    assert_eq!(
+        p.state().pending_decision.as_ref().map(|d| d.id),
+        Some(decision.id)
+    );
+    p.feed(CLAUDE, "PostToolUse");
+    p.feed(CLAUDE, "Stop");
+    let pane = p.state();
+    assert_eq!(pane.lifecycle, Lifecycle::Done);
+    assert_eq!(pane.attention(), Attention::Unread);
+    assert_eq!(
+        pane.last_message.as_deref(),
+        Some("Done: the work is finished.")
+    );
+    assert_eq!(pane.session_id.as_deref(), Some(CLAUDE_SESSION));
+    assert_eq!(
+        pane.resume_argv,
+        Some(strings(&["claude", "--resume", CLAUDE_SESSION]))
+    );
+    assert!(pane.pending_decision.is_none());
+    assert!(p.log.iter().any(|e| e.kind
+        == EventKind::DecisionResolved {
+            id: decision.id,
+            resolution: Resolution::Approved,
+        }));
+}
+
+#[test]
+fn claude_subagent_stop_after_stop_leaves_done() {
+    let mut p = Pane1::new(AgentKind::Claude);
+    for name in ["SessionStart", "UserPromptSubmit", "SubagentStart", "Stop"] {
+        p.feed(CLAUDE, name);
+    }
+    let before = p.state().clone();
+    p.feed(CLAUDE, "SubagentStop");
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().items, before.items);
+    assert_eq!(p.state().last_message, before.last_message);
+}
+
+#[test]
+fn claude_answered_question_resolves_and_turn_goes_on() {
+    let mut p = Pane1::new(AgentKind::Claude);
+    for name in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse-AskUserQuestion",
+        "PermissionRequest-AskUserQuestion",
+    ] {
+        p.feed(CLAUDE, name);
+    }
+    assert_eq!(p.state().attention(), Attention::InputRequired);
+    assert_eq!(
+        p.count("decision.opened"),
+        1,
+        "the PermissionRequest adds no second decision"
+    );
+    p.feed(CLAUDE, "PostToolUse-AskUserQuestion");
+    assert_eq!(p.state().lifecycle, Lifecycle::Working);
+    assert_eq!(p.state().attention(), Attention::None);
+    assert!(p.state().pending_decision.is_none());
+}
+
+#[test]
+fn claude_interrupt_dismisses_open_gate_to_idle() {
+    let mut p = Pane1::new(AgentKind::Claude);
+    for name in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+    ] {
+        p.feed(CLAUDE, name);
+    }
+    p.feed(CLAUDE, "PostToolUseFailure-interrupt");
+    assert_eq!(p.state().lifecycle, Lifecycle::Idle);
+    assert_eq!(p.state().attention(), Attention::None);
+    assert!(p.log.iter().any(|e| matches!(
+        e.kind,
+        EventKind::DecisionResolved {
+            resolution: Resolution::Dismissed,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn codex_side_thread_notify_is_dropped_and_main_thread_notify_finishes_the_turn() {
+    let mut p = Pane1::new(AgentKind::Codex);
+    for name in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+    ] {
+        p.feed(CODEX, name);
+    }
+    assert!(
+        !p.feed(CODEX, "notify-side-thread"),
+        "side thread must be dropped"
+    );
+    assert_eq!(p.state().lifecycle, Lifecycle::Blocked);
+    assert_eq!(p.state().session_id.as_deref(), Some(CODEX_THREAD));
+    for name in ["PostToolUse", "Stop"] {
+        p.feed(CODEX, name);
+    }
+    assert!(p.feed(CODEX, "notify"));
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(
+        p.state().last_message.as_deref(),
+        Some("Wrote hi to /tmp/x.")
+    );
+    assert_eq!(p.count("pane.handover"), 0);
+    assert_eq!(p.count("agent.done"), 1);
+}
+
+#[test]
+fn cursor_aborted_stop_leaves_idle_without_attention() {
+    let mut p = Pane1::new(AgentKind::Cursor);
+    for name in [
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "beforeShellExecution",
+        "stop-aborted",
+    ] {
+        p.feed(CURSOR, name);
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Idle);
+    assert_eq!(p.state().attention(), Attention::None);
+    assert_eq!(p.state().cwd.as_deref(), Some("/tmp/proj"));
+}
+
+#[test]
+fn cursor_completed_turn_is_done_unread() {
+    let mut p = Pane1::new(AgentKind::Cursor);
+    for name in [
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "preToolUse",
+        "postToolUse",
+        "afterAgentResponse",
+        "stop",
+    ] {
+        p.feed(CURSOR, name);
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
+}
+
+#[test]
+fn gemini_full_turn_then_triple_session_end_yields_exactly_one_done() {
+    let mut p = Pane1::new(AgentKind::Gemini);
+    for name in [
+        "SessionStart",
+        "BeforeAgent",
+        "PreCompress",
+        "BeforeModel",
+        "BeforeToolSelection",
+        "AfterModel",
+        "BeforeTool",
+        "Notification",
+    ] {
+        p.feed(GEMINI, name);
+    }
+    assert_eq!(p.state().attention(), Attention::PermissionRequired);
+    for name in [
+        "AfterTool",
+        "AfterAgent",
+        "SessionEnd",
+        "SessionEnd",
+        "SessionEnd",
+    ] {
+        p.feed(GEMINI, name);
+    }
+    assert_eq!(p.count("agent.done"), 1);
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(
+        p.state().last_message.as_deref(),
+        Some("I wrote hi to /tmp/x.")
+    );
+    assert!(p.log.iter().any(|e| matches!(
+        e.kind,
+        EventKind::DecisionResolved {
+            resolution: Resolution::Approved,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn gemini_triple_session_end_on_idle_pane_yields_exactly_one_done() {
+    let mut p = Pane1::new(AgentKind::Gemini);
+    p.feed(GEMINI, "SessionStart");
+    for _ in 0..3 {
+        p.feed(GEMINI, "SessionEnd");
+    }
+    assert_eq!(p.count("agent.done"), 1);
+    assert_eq!(p.count("attention.created"), 1);
+    assert_eq!(p.state().last_message.as_deref(), Some("session ended"));
+}
+
+// ---------------------------------------------------------------- never panics
+
+const AGENTS: [AgentKind; 5] = [
+    AgentKind::Claude,
+    AgentKind::Codex,
+    AgentKind::Cursor,
+    AgentKind::Gemini,
+    AgentKind::Shell,
+];
+
+/// Event names of every agent (plus one unknown), so generated payloads reach the
+/// mapping rows and not only the "unknown event" path.
+const EVENTS: [&str; 24] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SubagentStop",
+    "SessionEnd",
+    "notify",
+    "sessionStart",
+    "beforeShellExecution",
+    "postToolUseFailure",
+    "stop",
+    "afterAgentResponse",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "sessionEnd",
+    "NoSuchEvent",
+];
+
+/// Field names and values the adapters look at.
+const NAMES: [&str; 24] = [
+    "AskUserQuestion",
+    "ToolPermission",
+    "permission_prompt",
+    "agent-turn-complete",
+    "aborted",
+    "error",
+    "rate_limit",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "questions",
+    "question",
+    "options",
+    "label",
+    "session_id",
+    "thread-id",
+    "conversation_id",
+    "workspace_roots",
+    "details",
+    "command",
+    "type",
+    "status",
+    "is_interrupt",
+    "notification_type",
+];
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let key = prop_oneof![
+        prop::sample::select(&NAMES[..]).prop_map(str::to_string),
+        ".{0,8}"
+    ];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        prop::sample::select(&NAMES[..]).prop_map(Value::from),
+        ".{0,20}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(key.clone(), inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A JSON object text: real field names with arbitrary values, and (mostly) a real
+/// `hook_event_name`.
+fn json_object() -> impl Strategy<Value = String> {
+    (
+        prop::collection::btree_map(
+            prop::sample::select(&NAMES[..]).prop_map(str::to_string),
+            json_value(),
+            0..8,
+        ),
+        prop::option::weighted(0.9, prop::sample::select(&EVENTS[..])),
+    )
+        .prop_map(|(fields, event)| {
+            let mut object: serde_json::Map<_, _> = fields.into_iter().collect();
+            if let Some(e) = event {
+                object.insert("hook_event_name".into(), e.into());
+            }
+            serde_json::Value::Object(object).to_string()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn arbitrary_strings_never_panic(
+        agent in prop::sample::select(&AGENTS[..]),
+        event in prop::option::of(prop::sample::select(&EVENTS[..])),
+        payload in ".{0,200}",
+    ) {
+        let _ = map_hook(agent, event, &payload, AT);
+    }
+
+    #[test]
+    fn arbitrary_json_objects_never_panic(
+        agent in prop::sample::select(&AGENTS[..]),
+        event in prop::option::of(prop::sample::select(&EVENTS[..])),
+        payload in json_object(),
+    ) {
+        let result = map_hook(agent, event, &payload, AT);
+        if agent != AgentKind::Shell {
+            // An object is never a JSON error; it maps unless no event is named.
+            let parse_error = matches!(result, Err(AdapterError::Json { .. }) | Err(AdapterError::NotAnObject));
+            prop_assert!(!parse_error, "{:?}", result);
+        }
+    }
+}
