@@ -4,8 +4,10 @@
 //! outputs are the new state and the [`crate::model::Event`]s it emitted. No I/O, no
 //! clock (seed 000, spec 024, CONTRACT §2–§4, §8).
 
+pub mod ladder;
 mod order;
 mod summary;
+pub mod taxonomy;
 mod transition;
 mod view;
 mod world;

@@ -1,0 +1,146 @@
+//! Seed 004's three-axis taxonomy and derived diagnoses, computed at read time and never
+//! stored (CONTRACT §6). One function projects, one bridge renders; every surface shows
+//! these values.
+//!
+//! The activity oracle here never reads tasks or holds (seed 004's non-inference
+//! contract): [`diagnose`] is a separate query layer over [`project`]'s output.
+
+use super::ladder::{Activity, NeedsInput};
+use crate::model::{Lifecycle, Live, Pane, Timestamp};
+use serde::Serialize;
+
+/// Session presence: does a process exist (seed 004 axis 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Presence {
+    /// Running, and a client is attached or the pane is focused.
+    Present,
+    /// Running with no client.
+    Detached,
+    /// The process exited.
+    Exited,
+    /// An external pane whose process is no longer known.
+    Absent,
+}
+
+/// What a non-present agent can come back as (seed 004 axis 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resumability {
+    /// Running.
+    Live,
+    /// Exited with a resume argv.
+    Resumable,
+    /// Exited without a way back (no resume argv known).
+    Gone,
+}
+
+/// The projection of one pane on seed 004's axes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Taxonomy {
+    pub session: Presence,
+    pub activity: Activity,
+    pub needs_input: NeedsInput,
+    /// The one display bridge: `needs-input` whenever count > 0, else the activity.
+    pub display: String,
+    pub resumability: Resumability,
+}
+
+/// Seed 004's derived diagnoses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct Diagnoses {
+    /// (idle-at-prompt or needs-input) × open obligations, and not held.
+    pub parked: bool,
+    /// An armed hold with a named owner.
+    pub held: bool,
+    /// Finished work nobody consumed: done, and not seen since the latest `agent.done`.
+    pub done_unseen: bool,
+}
+
+/// Runtime facts the projection needs beyond the stored pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RuntimeFacts {
+    /// An attach client is connected.
+    pub attached: bool,
+    /// For external panes: whether the agent's process is known (a pid is watched).
+    pub process_known: bool,
+    /// Needs-input gates matched by screen chrome without an open decision.
+    pub chrome_gates: u32,
+}
+
+/// The display string of the activity axis ([`Taxonomy::display`]): one of `working`,
+/// `idle-at-prompt`, `unknown`, `needs-input`.
+pub fn display_activity(activity: Activity, needs_input: &NeedsInput) -> &'static str {
+    if needs_input.count > 0 {
+        "needs-input"
+    } else {
+        activity.as_str()
+    }
+}
+
+/// Projects `pane` (CONTRACT §6). `chrome_reason` names a matched chrome gate's reason.
+pub fn project(pane: &Pane, facts: RuntimeFacts, chrome_reason: Option<&str>) -> Taxonomy {
+    let session = match pane.live {
+        Live::Exited { .. } => Presence::Exited,
+        Live::Running if !pane.owned && !facts.process_known => Presence::Absent,
+        Live::Running if facts.attached || pane.focused => Presence::Present,
+        Live::Running => Presence::Detached,
+    };
+    let activity = match pane.lifecycle {
+        Lifecycle::Working => Activity::Working,
+        Lifecycle::Blocked | Lifecycle::Idle | Lifecycle::Done | Lifecycle::Failed => {
+            Activity::IdleAtPrompt
+        }
+        Lifecycle::Unknown => Activity::Unknown,
+    };
+    let decisions = u32::from(pane.pending_decision.is_some());
+    let mut count = decisions + facts.chrome_gates;
+    let mut reason = pane
+        .pending_decision
+        .as_ref()
+        .map(|d| match d.kind {
+            crate::model::DecisionKind::Permission => "permission prompt".to_string(),
+            crate::model::DecisionKind::Question => "input needed".to_string(),
+        })
+        .or_else(|| chrome_reason.map(str::to_string));
+    if let Some(limit) = &pane.limit_reason {
+        count = count.max(1);
+        reason.get_or_insert_with(|| limit.clone());
+    }
+    let needs_input = NeedsInput { count, reason };
+    let resumability = match pane.live {
+        Live::Running => Resumability::Live,
+        Live::Exited { .. } if pane.resume_argv.is_some() || !pane.command.is_empty() => {
+            Resumability::Resumable
+        }
+        Live::Exited { .. } => Resumability::Gone,
+    };
+    Taxonomy {
+        display: display_activity(activity, &needs_input).to_string(),
+        session,
+        activity,
+        needs_input,
+        resumability,
+    }
+}
+
+/// Seed 004's diagnoses over a projection: PARKED, HELD, DONE-UNSEEN (CONTRACT §6).
+pub fn diagnose(pane: &Pane, taxonomy: &Taxonomy, now: Timestamp) -> Diagnoses {
+    let held = pane
+        .hold
+        .as_ref()
+        .is_some_and(|h| !h.owner.is_empty() && h.is_armed(now));
+    let open_tasks = pane.tasks.iter().any(|t| t.state.is_outstanding());
+    let stopped = taxonomy.activity == Activity::IdleAtPrompt || taxonomy.needs_input.count > 0;
+    let done_unseen = pane.lifecycle == Lifecycle::Done
+        && match (pane.last_seen_at, pane.done_at) {
+            (None, _) => true,
+            (Some(seen), Some(done)) => seen < done,
+            (Some(_), None) => false,
+        };
+    Diagnoses {
+        parked: stopped && open_tasks && !held,
+        held,
+        done_unseen,
+    }
+}
