@@ -8,5 +8,6 @@ pub mod adapters;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod install;
 pub mod model;
 pub mod service;

@@ -4,3 +4,4 @@ pub mod attach;
 pub mod db;
 pub mod paths;
 pub mod pty;
+pub mod spool;

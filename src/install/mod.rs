@@ -1,0 +1,417 @@
+//! `attend install-hooks AGENT [--scope user|project] [--dry-run] [--uninstall]`: merges
+//! Attend's hook entries into the agent's own configuration (DESIGN "Shape"; CONTRACT §8;
+//! AGENTS-REFERENCE.md for each agent's file format).
+//!
+//! Every entry runs this `attend` binary by absolute path (`<attend> hook <agent>`; Codex
+//! `notify = [<attend>, "hook", "codex", "--notify"]`), so it works whatever the agent's
+//! `PATH`. Planning reads the files and changes nothing; [`InstallPlan::diff`] shows the
+//! change and [`InstallPlan::apply`] writes it (backup first, atomic replace).
+//!
+//! Guarantees: the user's other settings and hooks are kept as written (key order,
+//! indentation, comments); installing twice changes nothing; uninstalling removes exactly
+//! Attend's entries, and when the result equals a backup's content the backup's exact
+//! bytes are restored (a file Attend created is deleted), so install → install →
+//! uninstall leaves the original byte for byte. Invalid JSON or TOML is refused with the
+//! parse error's line and column, and nothing is written.
+
+mod command;
+mod files;
+mod json;
+mod toml;
+
+use crate::model::AgentKind;
+use command::Matcher;
+use json::{JsonHooks, Shape};
+use std::path::{Path, PathBuf};
+
+/// Which configuration layer to edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`).
+    User,
+    /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/` in the project).
+    Project,
+}
+
+/// The directories the configuration paths derive from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dirs {
+    /// The user's home directory.
+    pub home: PathBuf,
+    /// The project directory (project scope).
+    pub project: PathBuf,
+    /// `$CLAUDE_CONFIG_DIR`: Claude's user directory instead of `~/.claude`.
+    pub claude_config_dir: Option<PathBuf>,
+    /// `$CODEX_HOME`: Codex's user directory instead of `~/.codex`.
+    pub codex_home: Option<PathBuf>,
+}
+
+impl Dirs {
+    /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`
+    /// and `$CODEX_HOME` (empty counts as unset), and the given project directory.
+    pub fn from_env(project: &Path) -> Dirs {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Dirs {
+            home: var("HOME")
+                .map(PathBuf::from)
+                .or_else(std::env::home_dir)
+                .unwrap_or_else(|| PathBuf::from("/")),
+            project: project.to_path_buf(),
+            claude_config_dir: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            codex_home: var("CODEX_HOME").map(PathBuf::from),
+        }
+    }
+}
+
+/// Why planning or applying failed. Planning errors leave every file untouched.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The user's file is not valid JSON or TOML; `line` and `column` are 1-based.
+    #[error("{}: line {line}, column {column}: {message}; nothing was changed", path.display())]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The file parses, but a value Attend must add to has another type.
+    #[error("{}: {message}; nothing was changed", path.display())]
+    Shape { path: PathBuf, message: String },
+    /// Codex `config.toml` already has a `notify` program that is not Attend's.
+    #[error(
+        "{}: `notify` is already set to {existing}. Codex runs only one notify program, so \
+         Attend will not replace yours; remove that line (or make your program call \
+         `attend hook codex --notify` too) and run install-hooks again; nothing was changed",
+        path.display()
+    )]
+    NotifyTaken { path: PathBuf, existing: String },
+    /// The attend executable path is relative, not UTF-8 or holds a NUL byte.
+    #[error("the attend executable path {} must be absolute UTF-8", .0.display())]
+    ExePath(PathBuf),
+    /// The agent kind has no hooks (`shell`).
+    #[error("{0} has no hooks to install")]
+    Unsupported(AgentKind),
+    /// A file changed between planning and applying; nothing was written.
+    #[error("{} changed since the plan was made; nothing was written", path.display())]
+    Changed { path: PathBuf },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One file's planned change. `before`/`after` are the whole texts; `None` means the file
+/// does not exist (before) or is to be deleted (after).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: PathBuf,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+impl FileChange {
+    /// True when applying would change this file.
+    pub fn changes(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+/// The planned change for one agent: every file it touches, changed or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallPlan {
+    pub agent: AgentKind,
+    pub files: Vec<FileChange>,
+}
+
+impl InstallPlan {
+    /// True when applying would change nothing (e.g. a second install).
+    pub fn is_noop(&self) -> bool {
+        !self.files.iter().any(FileChange::changes)
+    }
+
+    /// A unified diff of every changed file (`/dev/null` for a created or deleted file);
+    /// empty for a no-op plan. This is what `--dry-run` prints.
+    pub fn diff(&self) -> String {
+        self.files
+            .iter()
+            .filter(|f| f.changes())
+            .map(|f| files::unified_diff(&f.path, f.before.as_deref(), f.after.as_deref()))
+            .collect()
+    }
+
+    /// Writes the plan. First checks that no file changed since planning (else
+    /// [`InstallError::Changed`] and nothing is written); then, per changed file, backs up
+    /// an existing original to `<file>.attend-backup-<unix-ms>`, and writes the new text
+    /// atomically (temporary file + rename, parent directories created) or deletes the
+    /// file. Returns the backups made.
+    pub fn apply(&self) -> Result<Vec<PathBuf>, InstallError> {
+        let changed: Vec<&FileChange> = self.files.iter().filter(|f| f.changes()).collect();
+        for file in &changed {
+            if files::read_optional(&file.path)? != file.before {
+                return Err(InstallError::Changed {
+                    path: file.path.clone(),
+                });
+            }
+        }
+        let mut backups = Vec::new();
+        for file in changed {
+            if file.before.is_some() {
+                backups.push(files::backup(&file.path)?);
+            }
+            match &file.after {
+                Some(text) => files::write_atomic(&file.path, text)?,
+                None => files::remove(&file.path)?,
+            }
+        }
+        Ok(backups)
+    }
+}
+
+/// Plans installing Attend's hooks for `agent` (see the module docs). Reads the files,
+/// writes nothing.
+///
+/// Errors: [`InstallError::Parse`], [`InstallError::Shape`], [`InstallError::NotifyTaken`],
+/// [`InstallError::ExePath`], [`InstallError::Unsupported`], [`InstallError::Io`].
+pub fn plan_install(
+    agent: AgentKind,
+    scope: Scope,
+    attend_exe: &Path,
+    dirs: &Dirs,
+) -> Result<InstallPlan, InstallError> {
+    plan(agent, scope, attend_exe, dirs, Direction::Install)
+}
+
+/// Plans removing Attend's hooks for `agent`: exactly the entries that run `attend hook
+/// <agent>` (whatever the executable's directory), and nothing of the user's. Reads the
+/// files, writes nothing. Errors as [`plan_install`] (except `NotifyTaken`).
+pub fn plan_uninstall(
+    agent: AgentKind,
+    scope: Scope,
+    attend_exe: &Path,
+    dirs: &Dirs,
+) -> Result<InstallPlan, InstallError> {
+    plan(agent, scope, attend_exe, dirs, Direction::Uninstall)
+}
+
+/// The files [`plan_install`] edits for `agent` in `scope`, in order.
+pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
+    let user = |default: &str, over: &Option<PathBuf>| {
+        over.clone().unwrap_or_else(|| dirs.home.join(default))
+    };
+    let base = |dot: &str, over: &Option<PathBuf>| match scope {
+        Scope::User => user(dot, over),
+        Scope::Project => dirs.project.join(dot),
+    };
+    match agent {
+        AgentKind::Claude => vec![base(".claude", &dirs.claude_config_dir).join("settings.json")],
+        AgentKind::Codex => {
+            let dir = base(".codex", &dirs.codex_home);
+            vec![dir.join("config.toml"), dir.join("hooks.json")]
+        }
+        AgentKind::Cursor => vec![base(".cursor", &None).join("hooks.json")],
+        AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
+        AgentKind::Shell => Vec::new(),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Install,
+    Uninstall,
+}
+
+const CLAUDE_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+];
+/// Claude's tool events, whose groups say `"matcher": "*"` (all tools).
+const CLAUDE_TOOL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+];
+const CODEX_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Stop",
+    "SessionEnd",
+];
+const CURSOR_EVENTS: &[&str] = &[
+    "sessionStart",
+    "sessionEnd",
+    "beforeSubmitPrompt",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "afterAgentResponse",
+    "stop",
+];
+const GEMINI_EVENTS: &[&str] = &[
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeTool",
+    "AfterTool",
+    "Notification",
+];
+
+/// How one file is edited.
+enum Editor<'a> {
+    Json(JsonHooks<'a>),
+    CodexNotify {
+        argv: Vec<String>,
+        matcher: &'a Matcher,
+    },
+}
+
+impl Editor<'_> {
+    fn edit(&self, path: &Path, text: &str, direction: Direction) -> Result<String, InstallError> {
+        match (self, direction) {
+            (Editor::Json(hooks), Direction::Install) => hooks.install(path, text),
+            (Editor::Json(hooks), Direction::Uninstall) => hooks.uninstall(path, text),
+            (Editor::CodexNotify { argv, matcher }, Direction::Install) => {
+                toml::install(path, text, argv, matcher)
+            }
+            (Editor::CodexNotify { matcher, .. }, Direction::Uninstall) => {
+                toml::uninstall(path, text, matcher)
+            }
+        }
+    }
+
+    fn value(&self, text: &str) -> Option<serde_json::Value> {
+        match self {
+            Editor::Json(hooks) => hooks.value(text),
+            Editor::CodexNotify { .. } => toml::value(text),
+        }
+    }
+
+    fn is_blank(&self, value: &serde_json::Value) -> bool {
+        match self {
+            Editor::Json(hooks) => hooks.is_blank(value),
+            Editor::CodexNotify { .. } => value.as_object().is_some_and(|m| m.is_empty()),
+        }
+    }
+}
+
+/// Timeouts: Claude 5 s; Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
+/// more); Gemini 5000 ms. The hook client itself gives up after 300 ms.
+fn editors<'a>(
+    agent: AgentKind,
+    attend_exe: &Path,
+    matcher: &'a Matcher,
+) -> Result<Vec<Editor<'a>>, InstallError> {
+    let command = command::hook_command(attend_exe, agent)?;
+    let grouped = |events, timeout, name, match_all, allow_comments| {
+        Editor::Json(JsonHooks {
+            shape: Shape::Grouped {
+                timeout,
+                name,
+                match_all,
+            },
+            events,
+            allow_comments,
+            command: command.clone(),
+            matcher,
+        })
+    };
+    Ok(match agent {
+        AgentKind::Claude => vec![grouped(CLAUDE_EVENTS, 5, None, CLAUDE_TOOL_EVENTS, false)],
+        AgentKind::Codex => vec![
+            Editor::CodexNotify {
+                argv: command::notify_argv(attend_exe)?,
+                matcher,
+            },
+            grouped(CODEX_EVENTS, 3, None, &[], false),
+        ],
+        AgentKind::Cursor => vec![Editor::Json(JsonHooks {
+            shape: Shape::Flat,
+            events: CURSOR_EVENTS,
+            allow_comments: false,
+            command: command.clone(),
+            matcher,
+        })],
+        // Gemini strips comments from its settings files, so they are allowed there.
+        AgentKind::Gemini => vec![grouped(GEMINI_EVENTS, 5000, Some("attend"), &[], true)],
+        AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
+    })
+}
+
+fn plan(
+    agent: AgentKind,
+    scope: Scope,
+    attend_exe: &Path,
+    dirs: &Dirs,
+    direction: Direction,
+) -> Result<InstallPlan, InstallError> {
+    let matcher = Matcher::new(agent, attend_exe);
+    let editors = editors(agent, attend_exe, &matcher)?;
+    let mut changes = Vec::new();
+    for (path, editor) in config_paths(agent, scope, dirs).into_iter().zip(&editors) {
+        let path = files::resolve(path);
+        let before = files::read_optional(&path)?;
+        let after = match (&before, direction) {
+            (None, Direction::Uninstall) => None,
+            (None, Direction::Install) => Some(editor.edit(&path, "", direction)?),
+            (Some(text), Direction::Install) => Some(editor.edit(&path, text, direction)?),
+            (Some(text), Direction::Uninstall) => {
+                let edited = editor.edit(&path, text, direction)?;
+                if &edited == text {
+                    Some(edited)
+                } else {
+                    restore(&path, edited, editor)
+                }
+            }
+        };
+        changes.push(FileChange {
+            path,
+            before,
+            after,
+        });
+    }
+    Ok(InstallPlan {
+        agent,
+        files: changes,
+    })
+}
+
+/// The final text of an uninstalled file: the newest backup with the same content (its
+/// exact bytes: the user's original formatting); else nothing when the file is blank and
+/// has no backup (Attend created it); else the edited text.
+fn restore(path: &Path, edited: String, editor: &Editor) -> Option<String> {
+    let Some(value) = editor.value(&edited) else {
+        return Some(edited);
+    };
+    let backups = files::backups(path);
+    if let Some(original) = backups
+        .iter()
+        .find(|b| editor.value(b).as_ref() == Some(&value))
+    {
+        return Some(original.clone());
+    }
+    if backups.is_empty() && editor.is_blank(&value) {
+        return None;
+    }
+    Some(edited)
+}

@@ -1,0 +1,714 @@
+//! `attend install-hooks`: merging Attend's entries into the agents' own configs
+//! (install, idempotence, the user's other hooks, byte-identical round trip, dry-run diff,
+//! invalid files, backups), for Claude, Codex, Cursor and Gemini, in temporary homes.
+
+use attend::install::{
+    config_paths, plan_install, plan_uninstall, Dirs, InstallError, InstallPlan, Scope,
+};
+use attend::model::AgentKind;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const EXE: &str = "/opt/attend/bin/attend";
+
+const AGENTS: [AgentKind; 4] = [
+    AgentKind::Claude,
+    AgentKind::Codex,
+    AgentKind::Cursor,
+    AgentKind::Gemini,
+];
+
+struct Home {
+    _tmp: tempfile::TempDir,
+    dirs: Dirs,
+}
+
+impl Home {
+    fn new() -> Home {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = Dirs {
+            home: tmp.path().join("home"),
+            project: tmp.path().join("project"),
+            claude_config_dir: None,
+            codex_home: None,
+        };
+        fs::create_dir_all(&dirs.home).unwrap();
+        fs::create_dir_all(&dirs.project).unwrap();
+        Home { _tmp: tmp, dirs }
+    }
+
+    fn paths(&self, agent: AgentKind) -> Vec<PathBuf> {
+        config_paths(agent, Scope::User, &self.dirs)
+    }
+
+    fn install(&self, agent: AgentKind) -> InstallPlan {
+        plan_install(agent, Scope::User, Path::new(EXE), &self.dirs).unwrap()
+    }
+
+    fn uninstall(&self, agent: AgentKind) -> InstallPlan {
+        plan_uninstall(agent, Scope::User, Path::new(EXE), &self.dirs).unwrap()
+    }
+
+    fn write(&self, path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+}
+
+fn read(path: &Path) -> Option<String> {
+    fs::read_to_string(path).ok()
+}
+
+fn json(path: &Path) -> Value {
+    let text = read(path).unwrap();
+    let stripped: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&stripped).unwrap()
+}
+
+fn backups_of(path: &Path) -> Vec<PathBuf> {
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    let mut found: Vec<PathBuf> = fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with(&format!("{name}.attend-backup-"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Realistic configs holding the user's own hooks, per agent and file (2- and 4-space
+/// indentation, comments in TOML and in Gemini's JSON, no trailing newline in one).
+fn fixtures(agent: AgentKind) -> Vec<&'static str> {
+    match agent {
+        AgentKind::Claude => vec![
+            r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": ["Bash(git status)", "Read(./src/**)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "/usr/local/bin/guard.sh", "timeout": 10 }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [{ "type": "command", "command": "notify-send done" }]
+      }
+    ]
+  },
+  "model": "opus"
+}
+"#,
+        ],
+        AgentKind::Codex => vec![
+            r#"# Codex configuration
+model = "gpt-5-codex"   # the default model
+approval_policy = "on-request"
+
+[features]
+hooks = true
+
+# trusted projects
+[projects."/srv/work/demo"]
+trust_level = "trusted"
+"#,
+            r#"{
+    "hooks": {
+        "SessionStart": [
+            {
+                "matcher": "startup",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "python3 ~/.codex/hooks/session_start.py",
+                        "timeout": 30
+                    }
+                ]
+            }
+        ]
+    }
+}"#,
+        ],
+        AgentKind::Cursor => vec![
+            r#"{
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [{ "command": "./hooks/format.sh" }],
+    "stop": [
+      { "command": "./hooks/audit.sh", "timeout": 10 }
+    ]
+  }
+}
+"#,
+        ],
+        AgentKind::Gemini => vec![
+            r#"{
+    // user settings
+    "theme": "GitHub",
+    "security": {
+        "auth": { "selectedType": "gemini-api-key" }
+    },
+    "hooks": {
+        "BeforeTool": [
+            {
+                "matcher": "run_shell_command",
+                "hooks": [
+                    {
+                        "name": "guard",
+                        "type": "command",
+                        "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh",
+                        "timeout": 2000
+                    }
+                ]
+            }
+        ]
+    }
+}
+"#,
+        ],
+        AgentKind::Shell => vec![],
+    }
+}
+
+/// Commands of every hook under `hooks.<event>` (grouped or flat shapes).
+fn commands(value: &Value, event: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in value["hooks"][event].as_array().into_iter().flatten() {
+        if let Some(c) = entry["command"].as_str() {
+            out.push(c.to_string());
+        }
+        for hook in entry["hooks"].as_array().into_iter().flatten() {
+            out.push(hook["command"].as_str().unwrap().to_string());
+        }
+    }
+    out
+}
+
+fn events(agent: AgentKind) -> &'static [&'static str] {
+    match agent {
+        AgentKind::Claude => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Notification",
+            "Stop",
+            "StopFailure",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "SessionEnd",
+        ],
+        AgentKind::Codex => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "Stop",
+            "SessionEnd",
+        ],
+        AgentKind::Cursor => &[
+            "sessionStart",
+            "sessionEnd",
+            "beforeSubmitPrompt",
+            "preToolUse",
+            "postToolUse",
+            "postToolUseFailure",
+            "beforeShellExecution",
+            "afterShellExecution",
+            "afterAgentResponse",
+            "stop",
+        ],
+        AgentKind::Gemini => &[
+            "SessionStart",
+            "SessionEnd",
+            "BeforeAgent",
+            "AfterAgent",
+            "BeforeTool",
+            "AfterTool",
+            "Notification",
+        ],
+        AgentKind::Shell => &[],
+    }
+}
+
+/// The JSON hook file of an agent (Codex: hooks.json, the second file).
+fn hook_file(home: &Home, agent: AgentKind) -> PathBuf {
+    home.paths(agent).last().unwrap().clone()
+}
+
+#[test]
+fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
+    for agent in AGENTS {
+        let home = Home::new();
+        let plan = home.install(agent);
+        assert!(!plan.is_noop(), "{agent}");
+        assert!(plan.files.iter().all(|f| f.before.is_none()), "{agent}");
+        let backups = plan.apply().unwrap();
+        assert!(backups.is_empty(), "{agent}: nothing to back up");
+
+        let value = json(&hook_file(&home, agent));
+        let want = format!("{EXE} hook {agent}");
+        for event in events(agent) {
+            assert_eq!(
+                commands(&value, event),
+                vec![want.clone()],
+                "{agent} {event}"
+            );
+        }
+        let hooks = value["hooks"].as_object().unwrap();
+        assert_eq!(
+            hooks.len(),
+            events(agent).len(),
+            "{agent}: only these events"
+        );
+        match agent {
+            AgentKind::Claude => {
+                assert_eq!(value["hooks"]["PreToolUse"][0]["matcher"], "*");
+                assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["timeout"], 5);
+                assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["type"], "command");
+            }
+            AgentKind::Gemini => {
+                assert_eq!(value["hooks"]["AfterTool"][0]["hooks"][0]["timeout"], 5000);
+            }
+            AgentKind::Cursor => assert_eq!(value["version"], 1),
+            AgentKind::Codex => {
+                let toml = read(&home.paths(agent)[0]).unwrap();
+                assert_eq!(
+                    toml,
+                    format!("notify = [\"{EXE}\", \"hook\", \"codex\", \"--notify\"]\n")
+                );
+            }
+            AgentKind::Shell => unreachable!(),
+        }
+        for path in home.paths(agent) {
+            assert!(read(&path).unwrap().ends_with('\n'), "{}", path.display());
+        }
+
+        let again = home.install(agent);
+        assert!(again.is_noop(), "{agent}: {}", again.diff());
+        assert_eq!(again.diff(), "");
+        assert_eq!(again.apply().unwrap(), Vec::<PathBuf>::new());
+    }
+}
+
+#[test]
+fn install_keeps_the_users_own_hooks_and_settings() {
+    for agent in AGENTS {
+        let home = Home::new();
+        let paths = home.paths(agent);
+        for (path, text) in paths.iter().zip(fixtures(agent)) {
+            home.write(path, text);
+        }
+        let before = json(&hook_file(&home, agent));
+        home.install(agent).apply().unwrap();
+        let after = json(&hook_file(&home, agent));
+
+        for (event, list) in before["hooks"].as_object().unwrap() {
+            let old = list.as_array().unwrap();
+            let new = after["hooks"][event].as_array().unwrap();
+            assert_eq!(&new[..old.len()], &old[..], "{agent} {event}: user's first");
+        }
+        for (key, value) in before.as_object().unwrap() {
+            if key != "hooks" {
+                assert_eq!(&after[key], value, "{agent} {key}");
+            }
+        }
+        let want = format!("{EXE} hook {agent}");
+        for event in events(agent) {
+            assert_eq!(
+                commands(&after, event)
+                    .iter()
+                    .filter(|c| **c == want)
+                    .count(),
+                1,
+                "{agent} {event}"
+            );
+        }
+        if agent == AgentKind::Codex {
+            let toml = read(&paths[0]).unwrap();
+            assert!(toml.starts_with(
+                "# Codex configuration\nmodel = \"gpt-5-codex\"   # the default model\n"
+            ));
+            assert!(toml.contains("\n# trusted projects\n[projects.\"/srv/work/demo\"]\n"));
+            assert!(toml.contains(&format!(
+                "notify = [\"{EXE}\", \"hook\", \"codex\", \"--notify\"]\n"
+            )));
+        }
+        // The user's formatting is kept: the file's own lines are still there, in order.
+        let text = read(&hook_file(&home, agent)).unwrap();
+        let original = fixtures(agent).last().unwrap().to_string();
+        let first_lines: Vec<&str> = original.lines().take(3).collect();
+        assert!(
+            text.starts_with(&first_lines.join("\n")),
+            "{agent}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn install_install_uninstall_leaves_the_config_byte_identical() {
+    for agent in AGENTS {
+        for (with_files, drop_backups) in [(true, false), (true, true), (false, false)] {
+            let home = Home::new();
+            let paths = home.paths(agent);
+            if with_files {
+                for (path, text) in paths.iter().zip(fixtures(agent)) {
+                    home.write(path, text);
+                }
+            }
+            let originals: Vec<Option<String>> = paths.iter().map(|p| read(p)).collect();
+
+            home.install(agent).apply().unwrap();
+            let second = home.install(agent);
+            assert!(second.is_noop(), "{agent}");
+            second.apply().unwrap();
+            if drop_backups {
+                // Without backups the format-preserving edit alone must restore the bytes.
+                for path in &paths {
+                    for backup in backups_of(path) {
+                        fs::remove_file(backup).unwrap();
+                    }
+                }
+            }
+            home.uninstall(agent).apply().unwrap();
+
+            for (path, original) in paths.iter().zip(&originals) {
+                assert_eq!(
+                    &read(path),
+                    original,
+                    "{agent} {} (files: {with_files}, backups dropped: {drop_backups})",
+                    path.display()
+                );
+            }
+            assert!(
+                home.uninstall(agent).is_noop(),
+                "{agent}: nothing left to remove"
+            );
+        }
+    }
+}
+
+#[test]
+fn round_trip_is_byte_identical_for_compact_and_four_space_json() {
+    let cases = [
+        "{\"model\":\"opus\",\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]}}",
+        "{\n    \"model\": \"opus\",\n    \"env\": {\n        \"A\": \"1\"\n    }\n}\n",
+        "{}\n",
+        "{\n  \"hooks\": {}\n}\n",
+        "",
+    ];
+    for original in cases {
+        let home = Home::new();
+        let path = hook_file(&home, AgentKind::Claude);
+        home.write(&path, original);
+        home.install(AgentKind::Claude).apply().unwrap();
+        assert!(home.install(AgentKind::Claude).is_noop());
+        home.uninstall(AgentKind::Claude).apply().unwrap();
+        assert_eq!(read(&path).as_deref(), Some(original), "{original:?}");
+    }
+}
+
+#[test]
+fn uninstall_removes_only_attends_entries_when_the_user_changed_the_file_meanwhile() {
+    let home = Home::new();
+    let path = hook_file(&home, AgentKind::Claude);
+    home.write(&path, fixtures(AgentKind::Claude)[0]);
+    home.install(AgentKind::Claude).apply().unwrap();
+    // The user adds a setting after installing.
+    let edited = read(&path)
+        .unwrap()
+        .replace("\"model\": \"opus\"", "\"model\": \"sonnet\"");
+    fs::write(&path, edited).unwrap();
+    home.uninstall(AgentKind::Claude).apply().unwrap();
+
+    let expected =
+        fixtures(AgentKind::Claude)[0].replace("\"model\": \"opus\"", "\"model\": \"sonnet\"");
+    assert_eq!(read(&path).unwrap(), expected);
+}
+
+#[test]
+fn dry_run_diff_shows_the_added_command_and_writes_nothing() {
+    for agent in AGENTS {
+        let home = Home::new();
+        let paths = home.paths(agent);
+        for (path, text) in paths.iter().zip(fixtures(agent)) {
+            home.write(path, text);
+        }
+        let plan = home.install(agent);
+        let diff = plan.diff();
+        assert!(
+            diff.contains(&format!("{EXE} hook {agent}")),
+            "{agent}:\n{diff}"
+        );
+        for path in &paths {
+            assert!(
+                diff.contains(&format!("+++ {}", path.display())),
+                "{agent}:\n{diff}"
+            );
+        }
+        assert!(diff
+            .lines()
+            .filter(|l| l.contains(&format!("{EXE} hook {agent}")))
+            .all(|l| l.starts_with('+')));
+        // Planning (the dry run) wrote nothing and made no backup.
+        for (path, text) in paths.iter().zip(fixtures(agent)) {
+            assert_eq!(read(path).as_deref(), Some(text));
+            assert!(backups_of(path).is_empty());
+        }
+    }
+    // A missing file shows as created from /dev/null.
+    let home = Home::new();
+    let diff = home.install(AgentKind::Cursor).diff();
+    assert!(diff.starts_with("--- /dev/null\n"), "{diff}");
+    assert!(!hook_file(&home, AgentKind::Cursor).exists());
+}
+
+#[test]
+fn invalid_files_are_refused_with_the_line_and_left_untouched() {
+    let cases: [(AgentKind, usize, &str, usize); 4] = [
+        (
+            AgentKind::Claude,
+            0,
+            "{\n  \"model\": \"opus\",\n  \"hooks\": {,\n}\n",
+            3,
+        ),
+        (
+            AgentKind::Cursor,
+            0,
+            "{\n  \"version\": 1\n  // no comments in Cursor's file\n}\n",
+            3,
+        ),
+        (
+            AgentKind::Codex,
+            0,
+            "model = \"o3\"\n[features\nhooks = true\n",
+            2,
+        ),
+        // A missing comma is reported where the comma belongs.
+        (
+            AgentKind::Gemini,
+            0,
+            "{\n    // ok\n    \"theme\": \"GitHub\"\n    \"x\": 1\n}\n",
+            3,
+        ),
+    ];
+    for (agent, index, text, line) in cases {
+        let home = Home::new();
+        let path = home.paths(agent)[index].clone();
+        home.write(&path, text);
+        for result in [
+            plan_install(agent, Scope::User, Path::new(EXE), &home.dirs),
+            plan_uninstall(agent, Scope::User, Path::new(EXE), &home.dirs),
+        ] {
+            match result {
+                Err(InstallError::Parse {
+                    path: p, line: l, ..
+                }) => {
+                    assert_eq!(p, path, "{agent}");
+                    assert_eq!(l, line, "{agent}");
+                }
+                other => panic!("{agent}: expected a parse error, got {other:?}"),
+            }
+        }
+        let message = plan_install(agent, Scope::User, Path::new(EXE), &home.dirs)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains(&format!("line {line}")), "{message}");
+        assert_eq!(read(&path).as_deref(), Some(text));
+        assert!(backups_of(&path).is_empty());
+    }
+}
+
+#[test]
+fn apply_backs_up_the_original_once_per_change() {
+    let home = Home::new();
+    let path = hook_file(&home, AgentKind::Gemini);
+    let original = fixtures(AgentKind::Gemini)[0];
+    home.write(&path, original);
+    let backups = home.install(AgentKind::Gemini).apply().unwrap();
+    assert_eq!(backups, backups_of(&path));
+    assert_eq!(backups.len(), 1);
+    assert_eq!(read(&backups[0]).as_deref(), Some(original));
+    assert!(backups[0]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .strip_prefix("settings.json.attend-backup-")
+        .unwrap()
+        .parse::<u64>()
+        .is_ok());
+    // A no-op install makes no backup.
+    assert!(home.install(AgentKind::Gemini).apply().unwrap().is_empty());
+    assert_eq!(backups_of(&path).len(), 1);
+}
+
+#[test]
+fn codex_refuses_someone_elses_notify_and_replaces_a_stale_own_one() {
+    let home = Home::new();
+    let [toml_path, json_path] = <[PathBuf; 2]>::try_from(home.paths(AgentKind::Codex)).unwrap();
+    let theirs = "notify = [\"notify-send\", \"Codex\"]\nmodel = \"o3\"\n";
+    home.write(&toml_path, theirs);
+    let err = home.dirs.clone();
+    match plan_install(AgentKind::Codex, Scope::User, Path::new(EXE), &err) {
+        Err(e @ InstallError::NotifyTaken { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("notify-send"), "{msg}");
+            assert!(msg.contains("only one notify program"), "{msg}");
+        }
+        other => panic!("expected NotifyTaken, got {other:?}"),
+    }
+    assert_eq!(read(&toml_path).as_deref(), Some(theirs));
+    assert!(!json_path.exists());
+
+    // An old install from another location is Attend's: replaced in place, not refused.
+    let stale = "model = \"o3\"\nnotify = [\"/usr/local/bin/attend\", \"hook\", \"codex\", \"--notify\"] # attend\n";
+    home.write(&toml_path, stale);
+    home.install(AgentKind::Codex).apply().unwrap();
+    assert_eq!(
+        read(&toml_path).unwrap(),
+        format!(
+            "model = \"o3\"\nnotify = [\"{EXE}\", \"hook\", \"codex\", \"--notify\"] # attend\n"
+        )
+    );
+}
+
+#[test]
+fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
+    let home = Home::new();
+    let old = Path::new("/usr/local/bin/attend");
+    plan_install(AgentKind::Cursor, Scope::User, old, &home.dirs)
+        .unwrap()
+        .apply()
+        .unwrap();
+    home.install(AgentKind::Cursor).apply().unwrap();
+    let value = json(&hook_file(&home, AgentKind::Cursor));
+    for event in events(AgentKind::Cursor) {
+        assert_eq!(commands(&value, event), vec![format!("{EXE} hook cursor")]);
+    }
+}
+
+#[test]
+fn an_executable_path_with_spaces_is_quoted_and_still_recognised() {
+    let home = Home::new();
+    let exe = Path::new("/opt/my tools/attend");
+    plan_install(AgentKind::Claude, Scope::User, exe, &home.dirs)
+        .unwrap()
+        .apply()
+        .unwrap();
+    let value = json(&hook_file(&home, AgentKind::Claude));
+    assert_eq!(
+        commands(&value, "Stop"),
+        vec!["'/opt/my tools/attend' hook claude".to_string()]
+    );
+    assert!(
+        plan_install(AgentKind::Claude, Scope::User, exe, &home.dirs)
+            .unwrap()
+            .is_noop()
+    );
+    plan_uninstall(AgentKind::Claude, Scope::User, exe, &home.dirs)
+        .unwrap()
+        .apply()
+        .unwrap();
+    assert!(!hook_file(&home, AgentKind::Claude).exists());
+}
+
+#[test]
+fn locations_follow_scope_and_the_agents_environment_overrides() {
+    let home = Home::new();
+    let mut dirs = home.dirs.clone();
+    assert_eq!(
+        config_paths(AgentKind::Claude, Scope::Project, &dirs),
+        vec![dirs.project.join(".claude/settings.json")]
+    );
+    assert_eq!(
+        config_paths(AgentKind::Codex, Scope::User, &dirs),
+        vec![
+            dirs.home.join(".codex/config.toml"),
+            dirs.home.join(".codex/hooks.json")
+        ]
+    );
+    assert_eq!(
+        config_paths(AgentKind::Cursor, Scope::Project, &dirs),
+        vec![dirs.project.join(".cursor/hooks.json")]
+    );
+    assert_eq!(
+        config_paths(AgentKind::Gemini, Scope::User, &dirs),
+        vec![dirs.home.join(".gemini/settings.json")]
+    );
+    dirs.claude_config_dir = Some(dirs.home.join("claude-alt"));
+    dirs.codex_home = Some(dirs.home.join("codex-alt"));
+    assert_eq!(
+        config_paths(AgentKind::Claude, Scope::User, &dirs),
+        vec![dirs.home.join("claude-alt/settings.json")]
+    );
+    assert_eq!(
+        config_paths(AgentKind::Codex, Scope::User, &dirs)[0],
+        dirs.home.join("codex-alt/config.toml")
+    );
+    // Project scope writes into the project, not the overrides.
+    plan_install(AgentKind::Codex, Scope::Project, Path::new(EXE), &dirs)
+        .unwrap()
+        .apply()
+        .unwrap();
+    assert!(dirs.project.join(".codex/hooks.json").exists());
+    assert!(dirs.project.join(".codex/config.toml").exists());
+    assert!(matches!(
+        plan_install(AgentKind::Shell, Scope::User, Path::new(EXE), &dirs),
+        Err(InstallError::Unsupported(AgentKind::Shell))
+    ));
+    assert!(matches!(
+        plan_install(AgentKind::Claude, Scope::User, Path::new("attend"), &dirs),
+        Err(InstallError::ExePath(_))
+    ));
+}
+
+#[test]
+fn a_file_changed_after_planning_is_not_overwritten() {
+    let home = Home::new();
+    let path = hook_file(&home, AgentKind::Claude);
+    home.write(&path, "{}\n");
+    let plan = home.install(AgentKind::Claude);
+    fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
+    assert!(matches!(plan.apply(), Err(InstallError::Changed { .. })));
+    assert_eq!(read(&path).as_deref(), Some("{\"model\": \"opus\"}\n"));
+}
+
+#[test]
+fn a_symlinked_config_stays_a_symlink() {
+    let home = Home::new();
+    let target = home.dirs.home.join("dotfiles/claude-settings.json");
+    home.write(&target, "{\n  \"model\": \"opus\"\n}\n");
+    let link = hook_file(&home, AgentKind::Claude);
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    home.install(AgentKind::Claude).apply().unwrap();
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(read(&target)
+        .unwrap()
+        .contains(&format!("{EXE} hook claude")));
+}
