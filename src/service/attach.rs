@@ -1,1 +1,541 @@
 //! Attach sockets: stream a pane to a terminal client.
+//!
+//! `attend attach PANE` talks to the daemon over a Unix stream socket (not D-Bus
+//! messages): [`AttachServer`] / [`serve_attach`] in the daemon, [`run_attach_client`] in
+//! the CLI. The socket lives in `$XDG_RUNTIME_DIR/attend/` ([`default_socket_path`]); the
+//! server makes that directory mode 0700 and the socket 0600.
+//!
+//! # Protocol
+//!
+//! Every message is a frame: one kind byte, a big-endian `u32` payload length (at most
+//! [`MAX_FRAME`]), then the payload.
+//!
+//! | kind | direction | payload |
+//! | --- | --- | --- |
+//! | `0x01` hello | client → server, first frame | version `u8` (= [`PROTOCOL_VERSION`]), rows `u16`, cols `u16`, pane id (UTF-8, `p3`) |
+//! | `0x02` input | client → server | bytes typed into the program |
+//! | `0x03` resize | client → server | rows `u16`, cols `u16` |
+//! | `0x04` focus in, `0x05` focus out | client → server | empty |
+//! | `0x06` detach | client → server | empty; the program keeps running |
+//! | `0x81` ok | server → client, answers hello | empty |
+//! | `0x82` error | server → client, answers hello, then the server closes | UTF-8 text (`unknown pane p9`) |
+//! | `0x83` output | server → client | terminal bytes: first a full screen redraw, then the live output |
+//! | `0x84` exited | server → client, last frame | code `i32` (`i32::MIN` = none), signal `i32` (0 = none) |
+//!
+//! After `ok` the server resizes the pane to the client's size, sends the redraw and the
+//! live output, and reports [`AttachFocus::Attached`]; focus frames report
+//! [`AttachFocus::FocusIn`] / [`AttachFocus::FocusOut`] and are forwarded to the program as
+//! `CSI I` / `CSI O` only when it enabled focus reporting itself; the end of the
+//! connection (detach, client gone, program exited) reports [`AttachFocus::Detached`]. An
+//! attach client that falls behind the output gets a fresh redraw instead of the lost
+//! chunks.
+
+use crate::model::PaneId;
+use crate::service::pty::{PtyExit, PtyHandle};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::UnixListener;
+use tokio::sync::broadcast::error::RecvError;
+
+mod client;
+
+pub use client::{
+    parse_detach_key, run_attach_client, run_attach_client_on, split_input, terminal_size,
+    AttachError, InputPiece,
+};
+
+/// Version byte of the hello frame.
+pub const PROTOCOL_VERSION: u8 = 1;
+
+/// Largest frame payload either side accepts (bytes).
+pub const MAX_FRAME: usize = 1 << 20;
+
+/// Ctrl-\ : the default detach key of `attend attach`.
+pub const DEFAULT_DETACH_KEY: u8 = 0x1c;
+
+const HELLO: u8 = 0x01;
+const INPUT: u8 = 0x02;
+const RESIZE: u8 = 0x03;
+const FOCUS_IN: u8 = 0x04;
+const FOCUS_OUT: u8 = 0x05;
+const DETACH: u8 = 0x06;
+const OK: u8 = 0x81;
+const ERROR: u8 = 0x82;
+const OUTPUT: u8 = 0x83;
+const EXITED: u8 = 0x84;
+
+/// A frame from the attach client (see the module docs for the wire format).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientFrame {
+    Hello { pane: String, rows: u16, cols: u16 },
+    Input(Vec<u8>),
+    Resize { rows: u16, cols: u16 },
+    FocusIn,
+    FocusOut,
+    Detach,
+}
+
+/// A frame from the attach server (see the module docs for the wire format).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerFrame {
+    Ok,
+    Error(String),
+    Output(Vec<u8>),
+    Exited(PtyExit),
+}
+
+/// What an attach connection tells the daemon about focus (CONTRACT §3: a pane is focused
+/// while a client reported focus-in, and from attach to detach when it never reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttachFocus {
+    Attached,
+    FocusIn,
+    FocusOut,
+    Detached,
+}
+
+impl ClientFrame {
+    /// Kind byte and payload.
+    pub fn encode(&self) -> (u8, Vec<u8>) {
+        match self {
+            ClientFrame::Hello { pane, rows, cols } => {
+                let mut p = vec![PROTOCOL_VERSION];
+                p.extend(rows.to_be_bytes());
+                p.extend(cols.to_be_bytes());
+                p.extend(pane.as_bytes());
+                (HELLO, p)
+            }
+            ClientFrame::Input(bytes) => (INPUT, bytes.clone()),
+            ClientFrame::Resize { rows, cols } => {
+                (RESIZE, [rows.to_be_bytes(), cols.to_be_bytes()].concat())
+            }
+            ClientFrame::FocusIn => (FOCUS_IN, Vec::new()),
+            ClientFrame::FocusOut => (FOCUS_OUT, Vec::new()),
+            ClientFrame::Detach => (DETACH, Vec::new()),
+        }
+    }
+
+    /// Parses a kind byte and payload; the error names what is wrong.
+    pub fn decode(kind: u8, payload: Vec<u8>) -> Result<ClientFrame, String> {
+        match kind {
+            HELLO => {
+                let [version, r0, r1, c0, c1, pane @ ..] = payload.as_slice() else {
+                    return Err("short hello".into());
+                };
+                if *version != PROTOCOL_VERSION {
+                    return Err(format!(
+                        "attach protocol version {version} is not supported (this daemon speaks {PROTOCOL_VERSION})"
+                    ));
+                }
+                let pane = String::from_utf8(pane.to_vec())
+                    .map_err(|_| "pane id is not UTF-8".to_string())?;
+                Ok(ClientFrame::Hello {
+                    pane,
+                    rows: u16::from_be_bytes([*r0, *r1]),
+                    cols: u16::from_be_bytes([*c0, *c1]),
+                })
+            }
+            INPUT => Ok(ClientFrame::Input(payload)),
+            RESIZE => match payload.as_slice() {
+                [r0, r1, c0, c1] => Ok(ClientFrame::Resize {
+                    rows: u16::from_be_bytes([*r0, *r1]),
+                    cols: u16::from_be_bytes([*c0, *c1]),
+                }),
+                _ => Err("bad resize frame".into()),
+            },
+            FOCUS_IN => Ok(ClientFrame::FocusIn),
+            FOCUS_OUT => Ok(ClientFrame::FocusOut),
+            DETACH => Ok(ClientFrame::Detach),
+            other => Err(format!("unknown client frame kind {other:#04x}")),
+        }
+    }
+}
+
+impl ServerFrame {
+    /// Kind byte and payload.
+    pub fn encode(&self) -> (u8, Vec<u8>) {
+        match self {
+            ServerFrame::Ok => (OK, Vec::new()),
+            ServerFrame::Error(text) => (ERROR, text.as_bytes().to_vec()),
+            ServerFrame::Output(bytes) => (OUTPUT, bytes.clone()),
+            ServerFrame::Exited(exit) => {
+                let code = exit.code.unwrap_or(i32::MIN);
+                let signal = exit.signal.unwrap_or(0);
+                (EXITED, [code.to_be_bytes(), signal.to_be_bytes()].concat())
+            }
+        }
+    }
+
+    /// Parses a kind byte and payload; the error names what is wrong.
+    pub fn decode(kind: u8, payload: Vec<u8>) -> Result<ServerFrame, String> {
+        match kind {
+            OK => Ok(ServerFrame::Ok),
+            ERROR => Ok(ServerFrame::Error(
+                String::from_utf8_lossy(&payload).into_owned(),
+            )),
+            OUTPUT => Ok(ServerFrame::Output(payload)),
+            EXITED => match payload.as_slice() {
+                [c0, c1, c2, c3, s0, s1, s2, s3] => {
+                    let code = i32::from_be_bytes([*c0, *c1, *c2, *c3]);
+                    let signal = i32::from_be_bytes([*s0, *s1, *s2, *s3]);
+                    Ok(ServerFrame::Exited(PtyExit {
+                        code: (code != i32::MIN).then_some(code),
+                        signal: (signal != 0).then_some(signal),
+                    }))
+                }
+                _ => Err("bad exited frame".into()),
+            },
+            other => Err(format!("unknown server frame kind {other:#04x}")),
+        }
+    }
+}
+
+fn frame_bytes(kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(5 + payload.len());
+    out.push(kind);
+    out.extend((payload.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+fn too_large(len: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("frame of {len} bytes exceeds {MAX_FRAME}"),
+    )
+}
+
+/// Reads one frame; `None` at a clean end of stream between frames.
+async fn read_frame_async<R: AsyncRead + Unpin>(r: &mut R) -> io::Result<Option<(u8, Vec<u8>)>> {
+    let mut head = [0u8; 5];
+    match r.read_exact(&mut head[..1]).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    r.read_exact(&mut head[1..]).await?;
+    let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+    if len > MAX_FRAME {
+        return Err(too_large(len));
+    }
+    let mut payload = vec![0u8; len];
+    r.read_exact(&mut payload).await?;
+    Ok(Some((head[0], payload)))
+}
+
+async fn write_frame_async<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    frame: &ServerFrame,
+) -> io::Result<()> {
+    let (kind, payload) = frame.encode();
+    w.write_all(&frame_bytes(kind, &payload)).await?;
+    w.flush().await
+}
+
+fn read_frame_blocking(r: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>)>> {
+    let mut head = [0u8; 5];
+    match r.read_exact(&mut head[..1]) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    r.read_exact(&mut head[1..])?;
+    let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+    if len > MAX_FRAME {
+        return Err(too_large(len));
+    }
+    let mut payload = vec![0u8; len];
+    r.read_exact(&mut payload)?;
+    Ok(Some((head[0], payload)))
+}
+
+fn write_frame_blocking(w: &mut impl Write, frame: &ClientFrame) -> io::Result<()> {
+    let (kind, payload) = frame.encode();
+    w.write_all(&frame_bytes(kind, &payload))?;
+    w.flush()
+}
+
+/// `$XDG_RUNTIME_DIR/attend/attach.sock`; `None` when `XDG_RUNTIME_DIR` is unset or empty.
+pub fn default_socket_path() -> Option<PathBuf> {
+    let dir = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty())?;
+    Some(PathBuf::from(dir).join("attend").join("attach.sock"))
+}
+
+/// A bound attach socket. Dropping it removes the socket file.
+#[derive(Debug)]
+pub struct AttachServer {
+    listener: UnixListener,
+    path: PathBuf,
+}
+
+impl AttachServer {
+    /// Binds `path` (call inside a tokio runtime). Creates the parent directory with mode
+    /// 0700 (and tightens an existing one we own to 0700; one owned by another user is
+    /// refused), replaces a stale socket file (any other kind of file is an error), and
+    /// makes the socket 0600.
+    pub fn bind(path: &Path) -> io::Result<AttachServer> {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "the socket path has no directory",
+                )
+            })?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        let meta = std::fs::metadata(dir)?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if meta.uid() != unsafe { nix::libc::geteuid() } {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} belongs to another user", dir.display()),
+            ));
+        }
+        if meta.permissions().mode() & 0o777 != 0o700 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_socket() => std::fs::remove_file(path)?,
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("{} exists and is not a socket", path.display()),
+                ))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let listener = UnixListener::bind(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        Ok(AttachServer {
+            listener,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The socket path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Accepts attach clients until the future is dropped (or accepting fails), one task
+    /// per connection. `lookup` finds the PTY of a pane id (`None` → the client gets
+    /// `unknown pane pN`); `on_focus` is called from the connection tasks.
+    pub async fn serve<L, F>(self, lookup: L, on_focus: F) -> io::Result<()>
+    where
+        L: Fn(PaneId) -> Option<PtyHandle> + Send + Sync + 'static,
+        F: Fn(PaneId, AttachFocus) + Send + Sync + 'static,
+    {
+        let lookup = Arc::new(lookup);
+        let on_focus: Arc<dyn Fn(PaneId, AttachFocus) + Send + Sync> = Arc::new(on_focus);
+        loop {
+            let (stream, _) = self.listener.accept().await?;
+            let (lookup, on_focus) = (lookup.clone(), on_focus.clone());
+            tokio::spawn(async move {
+                if let Err(e) = session(stream, &*lookup, on_focus).await {
+                    tracing::debug!("attach connection ended: {e}");
+                }
+            });
+        }
+    }
+}
+
+impl Drop for AttachServer {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// [`AttachServer::bind`] then [`AttachServer::serve`].
+pub async fn serve_attach<L, F>(listener_path: &Path, lookup: L, on_focus: F) -> io::Result<()>
+where
+    L: Fn(PaneId) -> Option<PtyHandle> + Send + Sync + 'static,
+    F: Fn(PaneId, AttachFocus) + Send + Sync + 'static,
+{
+    AttachServer::bind(listener_path)?
+        .serve(lookup, on_focus)
+        .await
+}
+
+/// One attach connection.
+async fn session(
+    stream: tokio::net::UnixStream,
+    lookup: &(dyn Fn(PaneId) -> Option<PtyHandle> + Send + Sync),
+    on_focus: Arc<dyn Fn(PaneId, AttachFocus) + Send + Sync>,
+) -> io::Result<()> {
+    let (mut rd, mut wr) = stream.into_split();
+    let hello = match read_frame_async(&mut rd).await? {
+        Some((kind, payload)) => ClientFrame::decode(kind, payload),
+        None => return Ok(()),
+    };
+    let (pane_text, rows, cols) = match hello {
+        Ok(ClientFrame::Hello { pane, rows, cols }) => (pane, rows, cols),
+        Ok(other) => return refuse(&mut wr, format!("expected hello, got {other:?}")).await,
+        Err(e) => return refuse(&mut wr, e).await,
+    };
+    let Some(pane) = PaneId::parse(&pane_text) else {
+        return refuse(&mut wr, format!("not a pane id: {pane_text:?}")).await;
+    };
+    let Some(pty) = lookup(pane) else {
+        return refuse(&mut wr, format!("unknown pane {pane}")).await;
+    };
+    if rows > 0 && cols > 0 && pty.size() != (rows, cols) && pty.exit_status().is_none() {
+        // Best effort: a failed resize leaves the old size, which the redraw shows.
+        let _ = pty.resize(rows, cols);
+    }
+    write_frame_async(&mut wr, &ServerFrame::Ok).await?;
+    let (redraw, rx) = pty.subscribe_with_redraw();
+    write_frame_async(&mut wr, &ServerFrame::Output(redraw)).await?;
+    on_focus(pane, AttachFocus::Attached);
+
+    let mut output = tokio::spawn(stream_output(pty.clone(), rx, wr));
+    let mut input = tokio::spawn(forward_input(pane, pty, rd, on_focus.clone()));
+    tokio::select! {
+        _ = &mut output => input.abort(),
+        _ = &mut input => output.abort(),
+    }
+    on_focus(pane, AttachFocus::Detached);
+    Ok(())
+}
+
+async fn refuse(wr: &mut tokio::net::unix::OwnedWriteHalf, text: String) -> io::Result<()> {
+    write_frame_async(wr, &ServerFrame::Error(text)).await
+}
+
+/// Live output to the client; a redraw after lagging; `exited` at the end.
+async fn stream_output(
+    pty: PtyHandle,
+    mut rx: tokio::sync::broadcast::Receiver<Arc<[u8]>>,
+    mut wr: tokio::net::unix::OwnedWriteHalf,
+) -> io::Result<()> {
+    loop {
+        match rx.recv().await {
+            Ok(chunk) => write_frame_async(&mut wr, &ServerFrame::Output(chunk.to_vec())).await?,
+            Err(RecvError::Lagged(_)) => {
+                let (redraw, fresh) = pty.subscribe_with_redraw();
+                rx = fresh;
+                write_frame_async(&mut wr, &ServerFrame::Output(redraw)).await?;
+            }
+            Err(RecvError::Closed) => {
+                let exit = pty.exit_status().unwrap_or(PtyExit {
+                    code: None,
+                    signal: None,
+                });
+                write_frame_async(&mut wr, &ServerFrame::Exited(exit)).await?;
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Client frames to the program until detach or the end of the connection.
+async fn forward_input(
+    pane: PaneId,
+    pty: PtyHandle,
+    mut rd: tokio::net::unix::OwnedReadHalf,
+    on_focus: Arc<dyn Fn(PaneId, AttachFocus) + Send + Sync>,
+) -> io::Result<()> {
+    while let Some((kind, payload)) = read_frame_async(&mut rd).await? {
+        let frame = ClientFrame::decode(kind, payload)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        match frame {
+            ClientFrame::Input(bytes) => write_to_program(&pty, bytes).await?,
+            ClientFrame::Resize { rows, cols } => {
+                if rows > 0 && cols > 0 {
+                    let _ = pty.resize(rows, cols);
+                }
+            }
+            ClientFrame::FocusIn | ClientFrame::FocusOut => {
+                let inside = frame == ClientFrame::FocusIn;
+                on_focus(
+                    pane,
+                    if inside {
+                        AttachFocus::FocusIn
+                    } else {
+                        AttachFocus::FocusOut
+                    },
+                );
+                if pty.wants_focus_events() {
+                    let report = if inside {
+                        b"\x1b[I".to_vec()
+                    } else {
+                        b"\x1b[O".to_vec()
+                    };
+                    write_to_program(&pty, report).await?;
+                }
+            }
+            ClientFrame::Detach => return Ok(()),
+            ClientFrame::Hello { .. } => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "hello after the handshake",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// PTY writes block when the program does not read; keep them off the async workers.
+async fn write_to_program(pty: &PtyHandle, bytes: Vec<u8>) -> io::Result<()> {
+    let pty = pty.clone();
+    tokio::task::spawn_blocking(move || pty.write(&bytes))
+        .await
+        .map_err(io::Error::other)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip() {
+        for f in [
+            ClientFrame::Hello {
+                pane: "p12".into(),
+                rows: 40,
+                cols: 120,
+            },
+            ClientFrame::Input(b"ls\r".to_vec()),
+            ClientFrame::Resize {
+                rows: 1,
+                cols: 65535,
+            },
+            ClientFrame::FocusIn,
+            ClientFrame::FocusOut,
+            ClientFrame::Detach,
+        ] {
+            let (k, p) = f.encode();
+            assert_eq!(ClientFrame::decode(k, p), Ok(f));
+        }
+        for f in [
+            ServerFrame::Ok,
+            ServerFrame::Error("unknown pane p9".into()),
+            ServerFrame::Output(b"\x1b[H".to_vec()),
+            ServerFrame::Exited(PtyExit {
+                code: Some(3),
+                signal: None,
+            }),
+            ServerFrame::Exited(PtyExit {
+                code: None,
+                signal: Some(9),
+            }),
+            ServerFrame::Exited(PtyExit {
+                code: Some(-1),
+                signal: None,
+            }),
+        ] {
+            let (k, p) = f.encode();
+            assert_eq!(ServerFrame::decode(k, p), Ok(f));
+        }
+        assert!(ClientFrame::decode(HELLO, vec![9, 0, 1, 0, 1, b'p']).is_err());
+        assert!(ClientFrame::decode(0x7f, vec![]).is_err());
+    }
+}
