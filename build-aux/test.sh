@@ -11,6 +11,10 @@ stage() {
   echo "== $name: $(( $(date +%s) - start )) s"
 }
 stage deps build-aux/deps.sh test
+# The real agent CLIs (pinned, cached between runs); a failed install fails the run.
+stage agents build-aux/agents.sh
+ATTEND_REQUIRE_REAL_AGENTS=1
+export ATTEND_REQUIRE_REAL_AGENTS
 stage fmt cargo fmt --all --check
 stage clippy cargo clippy --all-targets --locked -- -D warnings
 stage build cargo build --all-targets --locked

@@ -1,8 +1,274 @@
-//! The `attend` command line.
+//! The `attend` command line (issue 3): a D-Bus client of the daemon, plus `attend
+//! daemon` itself.
+//!
+//! Exit codes: 0 ok; 1 nothing (`attend next` with nothing unread); 2 bad input (unknown
+//! pane, no decision, not owned, invalid argument, spawn failure, usage errors); 3 the
+//! daemon is unreachable; 4 the daemon failed internally.
 
+mod client;
+mod commands;
 pub mod demo;
+mod hook;
+mod install;
+mod render;
+
+pub use client::{
+    CliError, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK, EXIT_UNREACHABLE,
+};
+
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "Exit codes: 0 ok, 1 nothing (next), 2 bad input, 3 daemon unreachable, \
+4 daemon error.";
+
+/// Lifecycle and attention tracking for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "attend", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Run the session service (owns the PTYs, the state and the D-Bus name).
+    Daemon(DaemonArgs),
+    /// Run PROGRAM in a new pane; prints the pane id.
+    Run(RunArgs),
+    /// List panes.
+    Ls {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one pane.
+    Show {
+        pane: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List workspaces with their summary.
+    Workspaces {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mark a pane seen (clears its ordinary attention).
+    Seen { pane: String },
+    /// Focus a pane: mark it seen and ask the surfaces to show it.
+    Focus { pane: String },
+    /// Print the pane to look at next; exit 1 when nothing is unread.
+    Next {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer the pane's open decision (types the choice's keys into the pane).
+    Answer { pane: String, choice: String },
+    /// Type TEXT into a pane.
+    Send {
+        pane: String,
+        text: String,
+        /// Press Enter after the text.
+        #[arg(long)]
+        enter: bool,
+    },
+    /// Send a signal to a pane's process (default TERM).
+    Kill {
+        pane: String,
+        /// Signal number or name (9, KILL, SIGKILL).
+        #[arg(long, short = 's', default_value = "TERM")]
+        signal: String,
+    },
+    /// Re-spawn an exited pane (its resume command when known), same pane id.
+    Resume { pane: String },
+    /// Attach this terminal to a pane.
+    Attach {
+        pane: String,
+        /// Key that detaches (default Ctrl-\).
+        #[arg(long, default_value = "C-\\")]
+        detach_key: String,
+    },
+    /// Print the event log.
+    Events {
+        /// Only events after this seq.
+        #[arg(long, default_value_t = 0)]
+        after: u64,
+        /// At most this many events (without --follow).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Keep printing new events as they happen.
+        #[arg(long)]
+        follow: bool,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Why a pane shows its lifecycle and attention.
+    Explain {
+        pane: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deliver an agent hook: `attend hook AGENT [EVENT]` with the payload on stdin, or
+    /// `attend hook codex --notify JSON` (Codex `notify` passes the JSON as the last
+    /// argument). Always exits 0.
+    Hook {
+        /// claude, codex, cursor or gemini.
+        agent: String,
+        /// [EVENT] (when the payload does not name it); with --notify, the last one is
+        /// the JSON payload.
+        #[arg(num_args = 0..=2, value_name = "EVENT|PAYLOAD")]
+        args: Vec<String>,
+        /// Codex `notify`: the JSON payload is the last argument.
+        #[arg(long)]
+        notify: bool,
+    },
+    /// Add (or with --uninstall remove) Attend's hooks in an agent's configuration.
+    InstallHooks {
+        /// claude, codex, cursor or gemini.
+        agent: String,
+        /// The user's configuration or the current project's.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: install::ScopeArg,
+        /// Print the change as a diff and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Remove Attend's hooks (exactly those) instead.
+        #[arg(long)]
+        uninstall: bool,
+    },
+    /// Print the daemon's version.
+    Version,
+    /// Print shell completions.
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff).
+    Man,
+    /// Replay a scripted session through the engine and print the pane table per step.
+    Demo,
+}
+
+/// `attend daemon` options.
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// Run without the tray icon.
+    #[arg(long)]
+    pub no_tray: bool,
+    /// Run without desktop notifications.
+    #[arg(long)]
+    pub no_notifications: bool,
+    /// State directory (default $ATTEND_STATE_DIR, else $XDG_STATE_HOME/attend).
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
+    /// Scrollback lines kept per pane.
+    #[arg(long, default_value_t = 2000)]
+    pub scrollback: usize,
+}
+
+/// `attend run` options.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workspace (default: the git top level of the cwd, else the cwd).
+    #[arg(short = 'w', long)]
+    pub workspace: Option<String>,
+    /// Tab (default main).
+    #[arg(short = 't', long)]
+    pub tab: Option<String>,
+    /// Pane name (default the pane id).
+    #[arg(short = 'n', long)]
+    pub name: Option<String>,
+    /// Working directory (default the current one).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Agent kind (claude, codex, cursor, gemini, shell); detected from PROGRAM.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Exit code 0 means done.
+    #[arg(long)]
+    pub oneshot: bool,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, num_args = 1..)]
+    pub argv: Vec<String>,
+}
 
 /// Entry point of the `attend` binary; returns the process exit code.
 pub fn main() -> i32 {
-    demo::run_demo()
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                EXIT_BAD_INPUT
+            } else {
+                EXIT_OK
+            };
+        }
+    };
+    match cli.command {
+        Cmd::Daemon(a) => crate::service::daemon::run(crate::service::daemon::DaemonOptions {
+            no_tray: a.no_tray,
+            no_notifications: a.no_notifications,
+            state_dir: a.state_dir,
+            scrollback: a.scrollback,
+        }),
+        Cmd::Hook {
+            agent,
+            mut args,
+            notify,
+        } => {
+            let payload = if notify { args.pop() } else { None };
+            hook::run(&agent, args.first().map(String::as_str), notify, payload)
+        }
+        Cmd::Demo => demo::run_demo(),
+        Cmd::InstallHooks {
+            agent,
+            scope,
+            dry_run,
+            uninstall,
+        } => match install::run(&agent, scope, dry_run, uninstall) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("attend: {e}");
+                e.code
+            }
+        },
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "attend", &mut std::io::stdout());
+            EXIT_OK
+        }
+        Cmd::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("attend: {e}");
+                EXIT_INTERNAL
+            }
+        },
+        other => match commands::run(other) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("attend: {e}");
+                e.code
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn run_takes_the_program_after_double_dash() {
+        let cli =
+            Cli::try_parse_from(["attend", "run", "-w", "ws", "--", "sh", "-c", "x"]).unwrap();
+        let Cmd::Run(r) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(r.workspace.as_deref(), Some("ws"));
+        assert_eq!(r.argv, ["sh", "-c", "x"]);
+    }
 }

@@ -1,0 +1,351 @@
+//! The client subcommands: each is one or two D-Bus calls and a rendering.
+
+use super::client::{CliError, Client, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
+use super::render::{self, Dict};
+use super::{Cmd, RunArgs};
+use crate::service::dbus::{INTERFACE, OBJECT_PATH};
+use std::collections::HashMap;
+use std::future::Future;
+use std::io::Write;
+use zbus::export::futures_core::Stream;
+use zbus::zvariant::Value;
+
+type Result<T> = std::result::Result<T, CliError>;
+
+/// One entry of `Events`.
+type EventTuple = (u64, String, String, Dict);
+
+/// Runs a client subcommand on a one-thread runtime; returns its exit code.
+pub fn run(cmd: Cmd) -> Result<i32> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+    rt.block_on(dispatch(cmd))
+}
+
+fn print(s: &str) -> Result<i32> {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`attend ls | head`) is not an error worth reporting.
+    let _ = out.write_all(s.as_bytes());
+    let _ = out.flush();
+    Ok(EXIT_OK)
+}
+
+fn json_line(v: &serde_json::Value) -> String {
+    format!("{v}\n")
+}
+
+async fn dispatch(cmd: Cmd) -> Result<i32> {
+    let c = Client::connect().await?;
+    match cmd {
+        Cmd::Run(a) => run_pane(&c, a).await,
+        Cmd::Ls { json } => {
+            let panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+            if json {
+                let v: Vec<_> = panes.iter().map(render::pane_json).collect();
+                print(&json_line(&serde_json::Value::Array(v)))
+            } else {
+                let views = panes
+                    .iter()
+                    .map(render::pane_view)
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
+                print(&crate::engine::render_table(&views))
+            }
+        }
+        Cmd::Show { pane, json } => {
+            let p: Dict = c.call("GetPane", &(pane.as_str(),)).await?;
+            if json {
+                print(&json_line(&render::pane_json(&p)))
+            } else {
+                print(&render::pane_text(&p).map_err(|e| CliError::new(EXIT_INTERNAL, e))?)
+            }
+        }
+        Cmd::Workspaces { json } => {
+            let ws: Vec<Dict> = c.call("ListWorkspaces", &()).await?;
+            if json {
+                let v: Vec<_> = ws
+                    .iter()
+                    .map(|w| serde_json::Value::Object(render::dict_json(w)))
+                    .collect();
+                print(&json_line(&serde_json::Value::Array(v)))
+            } else {
+                print(&render::workspaces_table(&ws))
+            }
+        }
+        Cmd::Seen { pane } => {
+            c.call::<_, ()>("MarkSeen", &(pane.as_str(),)).await?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Focus { pane } => {
+            c.call::<_, ()>("Focus", &(pane.as_str(),)).await?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Next { json } => {
+            let pane: String = c.call("NextUnread", &()).await?;
+            if json {
+                let v = if pane.is_empty() {
+                    serde_json::Value::Null
+                } else {
+                    let p: Dict = c.call("GetPane", &(pane.as_str(),)).await?;
+                    render::pane_json(&p)
+                };
+                print(&json_line(&v))?;
+            } else if !pane.is_empty() {
+                print(&format!("{pane}\n"))?;
+            }
+            Ok(if pane.is_empty() {
+                EXIT_NOTHING
+            } else {
+                EXIT_OK
+            })
+        }
+        Cmd::Answer { pane, choice } => {
+            c.call::<_, ()>("Answer", &(pane.as_str(), choice.as_str()))
+                .await?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Send { pane, text, enter } => {
+            let mut data = text.into_bytes();
+            if enter {
+                data.push(b'\r');
+            }
+            c.call::<_, ()>("SendInput", &(pane.as_str(), data)).await?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Kill { pane, signal } => {
+            let sig = parse_signal(&signal)?;
+            c.call::<_, ()>("Kill", &(pane.as_str(), sig)).await?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Resume { pane } => {
+            c.call::<_, ()>("Resume", &(pane.as_str(),)).await?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Attach { pane, detach_key } => attach(&c, &pane, &detach_key).await,
+        Cmd::Events {
+            after,
+            limit,
+            follow,
+            json,
+        } => events(&c, after, limit, follow, json).await,
+        Cmd::Explain { pane, json } => {
+            let d: Dict = c.call("Explain", &(pane.as_str(),)).await?;
+            let obj = serde_json::Value::Object(render::dict_json(&d));
+            if json {
+                print(&json_line(&obj))
+            } else {
+                let mut out = String::new();
+                if let serde_json::Value::Object(m) = obj {
+                    for (k, v) in m {
+                        let v = match v {
+                            serde_json::Value::String(s) => s,
+                            other => other.to_string(),
+                        };
+                        out.push_str(&format!("{k:<22}{v}\n"));
+                    }
+                }
+                print(&out)
+            }
+        }
+        Cmd::Version => {
+            let v: String = c.call("Version", &()).await?;
+            print(&format!(
+                "attend {} (daemon {v})\n",
+                env!("CARGO_PKG_VERSION")
+            ))
+        }
+        Cmd::Daemon(_)
+        | Cmd::Hook { .. }
+        | Cmd::Completions { .. }
+        | Cmd::Man
+        | Cmd::Demo
+        | Cmd::InstallHooks { .. } => {
+            unreachable!("handled before connecting")
+        }
+    }
+}
+
+/// `--signal`: a number, or a name with or without `SIG` in any case.
+fn parse_signal(s: &str) -> Result<i32> {
+    if let Ok(n) = s.parse::<i32>() {
+        return nix::sys::signal::Signal::try_from(n)
+            .map(|sig| sig as i32)
+            .map_err(|_| CliError::bad_input(format!("{n} is not a signal number")));
+    }
+    let upper = s.to_ascii_uppercase();
+    let name = if upper.starts_with("SIG") {
+        upper
+    } else {
+        format!("SIG{upper}")
+    };
+    name.parse::<nix::sys::signal::Signal>()
+        .map(|sig| sig as i32)
+        .map_err(|_| CliError::bad_input(format!("unknown signal: {s}")))
+}
+
+/// The size of the terminal on stdin or stdout, when there is one.
+fn terminal_size() -> Option<(u16, u16)> {
+    for fd in [libc::STDIN_FILENO, libc::STDOUT_FILENO] {
+        let mut ws = libc::winsize {
+            ws_row: 0,
+            ws_col: 0,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        // SAFETY: TIOCGWINSZ writes one winsize into the valid pointer we pass.
+        let rc = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) };
+        if rc == 0 && ws.ws_row > 0 && ws.ws_col > 0 {
+            return Some((ws.ws_row, ws.ws_col));
+        }
+    }
+    None
+}
+
+async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
+    let cwd = match a.cwd {
+        Some(dir) => std::path::absolute(&dir)
+            .map_err(|e| CliError::bad_input(format!("--cwd {}: {e}", dir.display())))?,
+        None => std::env::current_dir()
+            .map_err(|e| CliError::bad_input(format!("no current directory: {e}")))?,
+    };
+    let cwd = cwd
+        .to_str()
+        .ok_or_else(|| CliError::bad_input("the working directory is not UTF-8"))?
+        .to_string();
+    // The pane inherits the caller's environment (as a terminal tab would).
+    let env: HashMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| k != "ATTEND_PANE")
+        .collect();
+    let mut spec: HashMap<&str, Value<'static>> = HashMap::new();
+    spec.insert("argv", Value::from(a.argv));
+    spec.insert("cwd", Value::from(cwd));
+    spec.insert("env", Value::from(env));
+    spec.insert("oneshot", Value::from(a.oneshot));
+    for (key, val) in [
+        ("workspace", a.workspace),
+        ("tab", a.tab),
+        ("name", a.name),
+        ("agent", a.agent),
+    ] {
+        if let Some(v) = val {
+            spec.insert(key, Value::from(v));
+        }
+    }
+    if let Some((rows, cols)) = terminal_size() {
+        spec.insert("rows", Value::from(rows));
+        spec.insert("cols", Value::from(cols));
+    }
+    let pane: String = c.call("Run", &(spec,)).await?;
+    print(&format!("{pane}\n"))
+}
+
+async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
+    use crate::service::attach::{parse_detach_key, run_attach_client, AttachError};
+    let key = parse_detach_key(detach_key).ok_or_else(|| {
+        CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
+    })?;
+    let socket: String = c.call("Attach", &(pane,)).await?;
+    let pane = pane.to_string();
+    // The attach client drives the terminal with blocking I/O.
+    let result = tokio::task::spawn_blocking(move || {
+        run_attach_client(std::path::Path::new(&socket), &pane, key)
+    })
+    .await
+    .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+    result.map_err(|e| match e {
+        AttachError::Refused(_) | AttachError::NotATerminal => CliError::bad_input(e.to_string()),
+        other => CliError::new(EXIT_INTERNAL, format!("attach: {other}")),
+    })
+}
+
+fn print_event(e: &EventTuple, json: bool) -> Result<i32> {
+    let (seq, kind, pane, data) = e;
+    if json {
+        print(&json_line(&render::event_json(*seq, kind, pane, data)))
+    } else {
+        print(&format!("{}\n", render::event_line(*seq, kind, pane, data)))
+    }
+}
+
+/// Page size of the catch-up.
+const PAGE: u32 = 500;
+
+async fn events(
+    c: &Client,
+    after: u64,
+    limit: Option<u32>,
+    follow: bool,
+    json: bool,
+) -> Result<i32> {
+    // Subscribe before catching up so that nothing falls between the two.
+    let mut stream = if follow {
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(INTERFACE)
+            .and_then(|b| b.member("Event"))
+            .and_then(|b| b.path(OBJECT_PATH))
+            .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?
+            .build();
+        let s = zbus::MessageStream::for_match_rule(rule, &c.conn, None)
+            .await
+            .map_err(super::client::classify)?;
+        Some(s)
+    } else {
+        None
+    };
+    let mut last = after;
+    let mut left = if follow { None } else { limit };
+    loop {
+        let want = left.map_or(PAGE, |l| l.min(PAGE));
+        if want == 0 {
+            break;
+        }
+        let page: Vec<EventTuple> = c.call("Events", &(last, want)).await?;
+        for e in &page {
+            print_event(e, json)?;
+            last = e.0;
+        }
+        if let Some(l) = left.as_mut() {
+            *l -= page.len() as u32;
+        }
+        if (page.len() as u32) < want {
+            break;
+        }
+    }
+    let Some(stream) = stream.as_mut() else {
+        return Ok(EXIT_OK);
+    };
+    loop {
+        let Some(msg) = next(stream).await else {
+            return Ok(EXIT_OK);
+        };
+        let msg = msg.map_err(super::client::classify)?;
+        let Ok(e) = msg.body().deserialize::<EventTuple>() else {
+            continue;
+        };
+        if e.0 > last {
+            last = e.0;
+            print_event(&e, json)?;
+        }
+    }
+}
+
+fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> + '_ {
+    std::future::poll_fn(move |cx| std::pin::Pin::new(&mut *s).poll_next(cx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_parse_by_number_and_name() {
+        assert_eq!(parse_signal("9").unwrap(), 9);
+        assert_eq!(parse_signal("kill").unwrap(), 9);
+        assert_eq!(parse_signal("SIGTERM").unwrap(), 15);
+        assert_eq!(parse_signal("nope").unwrap_err().code, 2);
+    }
+}

@@ -1,0 +1,365 @@
+//! Rendering of the daemon's typed values for people (tables) and for programs (`--json`).
+//!
+//! JSON keys are the D-Bus dictionary keys; times (keys ending in `_at`) become RFC 3339
+//! strings; documented keys that the daemon left out (D-Bus has no null) become `null`.
+
+use crate::engine::PaneView;
+use crate::model::Timestamp;
+use serde_json::{json, Map, Value as Json};
+use std::collections::HashMap;
+use zbus::zvariant::{OwnedValue, Value};
+
+/// An `a{sv}` reply.
+pub type Dict = HashMap<String, OwnedValue>;
+
+/// Keys `attend show --json` always has (issue 3).
+pub const PANE_KEYS: [&str; 21] = [
+    "id",
+    "name",
+    "workspace",
+    "tab",
+    "agent",
+    "lifecycle",
+    "last_lifecycle",
+    "attention",
+    "live",
+    "pending_decision",
+    "last_message",
+    "last_message_at",
+    "last_seen_at",
+    "attention_changed_at",
+    "session_id",
+    "resume_argv",
+    "cwd",
+    "title",
+    "repo",
+    "branch",
+    "command",
+];
+
+/// A variant as JSON; `key` decides whether an integer is a time.
+pub fn to_json(key: &str, v: &Value<'_>) -> Json {
+    match v {
+        Value::Bool(b) => json!(b),
+        Value::U8(n) => json!(n),
+        Value::I16(n) => json!(n),
+        Value::U16(n) => json!(n),
+        Value::I32(n) => json!(n),
+        Value::U32(n) => json!(n),
+        Value::I64(n) if key.ends_with("_at") => json!(Timestamp(*n).to_rfc3339()),
+        Value::I64(n) => json!(n),
+        Value::U64(n) => json!(n),
+        Value::F64(n) => json!(n),
+        Value::Str(s) => json!(s.as_str()),
+        Value::Signature(s) => json!(s.to_string()),
+        Value::ObjectPath(p) => json!(p.as_str()),
+        Value::Value(inner) => to_json(key, inner),
+        Value::Array(a) => Json::Array(a.inner().iter().map(|x| to_json(key, x)).collect()),
+        Value::Dict(d) => {
+            let mut m = Map::new();
+            for (k, x) in d.iter() {
+                let k = match k {
+                    Value::Str(s) => s.to_string(),
+                    other => other.to_string(),
+                };
+                let j = to_json(&k, x);
+                m.insert(k, j);
+            }
+            Json::Object(m)
+        }
+        Value::Structure(s) => Json::Array(s.fields().iter().map(|x| to_json(key, x)).collect()),
+        #[allow(unreachable_patterns)]
+        other => json!(other.to_string()),
+    }
+}
+
+/// A dictionary as a JSON object.
+pub fn dict_json(d: &Dict) -> Map<String, Json> {
+    d.iter().map(|(k, v)| (k.clone(), to_json(k, v))).collect()
+}
+
+/// A pane as `attend show --json` prints it: every [`PANE_KEYS`] key present, `live`
+/// with `state`, `code` and `signal`.
+pub fn pane_json(d: &Dict) -> Json {
+    let mut m = dict_json(d);
+    for k in PANE_KEYS {
+        m.entry(k).or_insert(Json::Null);
+    }
+    if let Some(Json::Object(live)) = m.get_mut("live") {
+        live.entry("code").or_insert(Json::Null);
+        live.entry("signal").or_insert(Json::Null);
+    }
+    Json::Object(m)
+}
+
+/// The value under `key`, unwrapping a variant nested in the variant.
+fn field<'a>(d: &'a Dict, key: &str) -> Option<&'a Value<'static>> {
+    d.get(key).map(|v| match &**v {
+        Value::Value(inner) => &**inner,
+        other => other,
+    })
+}
+
+/// A string field, `""` when absent.
+pub fn text(d: &Dict, key: &str) -> String {
+    match field(d, key) {
+        Some(Value::Str(s)) => s.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn int(d: &Dict, key: &str) -> Option<i64> {
+    match field(d, key) {
+        Some(Value::I32(n)) => Some(*n as i64),
+        Some(Value::I64(n)) => Some(*n),
+        _ => None,
+    }
+}
+
+/// `s` cut to `max` characters on one line, with `…` when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let mut t: String = one_line.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Rows as a left-aligned table with a header; the last column is not padded.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        let last = cells.len() - 1;
+        let mut out = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            out.push_str(c);
+            if i < last {
+                let pad = widths[i] - c.chars().count() + 2;
+                out.push_str(&" ".repeat(pad));
+            }
+        }
+        out.trim_end().to_string()
+    };
+    let mut out = line(header.to_vec());
+    out.push('\n');
+    for r in rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+        out.push('\n');
+    }
+    out
+}
+
+/// The engine's one projection of a pane ([`PaneView`]) from a `GetPane` dictionary.
+pub fn pane_view(d: &Dict) -> Result<PaneView, String> {
+    serde_json::from_value(pane_json(d))
+        .map_err(|e| format!("unexpected pane from the daemon: {e}"))
+}
+
+/// `attend show` for people: one `key: value` line per field of [`PANE_KEYS`].
+pub fn pane_text(d: &Dict) -> Result<String, String> {
+    let view = pane_view(d)?;
+    let Json::Object(m) = pane_json(d) else {
+        return Ok(String::new());
+    };
+    let mut out = String::new();
+    for k in PANE_KEYS {
+        let v = match (k, &m[k]) {
+            ("live", _) => view.live_text(),
+            ("pending_decision", _) => match &view.pending_decision {
+                None => "-".to_string(),
+                Some(d) => format!("{} {:?} {:?}", d.kind, d.prompt, d.options),
+            },
+            (_, Json::Null) => "-".to_string(),
+            (_, Json::String(s)) => s.clone(),
+            (_, other) => other.to_string(),
+        };
+        out.push_str(&format!("{k:<22}{v}\n"));
+    }
+    Ok(out)
+}
+
+/// The `attend workspaces` table.
+pub fn workspaces_table(ws: &[Dict]) -> String {
+    let rows: Vec<Vec<String>> = ws
+        .iter()
+        .map(|w| {
+            let panes = match field(w, "panes") {
+                Some(Value::Array(a)) => a.len(),
+                _ => 0,
+            };
+            let repo = match (text(w, "repo"), text(w, "branch")) {
+                (r, _) if r.is_empty() => String::new(),
+                (r, b) if b.is_empty() => r,
+                (r, b) => format!("{r}/{b}"),
+            };
+            let agents = match field(w, "agents") {
+                Some(v @ Value::Array(_)) => match to_json("agents", v) {
+                    Json::Array(a) => a
+                        .iter()
+                        .filter_map(Json::as_str)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
+            vec![
+                text(w, "name"),
+                repo,
+                agents,
+                panes.to_string(),
+                text(w, "worst_lifecycle"),
+                text(w, "worst_attention"),
+                truncate(&text(w, "latest_message"), 48),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "WORKSPACE",
+            "REPO",
+            "AGENTS",
+            "PANES",
+            "LIFECYCLE",
+            "ATTENTION",
+            "LATEST MESSAGE",
+        ],
+        &rows,
+    )
+}
+
+/// One event as a JSON object: seq, kind, pane, then its data keys.
+pub fn event_json(seq: u64, kind: &str, pane: &str, data: &Dict) -> Json {
+    let mut m = Map::new();
+    m.insert("seq".into(), json!(seq));
+    m.insert("kind".into(), json!(kind));
+    m.insert("pane".into(), json!(pane));
+    m.extend(dict_json(data));
+    Json::Object(m)
+}
+
+/// One event for people: `seq time pane kind details [source]`.
+pub fn event_line(seq: u64, kind: &str, pane: &str, data: &Dict) -> String {
+    let at = int(data, "at")
+        .map(|t| Timestamp(t).to_rfc3339())
+        .unwrap_or_default();
+    let mut details: Vec<String> = Vec::new();
+    let mut keys: Vec<&String> = data
+        .keys()
+        .filter(|k| *k != "at" && *k != "source")
+        .collect();
+    keys.sort();
+    for k in keys {
+        let v = match to_json(k, &data[k]) {
+            Json::String(s) => s,
+            other => other.to_string(),
+        };
+        details.push(format!("{k}={}", truncate(&v, 60)));
+    }
+    format!(
+        "{seq:>6}  {at}  {pane:<4}  {kind:<20} {}  [{}]",
+        details.join(" "),
+        text(data, "source")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dict(pairs: Vec<(&str, Value<'static>)>) -> Dict {
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), OwnedValue::try_from(v).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn show_json_fills_documented_keys_and_renders_times() {
+        let live: HashMap<String, Value<'static>> = [
+            ("state".to_string(), Value::from("exited")),
+            ("code".to_string(), Value::from(3i32)),
+        ]
+        .into_iter()
+        .collect();
+        let d = dict(vec![
+            ("id", Value::from("p1")),
+            ("last_seen_at", Value::from(0i64)),
+            ("live", Value::from(live)),
+        ]);
+        let j = pane_json(&d);
+        assert_eq!(j["id"], "p1");
+        assert_eq!(j["pending_decision"], Json::Null);
+        assert_eq!(j["last_seen_at"], "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            j["live"],
+            json!({"state": "exited", "code": 3, "signal": null})
+        );
+    }
+
+    /// The dictionary `GetPane` sends, through the D-Bus encoding and back, gives the
+    /// engine's own projection of the pane.
+    #[test]
+    fn a_pane_over_the_wire_renders_as_the_engine_projects_it() {
+        use crate::model::*;
+        use zbus::zvariant::{serialized::Context, to_bytes, LE};
+        let mut p = Pane::new(
+            PaneId(4),
+            "/src/app",
+            "main",
+            "api",
+            AgentKind::Claude,
+            Timestamp(1),
+        );
+        p.live = Live::Exited {
+            code: None,
+            signal: Some(9),
+        };
+        p.last_lifecycle = Some(Lifecycle::Blocked);
+        p.last_message = Some("Bash: ls".into());
+        p.last_seen_at = Some(Timestamp(1_767_225_600_000));
+        p.resume_argv = Some(vec!["claude".into(), "--resume".into(), "s".into()]);
+        p.pending_decision = Some(Decision {
+            id: 2,
+            kind: DecisionKind::Permission,
+            prompt: "Bash: ls".into(),
+            options: vec!["Yes".into(), "No".into()],
+            answer_keys: vec![AnswerKey {
+                choice: "yes".into(),
+                keys: "1".into(),
+            }],
+            tool_use_id: Some("toolu_1".into()),
+            source: Source::hook("claude", "PermissionRequest"),
+            opened_at: Timestamp(5),
+        });
+        let sent = crate::service::wire::pane_dict(&p);
+        let ctxt = Context::new_dbus(LE, 0);
+        let bytes = to_bytes(ctxt, &sent).unwrap();
+        let (got, _): (Dict, _) = bytes.deserialize().unwrap();
+        assert_eq!(pane_view(&got).unwrap(), PaneView::of(&p));
+        assert!(pane_text(&got).unwrap().contains("exited sig 9"));
+    }
+
+    #[test]
+    fn truncate_counts_characters_and_flattens_lines() {
+        assert_eq!(truncate("héllo\nworld", 20), "héllo world");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn table_aligns_columns() {
+        let t = table(&["A", "BB"], &[vec!["xxx".into(), "y".into()]]);
+        assert_eq!(t, "A    BB\nxxx  y\n");
+    }
+}

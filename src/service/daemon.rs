@@ -1,0 +1,291 @@
+//! `attend daemon`: the session service (issue 3; DESIGN "Shape").
+//!
+//! One tokio runtime. Start-up order: serve the interface (its calls queue in the owner's
+//! channel), take the bus name (refuse when another daemon has it, before touching the
+//! database), open and load the database (a corrupt file is moved aside, loudly), mark
+//! the panes of the previous daemon exited, start the attach server, then run the owner
+//! loop until SIGTERM, SIGINT or the loss of the bus.
+
+use super::attach::{AttachFocus, AttachServer};
+use super::command::Command;
+use super::db::{move_aside, Db, DbError, DB_FILE};
+use super::dbus::{Attend1, Attend1Error, BUS_NAME, OBJECT_PATH};
+use super::owner::{lock, Owner, OwnerConfig, PtyRegistry};
+use super::paths::{runtime_dir, state_dir};
+use crate::engine::World;
+use crate::model::{Action, PaneId};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use tokio::sync::{mpsc, oneshot};
+use zbus::fdo::{RequestNameFlags, RequestNameReply};
+
+/// Options of `attend daemon`.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    /// No tray icon (the tray is a later issue; the daemon says it runs without one).
+    pub no_tray: bool,
+    /// No desktop notifications (a later issue; the daemon says so).
+    pub no_notifications: bool,
+    /// State directory; default [`state_dir`].
+    pub state_dir: Option<PathBuf>,
+    /// Scrollback lines per pane (default 2 000).
+    pub scrollback: usize,
+}
+
+impl Default for DaemonOptions {
+    fn default() -> DaemonOptions {
+        DaemonOptions {
+            no_tray: false,
+            no_notifications: false,
+            state_dir: None,
+            scrollback: 2000,
+        }
+    }
+}
+
+/// Why the daemon stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("another attend daemon is already running on this bus (it owns {BUS_NAME})")]
+    AlreadyRunning,
+    #[error("D-Bus: {0}")]
+    Bus(#[from] zbus::Error),
+    #[error("{0}")]
+    Db(#[from] DbError),
+    #[error("cannot move the corrupt database {path} aside: {source}")]
+    MoveAside {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("attach socket: {0}")]
+    Attach(std::io::Error),
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// Runs the daemon on the session bus (`DBUS_SESSION_BUS_ADDRESS`); returns the exit
+/// code: 0 after SIGTERM/SIGINT or the loss of the bus, 1 on any start-up failure
+/// (another daemon owns the name, no bus, unusable database) with a clear message.
+pub fn run(opts: DaemonOptions) -> i32 {
+    init_logging();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("attend: cannot start the runtime: {e}");
+            return 1;
+        }
+    };
+    rt.block_on(async move {
+        let conn = match zbus::Connection::session().await {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "attend: cannot connect to the session bus (DBUS_SESSION_BUS_ADDRESS={}): {e}",
+                    std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_else(|_| "(unset)".into())
+                );
+                return 1;
+            }
+        };
+        match run_with_connection(conn, opts).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("attend: {e}");
+                1
+            }
+        }
+    })
+}
+
+/// Opens the database, moving a corrupt one aside (reported on stderr, never silent) and
+/// starting fresh.
+fn open_db(dir: &Path) -> Result<(Db, World), DaemonError> {
+    let opened = Db::open_in(dir).and_then(|db| db.load().map(|w| (db, w)));
+    let (db, world) = match opened {
+        Ok(x) => x,
+        Err(DbError::Corrupt { path, detail }) => {
+            let aside = move_aside(&path).map_err(|source| DaemonError::MoveAside {
+                path: path.clone(),
+                source,
+            })?;
+            eprintln!(
+                "attend: the database {} is corrupt ({detail}); moved it to {} and starting \
+                 with an empty state",
+                path.display(),
+                aside.display()
+            );
+            tracing::error!(path = %path.display(), aside = %aside.display(), "corrupt database moved aside");
+            let db = Db::open_in(dir)?;
+            let world = db.load()?;
+            (db, world)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok((db, world))
+}
+
+/// Serves `io.github.attend.Attend1` on `conn` and runs until SIGTERM, SIGINT or the loss
+/// of the bus name. Tests may pass a connection to a private bus.
+///
+/// Errors: [`DaemonError::AlreadyRunning`] when the name has another owner (nothing else
+/// is touched), bus, database and attach-socket failures at start-up.
+pub async fn run_with_connection(
+    conn: zbus::Connection,
+    opts: DaemonOptions,
+) -> Result<(), DaemonError> {
+    let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
+    conn.object_server()
+        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone()))
+        .await?;
+    let lost = name_lost(&conn).await?;
+    let reply = match conn
+        .request_name_with_flags(BUS_NAME, RequestNameFlags::DoNotQueue.into())
+        .await
+    {
+        Err(zbus::Error::NameTaken) => return Err(DaemonError::AlreadyRunning),
+        other => other?,
+    };
+    if !matches!(
+        reply,
+        RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner
+    ) {
+        return Err(DaemonError::AlreadyRunning);
+    }
+    if opts.no_tray {
+        tracing::info!("tray icon off (--no-tray)");
+    } else {
+        tracing::info!("tray icon: not available in this version; running without it");
+    }
+    if opts.no_notifications {
+        tracing::info!("desktop notifications off (--no-notifications)");
+    } else {
+        tracing::info!(
+            "desktop notifications: not available in this version; running without them"
+        );
+    }
+
+    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
+    let (db, world) = open_db(&dir)?;
+    tracing::info!(
+        db = %dir.join(DB_FILE).display(),
+        panes = world.panes.len(),
+        seq = world.seq,
+        "state loaded"
+    );
+
+    let socket = runtime_dir().join("attach.sock");
+    let (pty_tx, pty_rx) = mpsc::unbounded_channel();
+    let mut owner = Owner::new(
+        world,
+        db,
+        pty_tx,
+        cmd_tx.clone(),
+        conn.clone(),
+        OwnerConfig {
+            attach_socket: socket.clone(),
+            scrollback: opts.scrollback,
+        },
+    );
+    let gone = owner.mark_gone_after_restart()?;
+    if gone > 0 {
+        tracing::info!(panes = gone, "panes of the previous daemon are now exited");
+    }
+    let attach = start_attach(&socket, owner.ptys(), cmd_tx.clone())?;
+    tracing::info!(bus = BUS_NAME, "attend daemon ready");
+
+    let shutdown = async move {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!("cannot watch SIGTERM: {e}");
+                    return std::future::pending().await;
+                }
+            };
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM: stopping"),
+            _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
+            _ = lost => tracing::warn!("lost the bus or the bus name: stopping"),
+        }
+    };
+    owner.run(cmd_rx, pty_rx, shutdown).await;
+    attach.abort();
+    // The bus may be gone already: do not wait long for its answer.
+    let release = conn.release_name(BUS_NAME);
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(500), release).await;
+    let _ = std::fs::remove_file(&socket);
+    Ok(())
+}
+
+/// Resolves when the bus name is lost or the connection to the bus closes.
+async fn name_lost(
+    conn: &zbus::Connection,
+) -> Result<impl std::future::Future<Output = ()>, DaemonError> {
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender("org.freedesktop.DBus")?
+        .interface("org.freedesktop.DBus")?
+        .member("NameLost")?
+        .arg(0, BUS_NAME)?
+        .build();
+    let mut stream = zbus::MessageStream::for_match_rule(rule, conn, None).await?;
+    Ok(async move {
+        use zbus::export::futures_core::Stream;
+        let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut stream).poll_next(cx));
+        let _ = next.await;
+    })
+}
+
+/// Binds the attach socket and serves it: lookups go to the PTY registry; the first
+/// client's attach, focus reports and the last client's detach become the engine's
+/// attach, focus, unfocus and detach actions (CONTRACT §3).
+fn start_attach(
+    socket: &Path,
+    ptys: PtyRegistry,
+    cmd_tx: mpsc::Sender<Command>,
+) -> Result<tokio::task::JoinHandle<()>, DaemonError> {
+    let server = AttachServer::bind(socket).map_err(DaemonError::Attach)?;
+    let clients: Mutex<HashMap<PaneId, usize>> = Mutex::new(HashMap::new());
+    let on_focus = move |pane: PaneId, focus: AttachFocus| {
+        let action = {
+            let mut clients = clients.lock().unwrap_or_else(PoisonError::into_inner);
+            let n = clients.entry(pane).or_insert(0);
+            match focus {
+                AttachFocus::Attached => {
+                    *n += 1;
+                    Some(Action::Attach)
+                }
+                AttachFocus::Detached => {
+                    *n = n.saturating_sub(1);
+                    (*n == 0).then_some(Action::Detach)
+                }
+                AttachFocus::FocusIn => Some(Action::Focus),
+                AttachFocus::FocusOut => Some(Action::Unfocus),
+            }
+        };
+        if let Some(action) = action {
+            let (reply, _) = oneshot::channel::<Result<(), Attend1Error>>();
+            if cmd_tx.try_send(Command::Act(pane, action, reply)).is_err() {
+                tracing::warn!(%pane, "focus report dropped: the daemon is busy");
+            }
+        }
+    };
+    let lookup = move |pane: PaneId| lock(&ptys).get(&pane).cloned();
+    Ok(tokio::spawn(async move {
+        if let Err(e) = server.serve(lookup, on_focus).await {
+            tracing::error!("the attach server stopped: {e}");
+        }
+    }))
+}

@@ -1,0 +1,66 @@
+//! Repository facts of a directory, read from the `git` CLI (issue 3: repo and branch per
+//! pane, refreshed when the cwd changes, never polled). Blocking; call it off the async
+//! threads. Arguments are passed as argv, never through a shell.
+
+use super::command::GitInfo;
+use std::process::{Command, Stdio};
+
+fn git(dir: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    let line = text.trim_end_matches(['\n', '\r']);
+    (!line.is_empty()).then(|| line.to_string())
+}
+
+/// The top level (`git rev-parse --show-toplevel`) and the branch of `dir`
+/// (`git symbolic-ref --short HEAD`, which also names an unborn branch; `HEAD` when
+/// detached). Both `None` outside a repository or without git.
+pub fn info(dir: &str) -> GitInfo {
+    let Some(toplevel) = git(dir, &["rev-parse", "--show-toplevel"]) else {
+        return GitInfo::default();
+    };
+    let branch =
+        git(dir, &["symbolic-ref", "--short", "-q", "HEAD"]).or_else(|| Some("HEAD".into()));
+    GitInfo {
+        toplevel: Some(toplevel),
+        branch,
+    }
+}
+
+/// Display name of a repository: its top level's last path component.
+pub fn repo_name(toplevel: &str) -> String {
+    crate::engine::workspace_name(toplevel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repository_has_a_toplevel_and_a_branch_and_a_plain_dir_has_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap();
+        assert_eq!(info(path), GitInfo::default());
+        let ok = Command::new("git")
+            .args(["init", "-q", "-b", "trunk", path])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let got = info(sub.to_str().unwrap());
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(got.toplevel.as_deref(), top.to_str());
+        assert_eq!(got.branch.as_deref(), Some("trunk"));
+    }
+}

@@ -1,0 +1,117 @@
+//! `attend attach` through a real PTY pair (the test is the outer terminal): the screen is
+//! redrawn, input reaches the program, the pane counts as focused while attached, and the
+//! detach key leaves the program running (issue 3 "PTY host", "Acceptance").
+
+mod support;
+
+use nix::pty::openpty;
+use std::io::{Read, Write};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use support::{Env, TIMEOUT};
+
+/// Reads from the terminal's master side on a thread; `until` waits for `needle`.
+struct Screen {
+    rx: mpsc::Receiver<Vec<u8>>,
+    seen: Vec<u8>,
+}
+
+impl Screen {
+    fn until(&mut self, needle: &str) {
+        let start = Instant::now();
+        while start.elapsed() < TIMEOUT {
+            if String::from_utf8_lossy(&self.seen).contains(needle) {
+                return;
+            }
+            if let Ok(chunk) = self.rx.recv_timeout(Duration::from_millis(100)) {
+                self.seen.extend(chunk);
+            }
+        }
+        panic!(
+            "the attached terminal never showed {needle:?}; it showed {:?}",
+            String::from_utf8_lossy(&self.seen)
+        );
+    }
+}
+
+#[test]
+fn attach_redraws_forwards_input_focuses_and_detaches_leaving_the_program_running() {
+    let env = Env::with_daemon();
+    let p = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "echo ready-marker; read x; echo \"got-$x\"; sleep 100",
+    ]);
+    env.wait_pane(&p, "output", |v| v["attention"] == "unread");
+
+    let pty = openpty(None, None).unwrap();
+    let slave = pty.slave;
+    let mut child = env
+        .cmd()
+        .args(["attach", &p])
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(slave);
+    let mut master = std::fs::File::from(pty.master);
+    let mut reader = master.try_clone().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = Screen {
+        rx,
+        seen: Vec::new(),
+    };
+
+    // The redraw shows what the program printed before we attached.
+    screen.until("ready-marker");
+    // Attached counts as focused (CONTRACT §3), which also marks the pane seen.
+    let v = env.wait_pane(&p, "focused", |v| v["focused"] == true);
+    assert_eq!(v["attention"], "none");
+
+    master.write_all(b"hello\r").unwrap();
+    screen.until("got-hello");
+
+    // Ctrl-\ detaches; the program keeps running and the pane is no longer focused.
+    master.write_all(&[0x1c]).unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < TIMEOUT, "attend attach did not detach");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    let v = env.wait_pane(&p, "unfocused", |v| v["focused"] == false);
+    assert_eq!(v["live"]["state"], "running");
+}
+
+#[test]
+fn attach_to_an_unknown_or_exited_pane_is_bad_input() {
+    let env = Env::with_daemon();
+    let out = env.attend(&["attach", "p7"]);
+    assert_eq!(out.status.code(), Some(2));
+    let p = env.run(&["--", "true"]);
+    env.wait_pane(&p, "exit", |v| v["live"]["state"] == "exited");
+    let out = env.attend(&["attach", &p]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not running"));
+}

@@ -1,0 +1,145 @@
+//! Restart without losing state (issue 3 "Persistence", "Acceptance"): kill -9 the
+//! daemon, start it again, and every pane, attention and the event seq are back; the
+//! processes that died with it show exited. A corrupt database is moved aside, loudly.
+
+mod support;
+
+use serde_json::Value;
+use support::Env;
+
+#[test]
+fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_exited() {
+    let mut env = Env::with_daemon();
+    let bell = env.run(&[
+        "-w",
+        "alpha",
+        "-n",
+        "bell",
+        "--",
+        "sh",
+        "-c",
+        "printf '\\a'; sleep 100",
+    ]);
+    let hooked = env.run(&[
+        "-w", "beta", "-t", "agents", "--agent", "claude", "--", "sleep", "100",
+    ]);
+    let done = env.run(&["--", "sh", "-c", "exit 4"]);
+    env.wait_pane(&bell, "bell", |v| v["attention"] == "unread");
+    env.wait_pane(&done, "exit", |v| v["live"]["state"] == "exited");
+    let stop = r#"{"session_id":"s-restart","hook_event_name":"Stop","last_assistant_message":"All done."}"#;
+    env.hook("claude", &hooked, stop, "d-restart").unwrap();
+    let before: Vec<Value> = serde_json::from_str(&env.ok(&["ls", "--json"])).unwrap();
+    let events_before = env.events();
+    let last_seq = events_before.last().unwrap()["seq"].as_u64().unwrap();
+
+    env.kill_daemon();
+    env.start_daemon();
+
+    let after: Vec<Value> = serde_json::from_str(&env.ok(&["ls", "--json"])).unwrap();
+    assert_eq!(after.len(), before.len());
+    for (b, a) in before.iter().zip(&after) {
+        for key in [
+            "id",
+            "name",
+            "workspace",
+            "tab",
+            "agent",
+            "lifecycle",
+            "attention",
+            "last_message",
+            "session_id",
+            "resume_argv",
+            "pending_decision",
+            "attention_changed_at",
+        ] {
+            assert_eq!(
+                a[key], b[key],
+                "{key} of {} changed across the restart",
+                b["id"]
+            );
+        }
+        assert_eq!(a["live"]["state"], "exited", "{a}");
+    }
+    // Running panes died with the daemon: exited with unknown code, last lifecycle kept,
+    // no failure invented.
+    let h = env.show(&hooked);
+    assert_eq!(h["lifecycle"], "done");
+    assert_eq!(h["last_lifecycle"], "done");
+    assert_eq!(h["attention"], "unread");
+    assert_eq!(
+        h["live"],
+        serde_json::json!({"state": "exited", "code": null, "signal": null})
+    );
+    assert_eq!(
+        h["resume_argv"],
+        serde_json::json!(["claude", "--resume", "s-restart"])
+    );
+    // The one that had exited before keeps its code.
+    assert_eq!(env.show(&done)["live"]["code"], 4);
+
+    // The seq continues: the restart's pane.exited events follow the old log.
+    let events_after = env.events();
+    assert_eq!(events_after[..events_before.len()], events_before[..]);
+    let new: Vec<&Value> = events_after[events_before.len()..].iter().collect();
+    assert_eq!(
+        new.len(),
+        2,
+        "one pane.exited per pane that was running: {new:?}"
+    );
+    for (i, e) in new.iter().enumerate() {
+        assert_eq!(e["seq"].as_u64().unwrap(), last_seq + 1 + i as u64);
+        assert_eq!(e["kind"], "pane.exited");
+    }
+    // Pane ids are never reused.
+    assert_eq!(env.run(&["--", "sleep", "100"]), "p4");
+    // The hook delivery is still known: a replay does not apply again.
+    let seq = env.hook("claude", &hooked, stop, "d-restart").unwrap();
+    assert!(
+        seq <= last_seq,
+        "replayed delivery answered with its recorded seq {seq}"
+    );
+}
+
+#[test]
+fn resume_respawns_an_exited_pane_under_the_same_id() {
+    let env = Env::with_daemon();
+    let p = env.run(&["--", "sh", "-c", "echo run >> runs; exit 0"]);
+    env.wait_pane(&p, "first run exits", |v| v["live"]["state"] == "exited");
+    env.ok(&["resume", &p]);
+    let runs = env.work_dir().join("runs");
+    env.wait_until("the second run", || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+            == 2
+    });
+    let v = env.wait_pane(&p, "second run exits", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["id"], p.as_str());
+    assert_eq!(env.ok(&["ls", "--json"]).matches("\"id\"").count(), 1);
+    // A running pane cannot be resumed.
+    let q = env.run(&["--", "sleep", "100"]);
+    assert_eq!(env.attend(&["resume", &q]).status.code(), Some(2));
+}
+
+#[test]
+fn a_corrupt_database_is_moved_aside_and_reported() {
+    let mut env = Env::new();
+    let state = env.state_dir();
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("attend.db"), vec![0x5a; 8192]).unwrap();
+    env.start_daemon();
+    let log = env.daemon_log();
+    assert!(log.contains("is corrupt"), "{log}");
+    let aside: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("attend.db.corrupt-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(
+        log.contains(&aside[0]),
+        "the message says where it went: {log}"
+    );
+    assert_eq!(env.ok(&["ls", "--json"]).trim(), "[]");
+}

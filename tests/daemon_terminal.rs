@@ -1,0 +1,159 @@
+//! Real PTYs under the real daemon: BEL and OSC notifications become attention, the
+//! user's `seen` clears it, input reaches the program and its exit is recorded (issue 3
+//! "Acceptance"; CONTRACT §2 rows bell, terminal notification, process exited).
+
+mod support;
+
+use support::Env;
+
+#[test]
+fn bel_raises_unread_seen_clears_it_send_ends_it_and_the_exit_is_recorded() {
+    let env = Env::with_daemon();
+    let p = env.run(&["--", "sh", "-c", "printf '\\a'; read x"]);
+    assert_eq!(p, "p1");
+    let v = env.wait_pane(&p, "BEL raises unread", |v| v["attention"] == "unread");
+    assert_eq!(v["live"]["state"], "running");
+    assert_eq!(v["agent"], "shell");
+    assert_eq!(v["tab"], "main");
+    assert!(v["last_seen_at"].is_null());
+
+    env.ok(&["seen", &p]);
+    let v = env.show(&p);
+    assert_eq!(v["attention"], "none");
+    assert!(v["last_seen_at"].is_string(), "{v}");
+
+    env.ok(&["send", &p, "x", "--enter"]);
+    let v = env.wait_pane(&p, "the program exits", |v| v["live"]["state"] == "exited");
+    assert_eq!(
+        v["live"],
+        serde_json::json!({"state": "exited", "code": 0, "signal": null})
+    );
+    assert!(v["last_lifecycle"].is_string(), "{v}");
+
+    let kinds: Vec<String> = env
+        .events()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        kinds[..3],
+        ["pane.added", "attention.created", "attention.cleared"]
+    );
+    assert!(kinds.contains(&"pane.exited".to_string()), "{kinds:?}");
+}
+
+#[test]
+fn a_non_zero_exit_and_a_kill_are_recorded_as_failures() {
+    let env = Env::with_daemon();
+    let a = env.run(&["--", "sh", "-c", "exit 7"]);
+    let v = env.wait_pane(&a, "exit 7", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["code"], 7);
+    assert_eq!(v["lifecycle"], "failed");
+    assert_eq!(v["attention"], "error");
+
+    let b = env.run(&["--", "sleep", "100"]);
+    env.ok(&["kill", &b, "--signal", "KILL"]);
+    let v = env.wait_pane(&b, "killed", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["signal"], 9);
+    assert!(v["live"]["code"].is_null());
+}
+
+#[test]
+fn osc_9_777_99_and_split_sequences_become_notifications_with_their_text() {
+    let env = Env::with_daemon();
+    // Agent panes: the program's own output is not a reason for attention there, so only
+    // the terminal notifications speak.
+    let programs = [
+        (
+            "osc 9",
+            "printf '\\033]9;nine says hi\\007'; sleep 100",
+            "nine says hi",
+        ),
+        (
+            "osc 777",
+            "printf '\\033]777;notify;Build;seven says hi\\033\\\\'; sleep 100",
+            "seven says hi",
+        ),
+        (
+            "osc 99 chunked",
+            "printf '\\033]99;i=1:d=0:p=title;Kitty\\033\\\\'; \
+             printf '\\033]99;i=1:p=body;kitty says hi\\033\\\\'; sleep 100",
+            "kitty says hi",
+        ),
+        (
+            "split osc 9",
+            "printf '\\033]9;split '; sleep 0.5; printf 'across reads\\007'; sleep 100",
+            "split across reads",
+        ),
+    ];
+    let panes: Vec<(String, &str, &str)> = programs
+        .iter()
+        .map(|(what, prog, text)| {
+            (
+                env.run(&["--agent", "claude", "--", "sh", "-c", prog]),
+                *what,
+                *text,
+            )
+        })
+        .collect();
+    for (p, what, text) in panes {
+        let v = env.wait_pane(&p, what, |v| v["attention"] == "unread");
+        let msg = v["last_message"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains(text),
+            "{what}: last_message {msg:?} lacks {text:?}"
+        );
+        assert_eq!(v["agent"], "claude");
+    }
+}
+
+#[test]
+fn a_focused_pane_counts_new_output_and_bells_as_seen() {
+    let env = Env::with_daemon();
+    let p = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "read x; printf 'ring\\a'; touch rang; sleep 100",
+    ]);
+    env.busctl("SetFocused", "sb", &[&p, "true"]).unwrap();
+    assert_eq!(env.show(&p)["focused"], true);
+    env.ok(&["send", &p, "go", "--enter"]);
+    let rang = env.work_dir().join("rang");
+    env.wait_until("the program rang", || rang.exists());
+    // Output and bell were read before the file appeared; give the daemon a moment to
+    // apply them, then nothing may be outstanding.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let v = env.show(&p);
+    assert_eq!(v["attention"], "none", "{v}");
+    assert!(v["last_seen_at"].is_string());
+    env.busctl("SetFocused", "sb", &[&p, "false"]).unwrap();
+    assert_eq!(env.show(&p)["focused"], false);
+}
+
+#[test]
+fn osc_7_moves_the_cwd_and_refreshes_repo_and_branch_from_git() {
+    let env = Env::with_daemon();
+    let repo = env.work_dir().join("checkout");
+    std::fs::create_dir_all(&repo).unwrap();
+    let ok = std::process::Command::new("git")
+        .args(["init", "-q", "-b", "feature-x"])
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let p = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "read x; printf '\\033]7;file://localhost%s\\007' \"$x\"; sleep 100",
+    ]);
+    let v = env.show(&p);
+    assert!(v["repo"].is_null(), "the work dir is no repository: {v}");
+    env.ok(&["send", &p, repo.to_str().unwrap(), "--enter"]);
+    let v = env.wait_pane(&p, "repo and branch of the new cwd", |v| {
+        v["branch"] == "feature-x"
+    });
+    assert_eq!(v["repo"], "checkout");
+    assert_eq!(v["cwd"], repo.to_str().unwrap());
+}

@@ -1,0 +1,817 @@
+//! Isolated homes for the real agent CLIs, driven offline against [`ModelServer`]
+//! (docs/real-agents.md; the offline recipes are `/work/shared/AGENTS-REFERENCE.md`).
+//!
+//! - [`require`] finds the pinned CLI in the cache `build-aux/agents.sh` fills (running the
+//!   script once per test process when a CLI is missing); without it the test prints
+//!   `SKIPPED: <reason>` and passes, unless `ATTEND_REQUIRE_REAL_AGENTS=1`, which fails it.
+//! - [`AgentHome`] is a temp directory with `home/` (the CLI's `HOME`, with the config each
+//!   CLI needs offline) and `proj/` (a git repository, the agent's cwd); [`AgentHome::launch`]
+//!   gives the argv + environment to start the interactive CLI there (cleared environment,
+//!   proxies pointing at a closed loopback port so nothing leaves loopback).
+//! - [`HookRecorder`] is a hook command that saves every payload as its own file.
+//! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
+#![allow(dead_code)]
+
+use super::model_server::ModelServer;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// A proxy URL on a loopback port where nothing listens: any request that ignores
+/// `NO_PROXY` fails at once instead of leaving the machine.
+pub const DEAD_PROXY: &str = "http://127.0.0.1:9";
+
+/// The fake API key every CLI is given (20 characters: Claude records the last 20
+/// characters of approved keys, so the whole key is the approved value).
+pub const FAKE_KEY: &str = "sk-scripted-00000000";
+
+/// Set to `1` to make a missing CLI fail the test instead of skipping it (CI sets it).
+pub const REQUIRE_VAR: &str = "ATTEND_REQUIRE_REAL_AGENTS";
+
+/// The three real CLIs, each pinned to one version (`build-aux/agents.sh` installs the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cli {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Cli {
+    pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+
+    /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude",
+            Cli::Codex => "codex",
+            Cli::Gemini => "gemini",
+        }
+    }
+
+    /// The npm package.
+    pub fn package(self) -> &'static str {
+        match self {
+            Cli::Claude => "@anthropic-ai/claude-code",
+            Cli::Codex => "@openai/codex",
+            Cli::Gemini => "@google/gemini-cli",
+        }
+    }
+
+    /// The pinned version.
+    pub fn version(self) -> &'static str {
+        match self {
+            Cli::Claude => "2.1.197",
+            Cli::Codex => "0.171.0",
+            Cli::Gemini => "0.61.0",
+        }
+    }
+
+    /// The hook events this CLI version fires (AGENTS-REFERENCE.md); [`AgentHome::install_hooks`]
+    /// registers the command for each.
+    pub fn hook_events(self) -> &'static [&'static str] {
+        match self {
+            Cli::Claude => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PermissionRequest",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "Notification",
+                "SubagentStart",
+                "SubagentStop",
+                "Stop",
+                "StopFailure",
+                "PreCompact",
+                "PostCompact",
+                "SessionEnd",
+            ],
+            Cli::Codex => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PermissionRequest",
+                "PostToolUse",
+                "PreCompact",
+                "PostCompact",
+                "Stop",
+                "SubagentStart",
+                "SubagentStop",
+                "SessionEnd",
+            ],
+            Cli::Gemini => &[
+                "SessionStart",
+                "SessionEnd",
+                "BeforeAgent",
+                "AfterAgent",
+                "BeforeModel",
+                "AfterModel",
+                "BeforeToolSelection",
+                "BeforeTool",
+                "AfterTool",
+                "Notification",
+                "PreCompress",
+            ],
+        }
+    }
+
+    /// Where `bin` lives under the cache once the pinned version is installed, or why not.
+    pub fn installed_binary(self) -> Result<PathBuf, String> {
+        let cache = cache_dir();
+        let package_json = cache
+            .join("node_modules")
+            .join(self.package())
+            .join("package.json");
+        let text = std::fs::read_to_string(&package_json).map_err(|e| {
+            format!(
+                "{} is not installed ({}: {e})",
+                self.package(),
+                package_json.display()
+            )
+        })?;
+        let found = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null)["version"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if found != self.version() {
+            return Err(format!(
+                "{} {found} is installed, the tests pin {}",
+                self.package(),
+                self.version()
+            ));
+        }
+        let bin = cache.join("node_modules/.bin").join(self.name());
+        if !bin.exists() {
+            return Err(format!("{} is missing", bin.display()));
+        }
+        Ok(bin)
+    }
+}
+
+/// The npm prefix `build-aux/agents.sh` installs into:
+/// `$ATTEND_AGENTS_CACHE`, else `$HOME/.cache/attend/agents`.
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("ATTEND_AGENTS_CACHE") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/attend/agents")
+        }
+    }
+}
+
+/// Runs `build-aux/agents.sh` once per test process; its error line when it failed.
+fn install_once() -> Result<(), String> {
+    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
+    RESULT
+        .get_or_init(|| {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-aux/agents.sh");
+            let out = Command::new("sh")
+                .arg(&script)
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                let err = String::from_utf8_lossy(&out.stderr);
+                Err(err
+                    .lines()
+                    .last()
+                    .unwrap_or("build-aux/agents.sh failed")
+                    .to_string())
+            }
+        })
+        .clone()
+}
+
+/// The pinned `cli` binary, installing it with `build-aux/agents.sh` when missing.
+/// `None` (after writing `SKIPPED: <reason>` straight to stderr, past the test harness's
+/// output capture) when it cannot be had; panics instead when `ATTEND_REQUIRE_REAL_AGENTS=1`.
+pub fn require(cli: Cli) -> Option<PathBuf> {
+    let found = cli
+        .installed_binary()
+        .or_else(|_| install_once().and_then(|()| cli.installed_binary()));
+    match found {
+        Ok(bin) => Some(bin),
+        Err(reason) if std::env::var(REQUIRE_VAR).as_deref() == Ok("1") => {
+            panic!(
+                "{REQUIRE_VAR}=1 but the real {} CLI is unavailable: {reason}",
+                cli.name()
+            )
+        }
+        Err(reason) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: real {} CLI unavailable: {reason}",
+                cli.name()
+            );
+            None
+        }
+    }
+}
+
+/// How to start a CLI: program, arguments, the complete environment (start it with a
+/// cleared environment plus these), and the working directory.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: PathBuf,
+}
+
+impl Launch {
+    /// `program` followed by `args`, as strings.
+    pub fn argv(&self) -> Vec<String> {
+        let mut argv = vec![self.program.display().to_string()];
+        argv.extend(self.args.iter().cloned());
+        argv
+    }
+
+    /// A [`Command`] with a cleared environment, this environment and cwd.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .env_clear()
+            .envs(self.env.iter().cloned())
+            .current_dir(&self.cwd);
+        command
+    }
+
+    /// `env -i K=V … PROGRAM ARGS…`: the launch as one hermetic argv for tools that take a
+    /// command (`tmux new-session`).
+    pub fn env_argv(&self) -> Vec<String> {
+        let mut argv = vec!["env".to_string(), "-i".to_string()];
+        argv.extend(self.env.iter().map(|(k, v)| format!("{k}={v}")));
+        argv.extend(self.argv());
+        argv
+    }
+
+    /// `env K=V … PROGRAM ARGS…`: the launch's variables laid over the environment the
+    /// command is started with. For `attend run -- …`, where the agent must also inherit
+    /// what the daemon gives it (`ATTEND_PANE`, the bus address and state directory its
+    /// hook command needs).
+    pub fn env_overlay_argv(&self) -> Vec<String> {
+        let mut argv = vec!["env".to_string()];
+        argv.extend(self.env.iter().map(|(k, v)| format!("{k}={v}")));
+        argv.extend(self.argv());
+        argv
+    }
+
+    /// Sets (or replaces) one environment variable.
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_string(), value.to_string()));
+    }
+}
+
+/// An isolated HOME and project for one CLI, configured to use `server` offline.
+/// Layout (all under one temp directory, removed on drop): `home/`, `proj/` (git repo),
+/// `hooks/` (a [`HookRecorder`]'s directory, when used).
+pub struct AgentHome {
+    pub cli: Cli,
+    pub binary: PathBuf,
+    pub dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub project: PathBuf,
+    server_url: String,
+    extra_args: Vec<String>,
+}
+
+impl AgentHome {
+    /// Creates the directories and writes the CLI's offline configuration
+    /// (AGENTS-REFERENCE.md "Driving … offline"):
+    /// - Claude: `home/.claude.json` (onboarding done, the fake key approved, the project
+    ///   trusted) and `home/.claude/settings.json`.
+    /// - Codex: `home/.codex/config.toml` (fake `responses` provider at the server,
+    ///   on-request approvals, workspace-write sandbox, no update check, analytics and
+    ///   plugins off, the project trusted).
+    /// - Gemini: `home/.gemini/settings.json` (API-key auth, folder trust, auto-update,
+    ///   usage statistics and telemetry off).
+    ///
+    /// Panics on I/O errors or when `git init` fails (test set-up).
+    pub fn new(cli: Cli, binary: PathBuf, server: &ModelServer) -> AgentHome {
+        let dir = tempfile::Builder::new()
+            .prefix("attend-agent-")
+            .tempdir()
+            .unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&project)
+            .env("HOME", &home)
+            .status()
+            .expect("git must be installed");
+        assert!(status.success(), "git init failed");
+        let this = AgentHome {
+            cli,
+            binary,
+            dir,
+            home,
+            project,
+            server_url: server.url(),
+            extra_args: Vec::new(),
+        };
+        this.write_base_config();
+        this
+    }
+
+    /// The CLI's configuration directory: `home/.claude`, `home/.codex` (`CODEX_HOME`),
+    /// `home/.gemini`.
+    pub fn config_dir(&self) -> PathBuf {
+        self.home.join(match self.cli {
+            Cli::Claude => ".claude",
+            Cli::Codex => ".codex",
+            Cli::Gemini => ".gemini",
+        })
+    }
+
+    fn write_base_config(&self) {
+        std::fs::create_dir_all(self.config_dir()).unwrap();
+        let project = self.project.display().to_string();
+        match self.cli {
+            Cli::Claude => {
+                write_json(
+                    &self.home.join(".claude.json"),
+                    &json!({
+                        "hasCompletedOnboarding": true,
+                        "customApiKeyResponses": {"approved": [FAKE_KEY], "rejected": []},
+                        "projects": {project: {"hasTrustDialogAccepted": true}},
+                    }),
+                );
+                write_json(&self.config_dir().join("settings.json"), &json!({}));
+            }
+            Cli::Codex => {
+                let config = format!(
+                    "model = \"gpt-scripted\"\n\
+                     model_provider = \"fake\"\n\
+                     approval_policy = \"on-request\"\n\
+                     sandbox_mode = \"workspace-write\"\n\
+                     check_for_update_on_startup = false\n\
+                     \n\
+                     [model_providers.fake]\n\
+                     name = \"Scripted\"\n\
+                     base_url = \"{}/v1\"\n\
+                     env_key = \"ATTEND_FAKE_OPENAI_KEY\"\n\
+                     wire_api = \"responses\"\n\
+                     \n\
+                     [analytics]\n\
+                     enabled = false\n\
+                     \n\
+                     [features]\n\
+                     plugins = false\n\
+                     \n\
+                     [projects.{}]\n\
+                     trust_level = \"trusted\"\n",
+                    self.server_url,
+                    toml_string(&project),
+                );
+                std::fs::write(self.config_dir().join("config.toml"), config).unwrap();
+            }
+            Cli::Gemini => write_json(
+                &self.config_dir().join("settings.json"),
+                &json!({
+                    "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+                    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                }),
+            ),
+        }
+    }
+
+    /// Registers `command` (a shell command line) for every event in
+    /// [`Cli::hook_events`]: Claude and Gemini in their `settings.json` (Gemini's timeout
+    /// in ms), Codex in `$CODEX_HOME/hooks.json`, and the Codex launch gets
+    /// `--dangerously-bypass-hook-trust` (untrusted hooks do not run; the flag also implies
+    /// `--no-daemon`).
+    pub fn install_hooks(&mut self, command: &str) {
+        let timeout = if self.cli == Cli::Gemini { 10_000 } else { 10 };
+        let groups = json!([{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]);
+        let hooks: serde_json::Map<String, Value> = self
+            .cli
+            .hook_events()
+            .iter()
+            .map(|event| (event.to_string(), groups.clone()))
+            .collect();
+        match self.cli {
+            Cli::Claude | Cli::Gemini => {
+                let path = self.config_dir().join("settings.json");
+                let mut settings = read_json(&path);
+                settings["hooks"] = Value::Object(hooks);
+                write_json(&path, &settings);
+            }
+            Cli::Codex => {
+                write_json(
+                    &self.config_dir().join("hooks.json"),
+                    &json!({"hooks": hooks}),
+                );
+                self.extra_args
+                    .push("--dangerously-bypass-hook-trust".into());
+            }
+        }
+    }
+
+    /// Codex only: `notify = argv` at the top of `config.toml` (Codex appends the JSON
+    /// payload as the last argument).
+    pub fn set_codex_notify(&self, argv: &[String]) {
+        assert_eq!(self.cli, Cli::Codex, "notify is a Codex setting");
+        let path = self.config_dir().join("config.toml");
+        let list: Vec<String> = argv.iter().map(|a| toml_string(a)).collect();
+        let old = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("notify = [{}]\n{old}", list.join(", "))).unwrap();
+    }
+
+    /// The interactive CLI in `proj/`: argv (Codex adds `--no-daemon`) and the environment:
+    /// `PATH` (inherited, for `node`), `HOME`, `LANG`, `XDG_*` under the home, the loopback
+    /// proxies, and per CLI the server URL and fake key (Claude also
+    /// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_TELEMETRY=1`,
+    /// `DISABLE_AUTOUPDATER=1`; Codex `CODEX_HOME`). `TERM` is left to the terminal that
+    /// runs it.
+    pub fn launch(&self) -> Launch {
+        let home = self.home.display().to_string();
+        let mut env: Vec<(String, String)> = vec![
+            (
+                "PATH".into(),
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+            ),
+            ("HOME".into(), home.clone()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
+            ("XDG_CACHE_HOME".into(), format!("{home}/.cache")),
+            ("XDG_DATA_HOME".into(), format!("{home}/.local/share")),
+            ("XDG_STATE_HOME".into(), format!("{home}/.local/state")),
+        ];
+        for key in [
+            "HTTPS_PROXY",
+            "HTTP_PROXY",
+            "ALL_PROXY",
+            "https_proxy",
+            "http_proxy",
+            "all_proxy",
+        ] {
+            env.push((key.into(), DEAD_PROXY.into()));
+        }
+        for key in ["NO_PROXY", "no_proxy"] {
+            env.push((key.into(), "127.0.0.1,localhost".into()));
+        }
+        let mut args = Vec::new();
+        match self.cli {
+            Cli::Claude => {
+                env.push(("ANTHROPIC_BASE_URL".into(), self.server_url.clone()));
+                env.push(("ANTHROPIC_API_KEY".into(), FAKE_KEY.into()));
+                env.push((
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                    "1".into(),
+                ));
+                env.push(("DISABLE_TELEMETRY".into(), "1".into()));
+                env.push(("DISABLE_AUTOUPDATER".into(), "1".into()));
+            }
+            Cli::Codex => {
+                env.push(("CODEX_HOME".into(), self.config_dir().display().to_string()));
+                env.push(("ATTEND_FAKE_OPENAI_KEY".into(), FAKE_KEY.into()));
+                if !self
+                    .extra_args
+                    .iter()
+                    .any(|a| a == "--dangerously-bypass-hook-trust")
+                {
+                    args.push("--no-daemon".into());
+                }
+            }
+            Cli::Gemini => {
+                env.push(("GEMINI_API_KEY".into(), FAKE_KEY.into()));
+                env.push(("GOOGLE_GEMINI_BASE_URL".into(), self.server_url.clone()));
+            }
+        }
+        args.extend(self.extra_args.iter().cloned());
+        Launch {
+            program: self.binary.clone(),
+            args,
+            env,
+            cwd: self.project.clone(),
+        }
+    }
+
+    /// Replaces every occurrence of this home's temp paths in `text` with stable
+    /// placeholders (`/tmp/proj` for the project, `/tmp/agent-home` for HOME, `/tmp/agent` for the
+    /// rest), for fixtures.
+    /// Claude's per-project directory name (every non-alphanumeric character of the path
+    /// becomes `-`) is scrubbed the same way (`-tmp-proj`).
+    pub fn scrub(&self, text: &str) -> String {
+        self.replacements()
+            .iter()
+            .fold(text.to_string(), |text, (from, to)| text.replace(from, to))
+    }
+
+    /// [`AgentHome::scrub`] for a terminal screen: each replacement is padded with spaces
+    /// to the original length, so boxes drawn around a path stay aligned.
+    pub fn scrub_screen(&self, screen: &str) -> String {
+        self.replacements()
+            .iter()
+            .fold(screen.to_string(), |text, (from, to)| {
+                text.replace(from, &format!("{to:<width$}", width = from.chars().count()))
+            })
+    }
+
+    /// (temp path, placeholder) pairs, most specific first.
+    fn replacements(&self) -> Vec<(String, String)> {
+        let dashed = |p: &Path| -> String {
+            p.display()
+                .to_string()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        vec![
+            (self.project.display().to_string(), "/tmp/proj".into()),
+            (dashed(&self.project), "-tmp-proj".into()),
+            (self.home.display().to_string(), "/tmp/agent-home".into()),
+            (self.dir.path().display().to_string(), "/tmp/agent".into()),
+        ]
+    }
+}
+
+/// A TOML basic string (quoted, with `\` and `"` escaped).
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn read_json(path: &Path) -> Value {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}))
+}
+
+fn write_json(path: &Path, value: &Value) {
+    std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+/// Records hook payloads: each invocation of [`HookRecorder::command`] saves its stdin as
+/// `<dir>/<ns-timestamp>-<pid>.json` (written then renamed, so readers never see half a
+/// file); [`HookRecorder::notify_argv`] does the same with Codex `notify`'s last argument.
+pub struct HookRecorder {
+    pub dir: PathBuf,
+}
+
+impl HookRecorder {
+    /// Creates `dir`.
+    pub fn new(dir: PathBuf) -> HookRecorder {
+        std::fs::create_dir_all(&dir).unwrap();
+        HookRecorder { dir }
+    }
+
+    /// A shell command line that saves its stdin as one payload file.
+    pub fn command(&self) -> String {
+        format!(
+            "f='{}'/$(date +%s%N)-$$; cat > \"$f.tmp\" && mv \"$f.tmp\" \"$f.json\"",
+            self.dir.display()
+        )
+    }
+
+    /// A Codex `notify` argv that saves the payload (its last argument) as one file.
+    pub fn notify_argv(&self) -> Vec<String> {
+        vec![
+            "sh".into(),
+            "-c".into(),
+            format!(
+                "f='{}'/$(date +%s%N)-$$; printf '%s' \"$1\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f.json\"",
+                self.dir.display()
+            ),
+            "sh".into(),
+        ]
+    }
+
+    /// Every payload so far, in arrival order (unparsable files become `Value::String`).
+    pub fn payloads(&self) -> Vec<Value> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort_by_key(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.split('-')
+                .next()
+                .and_then(|n| n.parse::<u128>().ok())
+                .unwrap_or(0)
+        });
+        files
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).unwrap_or_default();
+                serde_json::from_str(&text).unwrap_or(Value::String(text))
+            })
+            .collect()
+    }
+
+    /// The event names so far: `hook_event_name`, or `type` for notify payloads.
+    pub fn events(&self) -> Vec<String> {
+        self.payloads()
+            .iter()
+            .map(|p| event_name(p).to_string())
+            .collect()
+    }
+
+    /// Waits until a payload with this event name has arrived (after `skip` payloads);
+    /// returns it. `Err` lists the events seen.
+    pub fn wait_for(&self, event: &str, skip: usize, timeout: Duration) -> Result<Value, String> {
+        self.wait_matching(event, skip, timeout, |_| true)
+    }
+
+    /// Like [`HookRecorder::wait_for`], for the first such payload that also satisfies
+    /// `check` (e.g. a Codex notify of one thread).
+    pub fn wait_matching(
+        &self,
+        event: &str,
+        skip: usize,
+        timeout: Duration,
+        check: impl Fn(&Value) -> bool,
+    ) -> Result<Value, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(found) = self
+                .payloads()
+                .into_iter()
+                .skip(skip)
+                .find(|p| event_name(p) == event && check(p))
+            {
+                return Ok(found);
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "no matching {event} hook within {timeout:?}; events so far: {:?}",
+                    self.events()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// A payload's event name: `hook_event_name`, else `type` (Codex notify), else "".
+pub fn event_name(payload: &Value) -> &str {
+    payload["hook_event_name"]
+        .as_str()
+        .or_else(|| payload["type"].as_str())
+        .unwrap_or("")
+}
+
+/// One program in a private tmux server (its own socket in a temp dir, killed on drop).
+pub struct Tmux {
+    dir: tempfile::TempDir,
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// Starts `launch` hermetically (its environment only, plus `TERM=tmux-256color`) in a
+    /// `cols`×`rows` window.
+    pub fn start(launch: &Launch, cols: u16, rows: u16) -> Result<Tmux, String> {
+        let mut launch = launch.clone();
+        launch.set_env("TERM", "tmux-256color");
+        Tmux::start_argv(&launch.env_argv(), &launch.cwd, cols, rows)
+    }
+
+    /// Starts `argv` (run directly, not through a shell; it inherits the test's environment
+    /// with tmux's `TERM`) in `cwd` in a `cols`×`rows` window, e.g. `attend attach PANE`.
+    /// The pane stays after the program exits so its last screen can be read.
+    pub fn start_argv(argv: &[String], cwd: &Path, cols: u16, rows: u16) -> Result<Tmux, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("attend-tmux-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let socket = dir.path().join("sock");
+        let tmux = Tmux { dir, socket };
+        let cols = cols.to_string();
+        let rows = rows.to_string();
+        let cwd = cwd.display().to_string();
+        let mut args: Vec<String> = [
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "agent",
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            "-c",
+            &cwd,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(argv.iter().cloned());
+        args.extend([";", "set-option", "-g", "remain-on-exit", "on"].map(String::from));
+        tmux.run(&args)?;
+        Ok(tmux)
+    }
+
+    fn run(&self, args: &[String]) -> Result<String, String> {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .map_err(|e| format!("cannot run tmux: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(format!(
+                "tmux {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+
+    /// The visible screen as text (trailing blanks trimmed per line).
+    pub fn screen(&self) -> String {
+        let text = self
+            .run(&[
+                "capture-pane".into(),
+                "-p".into(),
+                "-t".into(),
+                "agent".into(),
+            ])
+            .unwrap_or_default();
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        lines.join("\n").trim_end().to_string() + "\n"
+    }
+
+    /// Waits until the screen contains `needle`; returns that screen. `Err` shows the last
+    /// screen.
+    pub fn wait_for_text(&self, needle: &str, timeout: Duration) -> Result<String, String> {
+        self.wait_for_screen(needle, timeout, |s| s.contains(needle))
+    }
+
+    /// Waits until `check(screen)` holds; returns that screen.
+    pub fn wait_for_screen(
+        &self,
+        what: &str,
+        timeout: Duration,
+        check: impl Fn(&str) -> bool,
+    ) -> Result<String, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let screen = self.screen();
+            if check(&screen) {
+                return Ok(screen);
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "screen never showed {what:?} within {timeout:?}; last screen:\n{screen}"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Types `text` literally (no Enter).
+    pub fn type_text(&self, text: &str) {
+        self.run(&[
+            "send-keys".into(),
+            "-t".into(),
+            "agent".into(),
+            "-l".into(),
+            text.into(),
+        ])
+        .unwrap();
+    }
+
+    /// Sends tmux key names (`Enter`, `Escape`, `C-c`, …).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args: Vec<String> = vec!["send-keys".into(), "-t".into(), "agent".into()];
+        args.extend(keys.iter().map(|k| k.to_string()));
+        self.run(&args).unwrap();
+    }
+
+    /// True while the program in the pane runs.
+    pub fn alive(&self) -> bool {
+        self.run(&[
+            "display-message".into(),
+            "-p".into(),
+            "-t".into(),
+            "agent".into(),
+            "#{pane_dead}".into(),
+        ])
+        .map(|s| s.trim() == "0")
+        .unwrap_or(false)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server".into()]);
+    }
+}

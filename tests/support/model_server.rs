@@ -1,0 +1,616 @@
+//! A scripted model server for driving the real agent CLIs offline (docs/real-agents.md).
+//!
+//! One HTTP/1.1 server on `127.0.0.1:<ephemeral port>` (tiny_http, one worker thread per
+//! connection-at-a-time, four workers) that speaks the three wire formats the pinned CLIs use
+//! (`/work/shared/AGENTS-REFERENCE.md`, "Driving … offline"):
+//!
+//! - Anthropic Messages: `POST /v1/messages?beta=true`, `"stream": true` → SSE
+//!   `message_start`, `content_block_start`, `content_block_delta`, `content_block_stop`,
+//!   `message_delta`, `message_stop` (non-streaming requests get the message as JSON).
+//! - OpenAI Responses: `POST /v1/responses` → SSE `response.created`,
+//!   `response.output_item.added`, `response.output_text.delta` or
+//!   `response.function_call_arguments.delta/.done`, `response.output_item.done`,
+//!   `response.completed`.
+//! - Gemini: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (SSE of
+//!   `GenerateContentResponse` chunks) and `…:generateContent` (one JSON response).
+//!
+//! A request that carries tools is a *turn* request: it takes the next [`Reply`] from the
+//! script queue (a tool result comes back as a new turn request, so the reply after a
+//! [`Reply::Tool`] is what the model says once the tool ran). A request without tools is a
+//! *side* request (Claude's title/topic requests, Codex's title request with `tools: []` and
+//! a JSON-schema format, Gemini's flash-lite router and session summary): it never consumes
+//! the script; when it asks for JSON (a JSON schema) it gets an object filled from that
+//! schema (strings = [`SIDE_TEXT`], numbers = their minimum or 1), else the text
+//! [`SIDE_TEXT`]. Anything else (telemetry, update checks, token counting) gets an empty 404
+//! at once. Every request is logged ([`ModelServer::requests`]) for assertions.
+//!
+//! When the script is empty a turn request gets the text [`EXHAUSTED_TEXT`].
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The text answered to side requests (and used for strings in JSON side answers).
+pub const SIDE_TEXT: &str = "Scripted side answer";
+
+/// The text answered to a turn request when the script is empty.
+pub const EXHAUSTED_TEXT: &str = "(the scripted model has nothing more to say)";
+
+/// One scripted model turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// The model answers this text and ends its turn (`end_turn` / `STOP`).
+    Text(String),
+    /// The model calls the tool `name` with the JSON object `input_json` as its input
+    /// (Anthropic `tool_use`, OpenAI `function_call` arguments, Gemini `functionCall` args).
+    Tool { name: String, input_json: String },
+}
+
+impl Reply {
+    /// [`Reply::Text`] from anything string-like.
+    pub fn text(text: impl Into<String>) -> Reply {
+        Reply::Text(text.into())
+    }
+
+    /// Claude Code's `Bash` tool: `{"command", "description"}`. Interactive Claude shows its
+    /// permission dialog ("Do you want to proceed?") for a command that writes.
+    pub fn claude_bash(command: &str, description: &str) -> Reply {
+        Reply::Tool {
+            name: "Bash".into(),
+            input_json: json!({"command": command, "description": description}).to_string(),
+        }
+    }
+
+    /// Codex's `exec_command` asking for escalation, so the TUI shows its approval dialog
+    /// ("Would you like to run the following command?"); `justification` is shown there and
+    /// arrives as the PermissionRequest hook's `tool_input.description`.
+    pub fn codex_escalated(cmd: &str, justification: &str) -> Reply {
+        Reply::Tool {
+            name: "exec_command".into(),
+            input_json: json!({
+                "cmd": cmd,
+                "sandbox_permissions": "require_escalated",
+                "justification": justification,
+            })
+            .to_string(),
+        }
+    }
+
+    /// Gemini CLI's `run_shell_command` (`{"command", "description"}`); in the default
+    /// approval mode the TUI asks "Allow execution of …?".
+    pub fn gemini_shell(command: &str, description: &str) -> Reply {
+        Reply::Tool {
+            name: "run_shell_command".into(),
+            input_json: json!({"command": command, "description": description}).to_string(),
+        }
+    }
+}
+
+/// Which wire format a request used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `POST /v1/messages` (Claude Code).
+    Anthropic,
+    /// `POST /v1/responses` (Codex).
+    Responses,
+    /// `POST …:generateContent` / `…:streamGenerateContent` (Gemini CLI).
+    Gemini,
+    /// Anything else; answered 404.
+    Other,
+}
+
+/// How a request was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Served {
+    /// A turn request: it consumed this scripted reply (or got [`EXHAUSTED_TEXT`]).
+    Turn(Reply),
+    /// A side request (no tools): answered with this text or JSON text.
+    Side(String),
+    /// Not a model request: empty 404.
+    NotFound,
+}
+
+/// One logged request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// HTTP method, e.g. `POST`.
+    pub method: String,
+    /// The request target with its query, e.g. `/v1/messages?beta=true`.
+    pub path: String,
+    /// The body as text (lossy UTF-8).
+    pub body: String,
+    pub api: Api,
+    pub served: Served,
+    /// Milliseconds since the server started.
+    pub at_ms: u128,
+}
+
+impl Request {
+    /// The body parsed as JSON (`Value::Null` when it is not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// True when this request consumed a scripted reply.
+    pub fn is_turn(&self) -> bool {
+        matches!(self.served, Served::Turn(_))
+    }
+}
+
+#[derive(Default)]
+struct State {
+    script: VecDeque<Reply>,
+    log: Vec<Request>,
+    next_id: u32,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+    started: Instant,
+}
+
+/// The running server; stops (and joins its workers) on drop.
+pub struct ModelServer {
+    server: Arc<tiny_http::Server>,
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    port: u16,
+}
+
+impl ModelServer {
+    /// Starts the server on `127.0.0.1:0` with `script` as the queue of turn replies.
+    /// Panics when it cannot bind (a test environment without loopback).
+    pub fn start(script: impl IntoIterator<Item = Reply>) -> ModelServer {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind 127.0.0.1:0"));
+        let port = server.server_addr().to_ip().expect("an IP listener").port();
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                script: script.into_iter().collect(),
+                ..State::default()
+            }),
+            changed: Condvar::new(),
+            started: Instant::now(),
+        });
+        let workers = (0..4)
+            .map(|_| {
+                let server = Arc::clone(&server);
+                let shared = Arc::clone(&shared);
+                std::thread::spawn(move || {
+                    while let Ok(request) = server.recv() {
+                        handle(&shared, request);
+                    }
+                })
+            })
+            .collect();
+        ModelServer {
+            server,
+            shared,
+            workers,
+            port,
+        }
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:<port>` (no trailing slash).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Appends a reply to the script.
+    pub fn push(&self, reply: Reply) {
+        self.shared.state.lock().unwrap().script.push_back(reply);
+    }
+
+    /// How many scripted replies are still queued.
+    pub fn remaining(&self) -> usize {
+        self.shared.state.lock().unwrap().script.len()
+    }
+
+    /// A copy of the request log, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.state.lock().unwrap().log.clone()
+    }
+
+    /// The turn requests only (those that consumed a scripted reply), oldest first.
+    pub fn turns(&self) -> Vec<Request> {
+        self.requests()
+            .into_iter()
+            .filter(Request::is_turn)
+            .collect()
+    }
+
+    /// Waits until `check(log)` holds; `Err` with `what` and a summary of the log after
+    /// `timeout`.
+    pub fn wait_until(
+        &self,
+        what: &str,
+        timeout: Duration,
+        check: impl Fn(&[Request]) -> bool,
+    ) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.state.lock().unwrap();
+        loop {
+            if check(&state.log) {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(format!(
+                    "model server: timed out waiting for {what}; requests so far:\n{}",
+                    summarize(&state.log)
+                ));
+            }
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, deadline - now)
+                .unwrap()
+                .0;
+        }
+    }
+
+    /// One line per logged request (`method path → served`), for failure messages.
+    pub fn summary(&self) -> String {
+        summarize(&self.shared.state.lock().unwrap().log)
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        for _ in &self.workers {
+            self.server.unblock();
+        }
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+    }
+}
+
+fn summarize(log: &[Request]) -> String {
+    log.iter()
+        .map(|r| {
+            format!(
+                "  {:>6} ms {} {} → {:?}\n",
+                r.at_ms, r.method, r.path, r.served
+            )
+        })
+        .collect()
+}
+
+/// Which API a request path belongs to (POST only).
+fn api_of(method: &str, path: &str) -> Api {
+    let route = path.split('?').next().unwrap_or("");
+    if method != "POST" {
+        Api::Other
+    } else if route == "/v1/messages" {
+        Api::Anthropic
+    } else if route == "/v1/responses" {
+        Api::Responses
+    } else if route.ends_with(":streamGenerateContent") || route.ends_with(":generateContent") {
+        Api::Gemini
+    } else {
+        Api::Other
+    }
+}
+
+/// True when the request offers the model tools (Anthropic/OpenAI `tools: [...]`, Gemini
+/// `tools: [{functionDeclarations: [...]}]`).
+fn has_tools(body: &Value) -> bool {
+    body["tools"]
+        .as_array()
+        .is_some_and(|tools| !tools.is_empty())
+}
+
+/// The JSON schema a side request asks its answer to follow, if any: OpenAI
+/// `text.format.schema`, Gemini `generationConfig.responseJsonSchema`/`responseSchema`,
+/// Anthropic `output_config.format.schema` (Claude's title request) or `output_format.schema`.
+fn wanted_schema(body: &Value) -> Option<&Value> {
+    [
+        &body["text"]["format"]["schema"],
+        &body["output_config"]["format"]["schema"],
+        &body["generationConfig"]["responseJsonSchema"],
+        &body["generationConfig"]["responseSchema"],
+        &body["output_format"]["schema"],
+    ]
+    .into_iter()
+    .find(|v| v.is_object())
+}
+
+/// An instance of `schema` (JSON Schema, or Gemini's upper-case `Schema`): objects get all
+/// their properties, strings [`SIDE_TEXT`] (or their first `enum` value), numbers their
+/// `minimum` or 1, booleans false, arrays empty.
+pub fn fill_schema(schema: &Value) -> Value {
+    let kind = match &schema["type"] {
+        Value::String(s) => s.to_ascii_lowercase(),
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null")
+            .to_ascii_lowercase(),
+        _ if schema["properties"].is_object() => "object".into(),
+        _ => "string".into(),
+    };
+    match kind.as_str() {
+        "object" => {
+            let mut out = serde_json::Map::new();
+            if let Some(props) = schema["properties"].as_object() {
+                for (name, prop) in props {
+                    out.insert(name.clone(), fill_schema(prop));
+                }
+            }
+            Value::Object(out)
+        }
+        "integer" | "number" => schema["minimum"]
+            .as_f64()
+            .map_or(json!(1), |min| json!(min.max(1.0) as i64)),
+        "boolean" => json!(false),
+        "array" => json!([]),
+        "null" => Value::Null,
+        _ => schema["enum"]
+            .as_array()
+            .and_then(|values| values.first().cloned())
+            .unwrap_or_else(|| json!(SIDE_TEXT)),
+    }
+}
+
+fn handle(shared: &Shared, mut request: tiny_http::Request) {
+    let method = request.method().as_str().to_string();
+    let path = request.url().to_string();
+    let mut raw = Vec::new();
+    let _ = request.as_reader().read_to_end(&mut raw);
+    let body_text = String::from_utf8_lossy(&raw).into_owned();
+    let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+    let api = api_of(&method, &path);
+
+    let (served, id) = {
+        let mut state = shared.state.lock().unwrap();
+        state.next_id += 1;
+        let id = state.next_id;
+        let served = if api == Api::Other {
+            Served::NotFound
+        } else if has_tools(&body) {
+            Served::Turn(
+                state
+                    .script
+                    .pop_front()
+                    .unwrap_or_else(|| Reply::text(EXHAUSTED_TEXT)),
+            )
+        } else {
+            Served::Side(match wanted_schema(&body) {
+                Some(schema) => fill_schema(schema).to_string(),
+                None => SIDE_TEXT.to_string(),
+            })
+        };
+        (served, id)
+    };
+
+    let streaming =
+        body["stream"].as_bool().unwrap_or(false) || path.contains(":streamGenerateContent");
+    let model = body["model"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| gemini_model(&path))
+        .unwrap_or_else(|| "scripted".into());
+    let answer = match (&served, api) {
+        (Served::NotFound, _) | (_, Api::Other) => None,
+        (Served::Turn(reply), api) => Some(render(api, reply, id, &model, streaming)),
+        (Served::Side(text), api) => Some(render(
+            api,
+            &Reply::Text(text.clone()),
+            id,
+            &model,
+            streaming,
+        )),
+    };
+
+    {
+        let mut state = shared.state.lock().unwrap();
+        state.log.push(Request {
+            method,
+            path,
+            body: body_text,
+            api,
+            served,
+            at_ms: shared.started.elapsed().as_millis(),
+        });
+        shared.changed.notify_all();
+    }
+
+    let response = match answer {
+        None => tiny_http::Response::from_data(Vec::new()).with_status_code(404),
+        Some((content_type, text)) => tiny_http::Response::from_data(text.into_bytes())
+            .with_header(tiny_http::Header::from_bytes("Content-Type", content_type).unwrap()),
+    };
+    let _ = request.respond(response);
+}
+
+/// `gemini-x` from `/v1beta/models/gemini-x:streamGenerateContent`.
+fn gemini_model(path: &str) -> Option<String> {
+    let route = path.split('?').next()?;
+    let name = route.rsplit('/').next()?;
+    Some(name.split(':').next()?.to_string())
+}
+
+/// The response body (content type, text) for `reply` in `api`'s format.
+fn render(
+    api: Api,
+    reply: &Reply,
+    id: u32,
+    model: &str,
+    streaming: bool,
+) -> (&'static str, String) {
+    match (api, streaming) {
+        (Api::Anthropic, true) => ("text/event-stream", anthropic_sse(reply, id, model)),
+        (Api::Anthropic, false) => (
+            "application/json",
+            anthropic_message(reply, id, model).to_string(),
+        ),
+        (Api::Responses, _) => ("text/event-stream", responses_sse(reply, id, model)),
+        (Api::Gemini, true) => (
+            "text/event-stream",
+            format!("data: {}\r\n\r\n", gemini_response(reply, model)),
+        ),
+        (Api::Gemini, false) | (Api::Other, _) => (
+            "application/json",
+            gemini_response(reply, model).to_string(),
+        ),
+    }
+}
+
+/// `event: NAME\ndata: JSON\n\n` for each event.
+fn sse(events: &[(&str, Value)]) -> String {
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+fn tool_input(input_json: &str) -> Value {
+    serde_json::from_str(input_json)
+        .unwrap_or_else(|e| panic!("scripted tool input is not JSON ({e}): {input_json}"))
+}
+
+fn anthropic_message(reply: &Reply, id: u32, model: &str) -> Value {
+    let (content, stop) = match reply {
+        Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
+        Reply::Tool { name, input_json } => (
+            json!({"type": "tool_use", "id": format!("toolu_{id:02}"), "name": name, "input": tool_input(input_json)}),
+            "tool_use",
+        ),
+    };
+    json!({
+        "id": format!("msg_{id:02}"), "type": "message", "role": "assistant", "model": model,
+        "content": [content], "stop_reason": stop, "stop_sequence": null,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    })
+}
+
+fn anthropic_sse(reply: &Reply, id: u32, model: &str) -> String {
+    let (start, delta, stop) = match reply {
+        Reply::Text(text) => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": text}),
+            "end_turn",
+        ),
+        Reply::Tool { name, input_json } => (
+            json!({"type": "tool_use", "id": format!("toolu_{id:02}"), "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": input_json}),
+            "tool_use",
+        ),
+    };
+    sse(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {
+                "id": format!("msg_{id:02}"), "type": "message", "role": "assistant", "model": model,
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            }}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": start}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+                   "usage": {"output_tokens": 5}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ])
+}
+
+fn responses_sse(reply: &Reply, id: u32, model: &str) -> String {
+    let response_id = format!("resp_{id:02}");
+    let mut events = vec![(
+        "response.created",
+        json!({"type": "response.created", "response": {
+            "id": response_id, "object": "response", "status": "in_progress", "model": model, "output": [],
+        }}),
+    )];
+    let item = match reply {
+        Reply::Text(text) => {
+            let item_id = format!("msg_{id:02}");
+            events.push((
+                "response.output_item.added",
+                json!({"type": "response.output_item.added", "output_index": 0, "item": {
+                    "type": "message", "id": item_id, "role": "assistant", "status": "in_progress", "content": [],
+                }}),
+            ));
+            events.push((
+                "response.output_text.delta",
+                json!({"type": "response.output_text.delta", "item_id": item_id, "output_index": 0,
+                       "content_index": 0, "delta": text}),
+            ));
+            json!({"type": "message", "id": item_id, "role": "assistant", "status": "completed",
+                   "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        }
+        Reply::Tool { name, input_json } => {
+            let item_id = format!("fc_{id:02}");
+            let call_id = format!("call_{id:02}");
+            events.push((
+                "response.output_item.added",
+                json!({"type": "response.output_item.added", "output_index": 0, "item": {
+                    "type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+                    "arguments": "", "status": "in_progress",
+                }}),
+            ));
+            events.push((
+                "response.function_call_arguments.delta",
+                json!({"type": "response.function_call_arguments.delta", "item_id": item_id,
+                       "output_index": 0, "delta": input_json}),
+            ));
+            events.push((
+                "response.function_call_arguments.done",
+                json!({"type": "response.function_call_arguments.done", "item_id": item_id,
+                       "output_index": 0, "arguments": input_json}),
+            ));
+            json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+                   "arguments": input_json, "status": "completed"})
+        }
+    };
+    events.push((
+        "response.output_item.done",
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+    ));
+    events.push((
+        "response.completed",
+        json!({"type": "response.completed", "response": {
+            "id": response_id, "object": "response", "status": "completed", "model": model, "output": [item],
+            "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15},
+        }}),
+    ));
+    sse(&events)
+}
+
+fn gemini_response(reply: &Reply, model: &str) -> Value {
+    let part = match reply {
+        Reply::Text(text) => json!({"text": text}),
+        Reply::Tool { name, input_json } => {
+            json!({"functionCall": {"name": name, "args": tool_input(input_json)}})
+        }
+    };
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": model,
+    })
+}
