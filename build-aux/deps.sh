@@ -3,9 +3,9 @@
 # Usage: build-aux/deps.sh [build|test]   (test adds what the test suite needs)
 # Uses sudo when not root. Prints what it installs; silent when nothing is missing.
 set -eu
-want="build-essential pkg-config git dbus dbus-x11"
+want="build-essential pkg-config git dbus dbus-x11 libgtk-4-dev libadwaita-1-dev gettext"
 if [ "${1:-build}" = test ]; then
-  want="$want tmux meson"
+  want="$want tmux meson libgtk-4-dev libadwaita-1-dev xvfb xauth imagemagick gettext desktop-file-utils appstream dunst"
 fi
 missing=""
 for p in $want; do

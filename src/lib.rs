@@ -10,4 +10,6 @@ pub mod config;
 pub mod engine;
 pub mod install;
 pub mod model;
+#[cfg(feature = "gui")]
+pub mod panel;
 pub mod service;

@@ -1,0 +1,453 @@
+//! The panel's D-Bus side: one thread with a current-thread tokio runtime (zbus runs on
+//! tokio in this crate), joined to the GLib main loop by two `async_channel`s.
+//!
+//! It follows the daemon's `Event` signal and refetches `ListPanes` + `ListWorkspaces`
+//! after each burst of events (at most [`COALESCE`] later), so the window always renders
+//! the daemon's current values and keeps nothing else. It watches `NameOwnerChanged` for
+//! the daemon's name: while nobody owns it the window shows its empty state
+//! ([`Update::Offline`]); when the name comes back it first catches up with
+//! `Events(after_seq)` from the last seq it saw (logging how many it missed and moving
+//! its watermark to the daemon's newest seq), then renders a fresh snapshot. The seq is
+//! the only thing it remembers across daemons; the snapshot it shows is always new.
+
+use super::data::Snapshot;
+use super::proxy::{Attend1Proxy, BUS_NAME};
+use async_channel::{Receiver, Sender};
+use std::time::Duration;
+use tokio::time::Instant;
+use zbus::export::futures_core::Stream;
+
+/// How long a burst of events is collected before the state is fetched again.
+pub const COALESCE: Duration = Duration::from_millis(30);
+/// Delay before connecting to the session bus again after a failure.
+const RETRY: Duration = Duration::from_secs(2);
+/// Page size of the `Events` catch-up.
+const CATCH_UP_PAGE: u32 = 1000;
+/// Signal sent by the Kill button (SIGTERM).
+pub const KILL_SIGNAL: i32 = 15;
+
+/// What the window asks of the daemon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    MarkSeen(String),
+    /// `SetFocused(pane, focused)`.
+    SetFocused(String, bool),
+    /// `Answer(pane, choice)`.
+    Answer(String, String),
+    NextUnread,
+    /// `Kill(pane, SIGTERM)`.
+    Kill(String),
+    Resume(String),
+    /// The screen text of a pane, for the preview.
+    Screen(String),
+    /// Start the daemon: D-Bus activation, else `attend daemon` from beside the panel.
+    StartDaemon,
+    /// The window is closing: end the thread after the requests sent before this one.
+    Quit,
+}
+
+/// What the window must show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Update {
+    /// Nobody owns the daemon's name (or there is no session bus): the empty state.
+    Offline,
+    /// The daemon's current values.
+    Snapshot(Snapshot),
+    /// The screen of `pane`; `None` when the daemon has no `GetScreen` method.
+    Screen { pane: String, text: Option<String> },
+    /// Select and show `pane` (a `FocusRequested` signal or the `NextUnread` answer).
+    Select(String),
+    /// `NextUnread` found nothing.
+    NothingUnread,
+    /// A call failed; the daemon's message.
+    Failed(String),
+    /// SIGTERM or SIGINT: quit the application (it withdraws its focus report first).
+    Quit,
+}
+
+/// Starts the client thread. The window sends [`Request`]s and receives [`Update`]s; the
+/// thread ends on [`Request::Quit`] or when every sender is dropped.
+pub fn spawn() -> (
+    Sender<Request>,
+    Receiver<Update>,
+    std::thread::JoinHandle<()>,
+) {
+    let (req_tx, req_rx) = async_channel::unbounded();
+    let (upd_tx, upd_rx) = async_channel::unbounded();
+    let thread = std::thread::Builder::new()
+        .name("attend-panel-dbus".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a tokio runtime");
+            rt.block_on(run(req_rx, upd_tx));
+        })
+        .expect("a thread for the D-Bus client");
+    (req_tx, upd_rx, thread)
+}
+
+/// Why a connection or a session ended.
+enum End {
+    /// The window is gone.
+    Quit,
+    /// The daemon lost its name (exited, crashed, restarted).
+    OwnerGone,
+    /// The bus connection failed.
+    Bus(zbus::Error),
+}
+
+impl From<zbus::Error> for End {
+    fn from(e: zbus::Error) -> End {
+        End::Bus(e)
+    }
+}
+
+impl From<zbus::fdo::Error> for End {
+    fn from(e: zbus::fdo::Error) -> End {
+        End::Bus(e.into())
+    }
+}
+
+struct Client {
+    requests: Receiver<Request>,
+    updates: Sender<Update>,
+    /// Newest event seq seen (signals or catch-up); `None` before the first.
+    last_seq: Option<u64>,
+}
+
+async fn run(requests: Receiver<Request>, updates: Sender<Update>) {
+    tokio::spawn(quit_on_signals(updates.clone()));
+    let mut c = Client {
+        requests,
+        updates,
+        last_seq: None,
+    };
+    loop {
+        let end = match zbus::Connection::session().await {
+            Ok(conn) => c.on_bus(&conn).await,
+            Err(e) => End::Bus(e),
+        };
+        match end {
+            End::Quit => return,
+            End::OwnerGone => {}
+            End::Bus(e) => {
+                tracing::warn!("session bus: {e}; retrying");
+                if !c.send(Update::Offline) || !c.idle_for(RETRY).await {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Turns SIGTERM and SIGINT into [`Update::Quit`], so the window quits cleanly.
+async fn quit_on_signals(updates: Sender<Update>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return tracing::warn!("cannot watch SIGTERM/SIGINT");
+    };
+    loop {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        if updates.try_send(Update::Quit).is_err() {
+            std::process::exit(0);
+        }
+    }
+}
+
+/// A daemon failure as one line for a toast.
+fn message(e: &zbus::Error) -> String {
+    match e {
+        zbus::Error::MethodError(_, Some(text), _) if !text.is_empty() => text.clone(),
+        zbus::Error::MethodError(name, None, _) => name.to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn is_unknown_method(e: &zbus::Error) -> bool {
+    matches!(e, zbus::Error::MethodError(name, _, _)
+        if name.as_str() == "org.freedesktop.DBus.Error.UnknownMethod")
+}
+
+impl Client {
+    /// Sends an update; false when the window is gone.
+    fn send(&self, u: Update) -> bool {
+        self.updates.try_send(u).is_ok()
+    }
+
+    /// Waits `d`, handling requests meanwhile as [`Client::offline_request`] does. False
+    /// when the window is gone or quits.
+    async fn idle_for(&mut self, d: Duration) -> bool {
+        let deadline = Instant::now() + d;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep_until(deadline) => return true,
+                r = self.requests.recv() => match r {
+                    Err(_) | Ok(Request::Quit) => return false,
+                    Ok(r) => self.offline_request(r, None).await,
+                },
+            }
+        }
+    }
+
+    /// While the daemon is away the window shows its empty state and offers only "start
+    /// it"; other requests (from a window that was not yet re-rendered) are dropped.
+    async fn offline_request(&mut self, r: Request, conn: Option<&zbus::Connection>) {
+        if r == Request::StartDaemon {
+            if let Err(e) = start_daemon(conn).await {
+                self.send(Update::Failed(e));
+            }
+        }
+    }
+
+    /// Runs on one bus connection: sessions with the daemon while it owns its name, the
+    /// empty state in between.
+    async fn on_bus(&mut self, conn: &zbus::Connection) -> End {
+        let dbus = match zbus::fdo::DBusProxy::new(conn).await {
+            Ok(d) => d,
+            Err(e) => return End::Bus(e),
+        };
+        let mut owners = match dbus
+            .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
+            .await
+        {
+            Ok(s) => s,
+            Err(e) => return End::Bus(e),
+        };
+        let name = zbus::names::BusName::try_from(BUS_NAME).expect("a valid bus name");
+        loop {
+            let running = match dbus.name_has_owner(name.clone()).await {
+                Ok(b) => b,
+                Err(e) => return End::Bus(e.into()),
+            };
+            if running {
+                match self.session(conn).await {
+                    End::OwnerGone => {}
+                    other => return other,
+                }
+                if !self.send(Update::Offline) {
+                    return End::Quit;
+                }
+                // Look again: another daemon may own the name already.
+                if !self.idle_for(RETRY / 10).await {
+                    return End::Quit;
+                }
+                continue;
+            }
+            if !self.send(Update::Offline) {
+                return End::Quit;
+            }
+            // Wait for the name to get an owner, answering requests meanwhile.
+            loop {
+                tokio::select! {
+                    change = next(&mut owners) => match change {
+                        None => return End::Bus(zbus::Error::InputOutput(
+                            std::io::Error::other("the bus closed").into())),
+                        Some(ch) => match ch.args() {
+                            Ok(a) if a.new_owner().is_some() => break,
+                            _ => {}
+                        },
+                    },
+                    r = self.requests.recv() => match r {
+                        Err(_) | Ok(Request::Quit) => return End::Quit,
+                        Ok(r) => self.offline_request(r, Some(conn)).await,
+                    },
+                }
+            }
+        }
+    }
+
+    /// Catches up with the events missed since `last_seq` (after a reconnect): pages of
+    /// `Events(after_seq)` until the log is exhausted. Returns how many were missed.
+    async fn catch_up(&mut self, proxy: &Attend1Proxy<'_>) -> zbus::Result<usize> {
+        let Some(mut after) = self.last_seq else {
+            return Ok(0);
+        };
+        let mut missed = 0;
+        loop {
+            let page = proxy.events(after, CATCH_UP_PAGE).await?;
+            missed += page.len();
+            match page.last() {
+                Some((seq, ..)) if *seq > after => after = *seq,
+                _ => break,
+            }
+            if page.len() < CATCH_UP_PAGE as usize {
+                break;
+            }
+        }
+        self.last_seq = Some(after);
+        Ok(missed)
+    }
+
+    /// Fetches and sends the daemon's current values.
+    async fn refresh(&mut self, proxy: &Attend1Proxy<'_>) -> Result<(), End> {
+        let (panes, workspaces) = tokio::try_join!(proxy.list_panes(), proxy.list_workspaces())?;
+        match Snapshot::parse(&panes, &workspaces, self.last_seq.unwrap_or(0)) {
+            Ok(s) => {
+                if !self.send(Update::Snapshot(s)) {
+                    return Err(End::Quit);
+                }
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                self.send(Update::Failed(e.to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    /// One session with a running daemon, until it loses its name.
+    async fn session(&mut self, conn: &zbus::Connection) -> End {
+        match self.session_inner(conn).await {
+            Ok(()) => End::OwnerGone,
+            Err(End::Bus(zbus::Error::MethodError(name, _, _)))
+                if name.as_str().starts_with("org.freedesktop.DBus.Error.") =>
+            {
+                // The daemon went away between the owner check and a call.
+                End::OwnerGone
+            }
+            Err(e) => e,
+        }
+    }
+
+    async fn session_inner(&mut self, conn: &zbus::Connection) -> Result<(), End> {
+        let proxy = Attend1Proxy::builder(conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await?;
+        let dbus = zbus::fdo::DBusProxy::new(conn).await?;
+        // Subscribe before reading, so nothing falls between the snapshot and the signals.
+        let mut owners = dbus
+            .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
+            .await?;
+        let mut events = proxy.receive_event().await?;
+        let mut focus = proxy.receive_focus_requested().await?;
+        let missed = self.catch_up(&proxy).await?;
+        if missed > 0 {
+            tracing::info!(missed, "caught up with the daemon's events");
+        }
+        self.refresh(&proxy).await?;
+        let mut due: Option<Instant> = None;
+        loop {
+            tokio::select! {
+                ev = next(&mut events) => {
+                    let Some(ev) = ev else { return Err(End::OwnerGone) };
+                    // Every event refetches, whatever its seq: a daemon that started over
+                    // with a fresh database counts from 1 again.
+                    if let Ok(args) = ev.args() {
+                        self.last_seq = Some(args.seq);
+                    }
+                    due.get_or_insert_with(|| Instant::now() + COALESCE);
+                }
+                req = next(&mut focus) => {
+                    let Some(req) = req else { return Err(End::OwnerGone) };
+                    if let Ok(args) = req.args() {
+                        if !self.send(Update::Select(args.pane)) {
+                            return Err(End::Quit);
+                        }
+                    }
+                }
+                ch = next(&mut owners) => {
+                    let Some(ch) = ch else { return Err(End::OwnerGone) };
+                    if let Ok(a) = ch.args() {
+                        if a.new_owner().is_none() {
+                            return Ok(());
+                        }
+                        // A new daemon took the name at once: start over with it.
+                        return Err(End::OwnerGone);
+                    }
+                }
+                r = self.requests.recv() => {
+                    match r {
+                        Err(_) | Ok(Request::Quit) => return Err(End::Quit),
+                        Ok(r) => self.request(&proxy, r).await?,
+                    }
+                }
+                _ = sleep_until(due), if due.is_some() => {
+                    due = None;
+                    self.refresh(&proxy).await?;
+                }
+            }
+        }
+    }
+
+    /// Performs one request; daemon errors become [`Update::Failed`].
+    async fn request(&mut self, proxy: &Attend1Proxy<'_>, r: Request) -> Result<(), End> {
+        let result = match r {
+            Request::MarkSeen(p) => proxy.mark_seen(&p).await,
+            Request::SetFocused(p, f) => proxy.set_focused(&p, f).await,
+            Request::Answer(p, c) => proxy.answer(&p, &c).await,
+            Request::Kill(p) => proxy.kill(&p, KILL_SIGNAL).await,
+            Request::Resume(p) => proxy.resume(&p).await,
+            Request::NextUnread => match proxy.next_unread().await {
+                Ok(p) if p.is_empty() => self.ok(Update::NothingUnread),
+                Ok(p) => self.ok(Update::Select(p)),
+                Err(e) => Err(e),
+            },
+            Request::Screen(p) => match proxy.get_screen(&p).await {
+                Ok(text) => self.ok(Update::Screen {
+                    pane: p,
+                    text: Some(text),
+                }),
+                Err(e) if is_unknown_method(&e) => self.ok(Update::Screen {
+                    pane: p,
+                    text: None,
+                }),
+                // The pane vanished or the daemon is going: the next snapshot says so.
+                Err(_) => Ok(()),
+            },
+            // Already running: the snapshot is on its way.
+            Request::StartDaemon | Request::Quit => Ok(()),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(e @ zbus::Error::MethodError(..)) => {
+                if self.send(Update::Failed(message(&e))) {
+                    Ok(())
+                } else {
+                    Err(End::Quit)
+                }
+            }
+            Err(e) => Err(End::Bus(e)),
+        }
+    }
+
+    fn ok(&self, u: Update) -> zbus::Result<()> {
+        self.send(u);
+        Ok(())
+    }
+}
+
+/// The next item of a signal stream.
+async fn next<S: Stream + Unpin>(s: &mut S) -> Option<S::Item> {
+    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *s).poll_next(cx)).await
+}
+
+async fn sleep_until(due: Option<Instant>) {
+    match due {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Starts the daemon: `StartServiceByName` (D-Bus activation through
+/// `io.github.attend.Attend1.service`), else `attend daemon` beside this executable.
+async fn start_daemon(conn: Option<&zbus::Connection>) -> Result<(), String> {
+    if let Some(conn) = conn {
+        if let Ok(dbus) = zbus::fdo::DBusProxy::new(conn).await {
+            let name = zbus::names::WellKnownName::try_from(BUS_NAME).expect("a valid name");
+            match dbus.start_service_by_name(name, 0).await {
+                Ok(_) => return Ok(()),
+                Err(e) => tracing::info!("D-Bus activation of {BUS_NAME} failed ({e}); spawning"),
+            }
+        }
+    }
+    let attend = super::terminal::attend_binary();
+    super::terminal::spawn_detached(&[attend.to_string_lossy().into_owned(), "daemon".into()])
+}

@@ -1,0 +1,406 @@
+//! The daemon's values as the panel reads them: `ListPanes`, `ListWorkspaces` and the
+//! decision inside a pane, parsed from their `a{sv}` dictionaries (keys documented in
+//! `docs/dbus-api.md` and `src/service/wire.rs`).
+//!
+//! Parsing only: nothing here derives state. Lifecycle and attention are checked against
+//! the engine's vocabulary ([`Lifecycle::parse`], [`Attention::parse`]); a dictionary
+//! without the keys every pane or workspace has is refused with [`DataError`].
+
+use crate::model::{Attention, Lifecycle};
+use std::collections::HashMap;
+use zbus::zvariant::{OwnedValue, Value};
+
+/// An `a{sv}` reply of the daemon.
+pub type Dict = HashMap<String, OwnedValue>;
+
+/// A dictionary the panel cannot render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DataError {
+    /// A required key is absent or has the wrong type.
+    #[error("the daemon sent a {what} without a valid `{key}`")]
+    Missing {
+        what: &'static str,
+        key: &'static str,
+    },
+    /// A vocabulary value the engine does not know.
+    #[error("the daemon sent an unknown {what} value {value:?}")]
+    Vocabulary { what: &'static str, value: String },
+}
+
+/// The open decision of a pane (`pending_decision`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionInfo {
+    /// Decision id (`t`).
+    pub id: u64,
+    /// `permission`, `question`, … (the engine's `DecisionKind` wire name).
+    pub kind: String,
+    pub prompt: String,
+    /// Every option the agent offered.
+    pub options: Vec<String>,
+    /// The options Attend can answer (one answer button each).
+    pub choices: Vec<String>,
+}
+
+/// Process liveness (`live`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveInfo {
+    pub running: bool,
+    /// Exit code, when the process exited.
+    pub code: Option<i32>,
+    /// Signal number, when the process was killed.
+    pub signal: Option<i32>,
+}
+
+/// One pane (`ListPanes` entry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaneInfo {
+    /// `p3`.
+    pub id: String,
+    pub name: String,
+    /// Workspace key.
+    pub workspace: String,
+    pub tab: String,
+    /// Agent kind wire name (`claude`).
+    pub agent: String,
+    pub lifecycle: Lifecycle,
+    pub attention: Attention,
+    pub live: LiveInfo,
+    pub decision: Option<DecisionInfo>,
+    pub last_message: Option<String>,
+    pub cwd: Option<String>,
+    pub repo: Option<String>,
+    pub branch: Option<String>,
+    /// The daemon counts the pane as focused (an attach client or this panel).
+    pub focused: bool,
+    /// Attend owns the PTY (kill, resume, attach and answers are possible).
+    pub owned: bool,
+}
+
+/// One sidebar row (`ListWorkspaces` entry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceInfo {
+    /// Workspace key.
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    pub repo: Option<String>,
+    pub branch: Option<String>,
+    /// Agent kind wire names.
+    pub agents: Vec<String>,
+    /// Tabs in the daemon's order.
+    pub tabs: Vec<String>,
+    /// Pane ids.
+    pub panes: Vec<String>,
+    pub worst_lifecycle: Lifecycle,
+    pub worst_attention: Attention,
+    pub latest_message: Option<String>,
+    /// Milliseconds from the last attention change to the daemon's clock at the call.
+    pub since_attention_change_ms: Option<i64>,
+}
+
+/// The value under `key`, unwrapping a variant nested in the variant.
+fn field<'a>(map: &'a HashMap<String, OwnedValue>, key: &str) -> Option<&'a Value<'static>> {
+    map.get(key).map(|v| match &**v {
+        Value::Value(inner) => &**inner,
+        other => other,
+    })
+}
+
+fn opt_str(map: &Dict, key: &str) -> Option<String> {
+    match field(map, key) {
+        Some(Value::Str(s)) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn req_str(map: &Dict, what: &'static str, key: &'static str) -> Result<String, DataError> {
+    opt_str(map, key).ok_or(DataError::Missing { what, key })
+}
+
+fn strs(map: &Dict, key: &str) -> Vec<String> {
+    match field(map, key) {
+        Some(Value::Array(a)) => a
+            .inner()
+            .iter()
+            .filter_map(|v| match v {
+                Value::Str(s) => Some(s.to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn int(map: &Dict, key: &str) -> Option<i64> {
+    match field(map, key) {
+        Some(Value::I32(n)) => Some(i64::from(*n)),
+        Some(Value::I64(n)) => Some(*n),
+        Some(Value::U32(n)) => Some(i64::from(*n)),
+        Some(Value::U64(n)) => i64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+fn boolean(map: &Dict, key: &str) -> bool {
+    matches!(field(map, key), Some(Value::Bool(true)))
+}
+
+/// A nested `a{sv}` under `key`.
+fn dict(map: &Dict, key: &str) -> Option<Dict> {
+    let Some(Value::Dict(d)) = field(map, key) else {
+        return None;
+    };
+    let mut out = Dict::new();
+    for (k, v) in d.iter() {
+        let (Value::Str(k), Ok(v)) = (k, v.try_clone()) else {
+            continue;
+        };
+        let v = match v {
+            Value::Value(inner) => *inner,
+            other => other,
+        };
+        if let Ok(v) = OwnedValue::try_from(v) {
+            out.insert(k.to_string(), v);
+        }
+    }
+    Some(out)
+}
+
+fn lifecycle(map: &Dict, what: &'static str, key: &'static str) -> Result<Lifecycle, DataError> {
+    let s = req_str(map, what, key)?;
+    Lifecycle::parse(&s).ok_or(DataError::Vocabulary {
+        what: "lifecycle",
+        value: s,
+    })
+}
+
+fn attention(map: &Dict, what: &'static str, key: &'static str) -> Result<Attention, DataError> {
+    let s = req_str(map, what, key)?;
+    Attention::parse(&s).ok_or(DataError::Vocabulary {
+        what: "attention",
+        value: s,
+    })
+}
+
+impl DecisionInfo {
+    /// Parses a decision dictionary (`decision_dict` in the daemon).
+    pub fn from_dict(map: &Dict) -> Result<DecisionInfo, DataError> {
+        let id = int(map, "id").ok_or(DataError::Missing {
+            what: "decision",
+            key: "id",
+        })?;
+        Ok(DecisionInfo {
+            id: id as u64,
+            kind: req_str(map, "decision", "kind")?,
+            prompt: opt_str(map, "prompt").unwrap_or_default(),
+            options: strs(map, "options"),
+            choices: strs(map, "choices"),
+        })
+    }
+}
+
+impl PaneInfo {
+    /// Parses one `ListPanes` / `GetPane` dictionary.
+    ///
+    /// Errors: [`DataError::Missing`] without id, workspace, lifecycle or attention;
+    /// [`DataError::Vocabulary`] for values outside the engine's vocabulary.
+    pub fn from_dict(map: &Dict) -> Result<PaneInfo, DataError> {
+        let id = req_str(map, "pane", "id")?;
+        let live = dict(map, "live").unwrap_or_default();
+        let decision = match dict(map, "pending_decision") {
+            Some(d) => Some(DecisionInfo::from_dict(&d)?),
+            None => None,
+        };
+        Ok(PaneInfo {
+            name: opt_str(map, "name")
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| id.clone()),
+            id,
+            workspace: req_str(map, "pane", "workspace")?,
+            tab: opt_str(map, "tab").unwrap_or_default(),
+            agent: opt_str(map, "agent").unwrap_or_default(),
+            lifecycle: lifecycle(map, "pane", "lifecycle")?,
+            attention: attention(map, "pane", "attention")?,
+            live: LiveInfo {
+                running: opt_str(&live, "state").as_deref() != Some("exited"),
+                code: int(&live, "code").map(|c| c as i32),
+                signal: int(&live, "signal").map(|s| s as i32),
+            },
+            decision,
+            last_message: opt_str(map, "last_message"),
+            cwd: opt_str(map, "cwd"),
+            repo: opt_str(map, "repo"),
+            branch: opt_str(map, "branch"),
+            focused: boolean(map, "focused"),
+            owned: boolean(map, "owned"),
+        })
+    }
+}
+
+impl WorkspaceInfo {
+    /// Parses one `ListWorkspaces` dictionary.
+    ///
+    /// Errors: [`DataError::Missing`] without key, worst lifecycle or worst attention;
+    /// [`DataError::Vocabulary`] for values outside the engine's vocabulary.
+    pub fn from_dict(map: &Dict) -> Result<WorkspaceInfo, DataError> {
+        let key = req_str(map, "workspace", "key")?;
+        Ok(WorkspaceInfo {
+            name: opt_str(map, "name").unwrap_or_else(|| key.clone()),
+            key,
+            repo: opt_str(map, "repo"),
+            branch: opt_str(map, "branch"),
+            agents: strs(map, "agents"),
+            tabs: strs(map, "tabs"),
+            panes: strs(map, "panes"),
+            worst_lifecycle: lifecycle(map, "workspace", "worst_lifecycle")?,
+            worst_attention: attention(map, "workspace", "worst_attention")?,
+            latest_message: opt_str(map, "latest_message"),
+            since_attention_change_ms: int(map, "since_attention_change_ms"),
+        })
+    }
+}
+
+/// The daemon's state as last rendered: the only state the panel keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Snapshot {
+    /// Panes in the daemon's order.
+    pub panes: Vec<PaneInfo>,
+    /// Workspaces in the daemon's order.
+    pub workspaces: Vec<WorkspaceInfo>,
+    /// The newest event seq the panel had seen when it fetched this (0 before any).
+    pub seq: u64,
+}
+
+impl Snapshot {
+    /// Parses `ListPanes` and `ListWorkspaces` replies.
+    ///
+    /// Errors: the first dictionary that does not parse.
+    pub fn parse(panes: &[Dict], workspaces: &[Dict], seq: u64) -> Result<Snapshot, DataError> {
+        Ok(Snapshot {
+            panes: panes
+                .iter()
+                .map(PaneInfo::from_dict)
+                .collect::<Result<_, _>>()?,
+            workspaces: workspaces
+                .iter()
+                .map(WorkspaceInfo::from_dict)
+                .collect::<Result<_, _>>()?,
+            seq,
+        })
+    }
+
+    /// The pane with id `id`.
+    pub fn pane(&self, id: &str) -> Option<&PaneInfo> {
+        self.panes.iter().find(|p| p.id == id)
+    }
+
+    /// The workspace with key `key`.
+    pub fn workspace(&self, key: &str) -> Option<&WorkspaceInfo> {
+        self.workspaces.iter().find(|w| w.key == key)
+    }
+
+    /// Panes of workspace `key`, in the daemon's order.
+    pub fn panes_of<'s>(&'s self, key: &'s str) -> impl Iterator<Item = &'s PaneInfo> + 's {
+        self.panes.iter().filter(move |p| p.workspace == key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ov(v: impl Into<Value<'static>>) -> OwnedValue {
+        OwnedValue::try_from(v.into()).unwrap()
+    }
+
+    fn pane_dict() -> Dict {
+        let mut live: HashMap<String, Value<'static>> = HashMap::new();
+        live.insert("state".into(), Value::from("exited"));
+        live.insert("code".into(), Value::from(2i32));
+        let mut decision: HashMap<String, Value<'static>> = HashMap::new();
+        decision.insert("id".into(), Value::from(7u64));
+        decision.insert("kind".into(), Value::from("permission"));
+        decision.insert("prompt".into(), Value::from("Bash: npm test"));
+        decision.insert(
+            "options".into(),
+            Value::from(vec!["allow", "deny", "other"]),
+        );
+        decision.insert("choices".into(), Value::from(vec!["allow", "deny"]));
+        let mut d = Dict::new();
+        d.insert("id".into(), ov("p4"));
+        d.insert("name".into(), ov(""));
+        d.insert("workspace".into(), ov("/src/api"));
+        d.insert("tab".into(), ov("main"));
+        d.insert("agent".into(), ov("claude"));
+        d.insert("lifecycle".into(), ov("blocked"));
+        d.insert("attention".into(), ov("permission_required"));
+        d.insert("live".into(), ov(live));
+        d.insert("pending_decision".into(), ov(decision));
+        d.insert("focused".into(), ov(true));
+        d
+    }
+
+    #[test]
+    fn a_pane_parses_with_its_nested_live_and_decision() {
+        let p = PaneInfo::from_dict(&pane_dict()).unwrap();
+        assert_eq!(p.id, "p4");
+        assert_eq!(p.name, "p4", "an empty name falls back to the id");
+        assert_eq!(p.lifecycle, Lifecycle::Blocked);
+        assert_eq!(p.attention, Attention::PermissionRequired);
+        assert_eq!(
+            p.live,
+            LiveInfo {
+                running: false,
+                code: Some(2),
+                signal: None
+            }
+        );
+        let d = p.decision.unwrap();
+        assert_eq!((d.id, d.kind.as_str()), (7, "permission"));
+        assert_eq!(d.choices, vec!["allow", "deny"]);
+        assert_eq!(d.options.len(), 3);
+        assert!(p.focused);
+        assert!(!p.owned);
+        assert_eq!(p.last_message, None);
+    }
+
+    #[test]
+    fn values_outside_the_vocabulary_and_missing_keys_are_refused() {
+        let mut d = pane_dict();
+        d.insert("attention".into(), ov("urgent"));
+        assert_eq!(
+            PaneInfo::from_dict(&d),
+            Err(DataError::Vocabulary {
+                what: "attention",
+                value: "urgent".into()
+            })
+        );
+        d.remove("id");
+        assert!(matches!(
+            PaneInfo::from_dict(&d),
+            Err(DataError::Missing { key: "id", .. })
+        ));
+    }
+
+    #[test]
+    fn a_workspace_parses_and_the_snapshot_finds_its_panes() {
+        let mut w = Dict::new();
+        w.insert("key".into(), ov("/src/api"));
+        w.insert("name".into(), ov("api"));
+        w.insert("agents".into(), ov(vec!["claude", "shell"]));
+        w.insert("tabs".into(), ov(vec!["main"]));
+        w.insert("panes".into(), ov(vec!["p4"]));
+        w.insert("worst_lifecycle".into(), ov("blocked"));
+        w.insert("worst_attention".into(), ov("permission_required"));
+        w.insert("since_attention_change_ms".into(), ov(65_000i64));
+        let s = Snapshot::parse(&[pane_dict()], &[w], 9).unwrap();
+        let ws = s.workspace("/src/api").unwrap();
+        assert_eq!(ws.name, "api");
+        assert_eq!(ws.agents, vec!["claude", "shell"]);
+        assert_eq!(ws.since_attention_change_ms, Some(65_000));
+        assert_eq!(ws.worst_attention, Attention::PermissionRequired);
+        let ids: Vec<&str> = s.panes_of("/src/api").map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, vec!["p4"]);
+        assert!(s.pane("p9").is_none());
+    }
+}

@@ -1,0 +1,38 @@
+//! `attend-panel`: the GTK4 + libadwaita panel (issue 6 "Panel"; DESIGN "Surfaces").
+//!
+//! A D-Bus client of the daemon only: it renders what `io.github.attend.Attend1` says
+//! (the engine's values, workspace summaries and "next unread" order) and follows its
+//! signals; it holds nothing but the last rendered snapshot and the selection, so it can
+//! crash and restart without losing anything. GTK 4.8 / libadwaita 1.2.
+//!
+//! - [`client`]: the D-Bus thread (tokio + zbus), joined to GLib by `async_channel`.
+//! - [`data`]: the daemon's dictionaries parsed; [`labels`]: their words, via gettext.
+//! - [`window`], [`workspace_row`], [`pane_row`], [`pane_detail`]: the widgets, each with
+//!   its `.ui` template beside it.
+//! - [`focus`]: when the panel reports a pane focused (CONTRACT §3).
+//! - [`dump`]: the `ATTEND_PANEL_DUMP` test hook.
+
+mod a11y;
+mod app;
+pub mod client;
+pub mod data;
+pub mod dump;
+pub mod focus;
+pub mod i18n;
+mod indicator;
+pub mod labels;
+mod pane_detail;
+mod pane_row;
+pub mod proxy;
+pub mod terminal;
+mod window;
+mod workspace_row;
+
+/// The application id (desktop file, D-Bus activation, GApplication).
+pub const APP_ID: &str = "io.github.attend.Attend";
+
+/// Runs the panel with the process arguments (GApplication's options, e.g.
+/// `--gapplication-service` under D-Bus activation); returns the exit code.
+pub fn main() -> i32 {
+    app::run()
+}
