@@ -1222,3 +1222,41 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hostile_text_is_cleaned_before_it_is_stored() {
+    let payload = r#"{"hook_event_name":"Stop","session_id":"s\u0000x","last_assistant_message":"ok\u0000 \u001b[2J\u001b]0;pwned\u0007done\nline two \u202eevil"}"#;
+    let m = attend::adapters::hooks::map_hook(
+        attend::model::AgentKind::Claude,
+        None,
+        payload,
+        attend::model::Timestamp(0),
+    )
+    .unwrap();
+    assert_eq!(m.session_id.as_deref(), Some("sx"));
+    match m.signal.kind {
+        attend::model::SignalKind::TurnStopped { summary } => {
+            assert_eq!(summary.as_deref(), Some("ok done\nline two evil"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn long_text_is_capped() {
+    let long = "x".repeat(3 * attend::adapters::hooks::MAX_HOOK_TEXT);
+    let payload = format!(r#"{{"hook_event_name":"Stop","last_assistant_message":"{long}"}}"#);
+    let m = attend::adapters::hooks::map_hook(
+        attend::model::AgentKind::Claude,
+        None,
+        &payload,
+        attend::model::Timestamp(0),
+    )
+    .unwrap();
+    match m.signal.kind {
+        attend::model::SignalKind::TurnStopped { summary } => {
+            assert!(summary.unwrap().len() <= attend::adapters::hooks::MAX_HOOK_TEXT)
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -4,6 +4,7 @@
 mod support;
 
 use serde_json::json;
+use support::attend_bin;
 use support::Env;
 
 fn stderr(out: &std::process::Output) -> String {
@@ -107,39 +108,49 @@ fn an_oversized_payload_is_refused_and_nothing_is_stored() {
 
 #[test]
 fn the_hook_cli_delivers_with_attend_pane_and_codex_notify_keeps_to_its_thread() {
+    // The hooks run inside the pane, as an agent's would: the daemon trusts ATTEND_PANE
+    // only from the pane's own process tree.
     let env = Env::with_daemon();
-    let p = env.run(&["--agent", "codex", "--", "sleep", "100"]);
+    let dir = env.work_dir();
     let start = r#"{"session_id":"thread-1","hook_event_name":"SessionStart","source":"startup"}"#;
-    let out = env.attend_with(&["hook", "codex"], start.as_bytes(), &[("ATTEND_PANE", &p)]);
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stderr(&out), "", "delivered");
-    assert!(out.stdout.is_empty(), "nothing on stdout (agents parse it)");
-    let v = env.show(&p);
-    assert_eq!(
-        (v["lifecycle"].as_str(), v["session_id"].as_str()),
-        (Some("idle"), Some("thread-1"))
-    );
-
-    // Codex also notifies for its title side thread: dropped.
+    // Codex also notifies for its title side thread (another thread id): dropped.
     let side = r#"{"type":"agent-turn-complete","thread-id":"side","turn-id":"t","cwd":"/tmp","last-assistant-message":"a title"}"#;
-    let out = env.attend_with(
-        &["hook", "codex", "--notify", side],
-        b"",
-        &[("ATTEND_PANE", &p)],
-    );
-    assert_eq!(stderr(&out), "");
-    assert_eq!(env.show(&p)["lifecycle"], "idle");
-
     let own = r#"{"type":"agent-turn-complete","thread-id":"thread-1","turn-id":"t","cwd":"/tmp","last-assistant-message":"finished"}"#;
-    let out = env.attend_with(
-        &["hook", "codex", "--notify", own],
-        b"",
-        &[("ATTEND_PANE", &p)],
+    std::fs::write(dir.join("start.json"), start).unwrap();
+    std::fs::write(dir.join("side.json"), side).unwrap();
+    std::fs::write(dir.join("own.json"), own).unwrap();
+    let script = format!(
+        "cd '{d}' && '{a}' hook codex < start.json 2>> hook.err >> hook.out && \
+         '{a}' hook codex --notify \"$(cat side.json)\" 2>> hook.err >> hook.out && \
+         '{a}' hook codex --notify \"$(cat own.json)\" 2>> hook.err >> hook.out; sleep 100",
+        d = dir.display(),
+        a = attend_bin()
     );
-    assert_eq!(stderr(&out), "");
-    let v = env.show(&p);
-    assert_eq!(v["lifecycle"], "done");
+    let p = env.run(&["--agent", "codex", "--", "sh", "-c", &script]);
+    let v = env.wait_pane(&p, "the own thread's completion", |v| {
+        v["lifecycle"] == "done"
+    });
+    assert_eq!(v["session_id"], "thread-1");
     assert_eq!(v["last_message"], "finished");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("hook.err")).unwrap(),
+        "",
+        "delivered"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("hook.out")).unwrap(),
+        "",
+        "nothing on stdout (agents parse it)"
+    );
+    let created = env
+        .events()
+        .iter()
+        .filter(|e| e["pane"] == p.as_str() && e["kind"] == "attention.created")
+        .count();
+    assert_eq!(
+        created, 1,
+        "the side thread's notify did not touch the pane"
+    );
 }
 
 #[test]

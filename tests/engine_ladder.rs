@@ -458,3 +458,213 @@ fn ladder_only_authoritative_self_report_corrects() {
     );
     assert!(l.correction(&p, Timestamp(100)).is_none());
 }
+
+#[test]
+fn ladder_withdrawn_self_report_falls_down_the_ladder() {
+    // A self-report file deleted or stale: the next rung decides, silently.
+    let mut l = Ladder::new(AgentKind::Claude);
+    l.observe(
+        ev(Rung::LifecycleHooks, "hooks", 1, 0, Some(Working), None),
+        Timestamp(0),
+    );
+    l.observe(
+        ev(Rung::SelfReport, "sr", 5, 10, Some(Idle), Some(0)),
+        Timestamp(10),
+    );
+    assert_eq!(l.decide(Timestamp(20)).activity, Idle);
+    assert!(l.withdraw(Rung::SelfReport));
+    assert!(!l.withdraw(Rung::SelfReport), "nothing left to drop");
+    let v = l.decide(Timestamp(20));
+    assert_eq!(v.activity, Working);
+    assert_eq!(v.activity_by.unwrap().rung, Rung::LifecycleHooks);
+    assert_eq!(l.correction(&blocked_pane(), Timestamp(1000)), None);
+    // Older evidence of the withdrawn source stays rejected.
+    assert!(
+        !l.observe(
+            ev(Rung::SelfReport, "sr", 4, 30, Some(Idle), Some(0)),
+            Timestamp(30)
+        )
+        .accepted
+    );
+}
+
+#[test]
+fn ladder_titles_are_low_trust_never_deciding_never_promoted() {
+    let mut l = Ladder::new(AgentKind::Claude);
+    assert_eq!(l.trust(Rung::Terminal), Trust::Trial);
+    assert_eq!(
+        Ladder::new(AgentKind::Shell).trust(Rung::Terminal),
+        Trust::Absent
+    );
+    // Claude's idle glyph while the permission dialog waits: a confident wrong answer.
+    let idle = title_claim(AgentKind::Claude, "✳ Claude Code").unwrap();
+    assert_eq!(idle.activity, Some(Idle));
+    for i in 0..(AGREEMENT_COUNT as i64 + 5) {
+        let at = i * AGREEMENT_MIN_MS;
+        l.observe(
+            ev(
+                Rung::WindowSampling,
+                "pty",
+                i as u64 + 1,
+                at,
+                Some(Idle),
+                None,
+            ),
+            Timestamp(at),
+        );
+        l.observe(
+            Evidence {
+                rung: Rung::Terminal,
+                source_id: "terminal.title".into(),
+                seq: i as u64 + 1,
+                observed_at: Timestamp(at + 1),
+                claim: idle.clone(),
+                note: "title".into(),
+            },
+            Timestamp(at + 1),
+        );
+    }
+    assert_eq!(
+        l.trust(Rung::Terminal),
+        Trust::Trial,
+        "agreement never promotes titles"
+    );
+    assert!(l.health.is_empty());
+    let mut only_title = Ladder::new(AgentKind::Claude);
+    only_title.observe(
+        Evidence {
+            rung: Rung::Terminal,
+            source_id: "terminal.title".into(),
+            seq: 1,
+            observed_at: Timestamp(0),
+            claim: idle,
+            note: "title".into(),
+        },
+        Timestamp(0),
+    );
+    assert_eq!(only_title.decide(Timestamp(1)).activity, Unknown);
+}
+
+#[test]
+fn ladder_title_claims_follow_each_agents_conventions() {
+    use AgentKind::*;
+    let act = |a, t: &str| title_claim(a, t).and_then(|c| c.activity);
+    assert_eq!(act(Claude, "⠂ Claude Code"), Some(Working));
+    assert_eq!(act(Claude, "✳ Claude Code"), Some(Idle));
+    assert_eq!(act(Codex, "⠋ fix bug | proj"), Some(Working));
+    let codex_prompt = title_claim(Codex, "[ ! ] Action Required | proj").unwrap();
+    assert_eq!(codex_prompt.needs_input.unwrap().count, 1);
+    assert_eq!(act(Gemini, "✦  Working… (proj)"), Some(Working));
+    assert_eq!(act(Gemini, "◇  Ready (proj)"), Some(Idle));
+    assert_eq!(
+        title_claim(Gemini, "✋  Action Required (proj)")
+            .unwrap()
+            .needs_input
+            .unwrap()
+            .reason
+            .as_deref(),
+        Some("permission prompt")
+    );
+    assert_eq!(title_claim(Claude, ""), None);
+    assert_eq!(title_claim(Shell, "⠋ spinner"), None);
+    assert_eq!(title_claim(Claude, "vim README"), None);
+}
+
+#[test]
+fn ladder_codex_osc_7501_states_are_self_report_claims() {
+    let w = codex_state_claim("working", None).unwrap();
+    assert_eq!(w.activity, Some(Working));
+    let idle = codex_state_claim("idle", Some("done")).unwrap();
+    assert_eq!(idle.activity, Some(Idle));
+    assert_eq!(idle.needs_input.unwrap().count, 0);
+    let b = codex_state_claim("blocked", Some("permission")).unwrap();
+    assert_eq!(
+        b.needs_input,
+        Some(NeedsInput {
+            count: 1,
+            reason: Some("permission prompt".into())
+        })
+    );
+    assert_eq!(
+        codex_state_claim("blocked", None)
+            .unwrap()
+            .needs_input
+            .unwrap()
+            .reason
+            .as_deref(),
+        Some("input needed")
+    );
+    assert_eq!(codex_state_claim("sleepy", None), None);
+    // On trial: recorded, not deciding.
+    let mut l = Ladder::new(AgentKind::Codex);
+    l.observe(
+        Evidence {
+            rung: Rung::SelfReport,
+            source_id: "codex.osc7501".into(),
+            seq: 1,
+            observed_at: Timestamp(0),
+            claim: w,
+            note: String::new(),
+        },
+        Timestamp(0),
+    );
+    assert_eq!(l.decide(Timestamp(1)).activity, Unknown);
+}
+
+#[test]
+fn ladder_subagent_stop_after_the_turn_never_revives_the_pane() {
+    // Claude's SubagentStop can fire after Stop (AGENTS-REFERENCE): through the real
+    // adapter it claims nothing on the ladder and leaves the lifecycle alone.
+    use attend::adapters::hooks::map_hook;
+    use attend::engine::{NewPane, World};
+    let mut w = World::new();
+    let (p, _) = w.add_pane(
+        NewPane {
+            agent: AgentKind::Claude,
+            ..Default::default()
+        },
+        Timestamp(0),
+    );
+    let mut l = Ladder::new(AgentKind::Claude);
+    let mut seq = 0;
+    let mut feed = |w: &mut World, l: &mut Ladder, payload: &str, at: i64| {
+        let m = map_hook(AgentKind::Claude, None, payload, Timestamp(at)).unwrap();
+        w.apply_signal(p, &m.signal).unwrap();
+        if let Some((claim, note)) = claim_of(&m.signal.kind) {
+            seq += 1;
+            l.observe(
+                Evidence {
+                    rung: Rung::LifecycleHooks,
+                    source_id: "claude.hooks".into(),
+                    seq,
+                    observed_at: Timestamp(at),
+                    claim,
+                    note: note.into(),
+                },
+                Timestamp(at),
+            );
+        }
+    };
+    feed(
+        &mut w,
+        &mut l,
+        r#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"go"}"#,
+        1,
+    );
+    feed(
+        &mut w,
+        &mut l,
+        r#"{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"done"}"#,
+        2,
+    );
+    feed(
+        &mut w,
+        &mut l,
+        r#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","agent_type":"x","last_assistant_message":"late"}"#,
+        3,
+    );
+    assert_eq!(w.pane(p).unwrap().lifecycle, Lifecycle::Done);
+    let v = l.decide(Timestamp(4));
+    assert_eq!(v.activity, Idle);
+    assert_eq!(v.activity_by.unwrap().note, "turn stopped");
+}

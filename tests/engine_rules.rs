@@ -585,6 +585,37 @@ fn contract2_terminal_notification_does_not_block_agent_with_hooks() {
 }
 
 #[test]
+fn contract2_terminal_notification_flood_is_rate_limited() {
+    let mut h = Harness::shell();
+    let mut created = 0;
+    for i in 0..1000 {
+        let at = Timestamp(T0 + 10_000 + i); // 1000 notifications within one second
+        let ev = h.sig(Signal::new(
+            SignalKind::TerminalNotification {
+                text: format!("n{i}"),
+            },
+            Source::terminal("osc9"),
+            at,
+        ));
+        created += ev
+            .iter()
+            .filter(|e| e.kind.name() == "attention.created")
+            .count();
+    }
+    assert_eq!(created, 1);
+    assert_eq!(h.msg(), Some("n999"));
+    // After the interval a notification re-raises again.
+    let ev = h.sig(Signal::new(
+        SignalKind::TerminalNotification {
+            text: "later".into(),
+        },
+        Source::terminal("osc9"),
+        Timestamp(T0 + 12_000),
+    ));
+    assert!(has(&ev, "attention.created"));
+}
+
+#[test]
 fn contract2_bell_raises_unread_once_per_unseen_period() {
     let mut h = Harness::shell();
     let first = h.term(SignalKind::Bell);

@@ -195,3 +195,39 @@ fn diagnoses_parked_held_done_unseen() {
     let d = diagnose(w.pane(p).unwrap(), &proj(&w, p), Timestamp(102));
     assert!(!d.done_unseen);
 }
+
+#[test]
+fn taxonomy_ladder_reason_names_the_needs_input() {
+    // The evidence ladder's reason (self-report `waitingFor`, a chrome rule) names the
+    // needs-input; without it the decision kind does.
+    let (mut w, p) = world_pane(AgentKind::Claude);
+    sig(
+        &mut w,
+        p,
+        SignalKind::PermissionRequested {
+            prompt: "Bash: ls".into(),
+            options: vec![],
+            answer_keys: vec![],
+            tool_use_id: None,
+        },
+        1,
+    );
+    let pane = w.pane(p).unwrap();
+    let t = project(pane, RuntimeFacts::default(), Some("sandbox request"));
+    assert_eq!(t.needs_input.reason.as_deref(), Some("sandbox request"));
+    assert_eq!(t.needs_input.count, 1);
+    // A dialog only the ladder sees (no decision): counted, named.
+    let (w2, p2) = world_pane(AgentKind::Claude);
+    let t = project(
+        w2.pane(p2).unwrap(),
+        RuntimeFacts {
+            chrome_gates: 1,
+            ..Default::default()
+        },
+        Some("permission prompt"),
+    );
+    assert_eq!(t.needs_input.count, 1);
+    assert_eq!(t.display, "needs-input");
+    assert_eq!(Presence::Detached.as_str(), "detached");
+    assert_eq!(Resumability::Resumable.as_str(), "resumable");
+}

@@ -2,4 +2,5 @@
 //! parsing, no I/O).
 
 pub mod hooks;
+pub mod manifest;
 pub mod terminal;

@@ -40,8 +40,16 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
     let c = Client::connect().await?;
     match cmd {
         Cmd::Run(a) => run_pane(&c, a).await,
-        Cmd::Ls { json } => {
-            let panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+        Cmd::Ls {
+            json,
+            parked,
+            held,
+            done_unseen,
+        } => {
+            let mut panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+            if let Some(d) = super::ladder::Diagnosis::from_flags(parked, held, done_unseen) {
+                panes.retain(|p| super::ladder::has_diagnosis(&render::pane_json(p), d));
+            }
             if json {
                 let v: Vec<_> = panes.iter().map(render::pane_json).collect();
                 print(&json_line(&serde_json::Value::Array(v)))
@@ -136,19 +144,20 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             if json {
                 print(&json_line(&obj))
             } else {
-                let mut out = String::new();
-                if let serde_json::Value::Object(m) = obj {
-                    for (k, v) in m {
-                        let v = match v {
-                            serde_json::Value::String(s) => s,
-                            other => other.to_string(),
-                        };
-                        out.push_str(&format!("{k:<22}{v}\n"));
-                    }
-                }
-                print(&out)
+                print(&super::ladder::explain_text(&obj))
             }
         }
+        Cmd::Task { cmd } => super::ladder::task(&c, cmd).await,
+        Cmd::Hold {
+            pane,
+            owner,
+            wake,
+            reason,
+        } => {
+            let reason = reason.unwrap_or_default();
+            super::ladder::hold(&c, &pane, &owner, &wake, &reason).await
+        }
+        Cmd::Unhold { pane } => super::ladder::unhold(&c, &pane).await,
         Cmd::Version => {
             let v: String = c.call("Version", &()).await?;
             print(&format!(
@@ -160,7 +169,9 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
         | Cmd::Hook { .. }
         | Cmd::Completions { .. }
         | Cmd::Man
-        | Cmd::Demo
+        | Cmd::Demo { .. }
+        | Cmd::Status { .. }
+        | Cmd::Up(_)
         | Cmd::InstallHooks { .. } => {
             unreachable!("handled before connecting")
         }

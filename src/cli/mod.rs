@@ -8,9 +8,13 @@
 mod client;
 mod commands;
 pub mod demo;
+mod demo_live;
 mod hook;
 mod install;
+mod ladder;
 mod render;
+mod status;
+mod up;
 
 pub use client::{
     CliError, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK, EXIT_UNREACHABLE,
@@ -37,10 +41,19 @@ pub enum Cmd {
     Daemon(DaemonArgs),
     /// Run PROGRAM in a new pane; prints the pane id.
     Run(RunArgs),
-    /// List panes.
+    /// List panes (all, or those with one seed-004 diagnosis).
     Ls {
         #[arg(long)]
         json: bool,
+        /// Only PARKED panes: stopped (idle or needing input) with open tasks, not held.
+        #[arg(long, conflicts_with_all = ["held", "done_unseen"])]
+        parked: bool,
+        /// Only HELD panes: an armed hold with a named owner.
+        #[arg(long, conflicts_with = "done_unseen")]
+        held: bool,
+        /// Only DONE-UNSEEN panes: finished work nobody looked at since.
+        #[arg(long)]
+        done_unseen: bool,
     },
     /// Show one pane.
     Show {
@@ -103,7 +116,28 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Why a pane shows its lifecycle and attention.
+    /// Tasks (obligations) of panes: add, start, done, ls.
+    Task {
+        #[command(subcommand)]
+        cmd: ladder::TaskCmd,
+    },
+    /// Hold a pane on purpose (HELD, never PARKED) until WHEN.
+    Hold {
+        pane: String,
+        /// Who holds it.
+        #[arg(long)]
+        owner: String,
+        /// When the hold ends: a duration (30m, 2h) or an RFC 3339 time.
+        #[arg(long)]
+        wake: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Release a pane's hold.
+    Unhold { pane: String },
+    /// Why a pane shows its lifecycle, activity and attention: the evidence that decided
+    /// them, its rung, age and trust, the screen rule that matched, the rung health.
     Explain {
         pane: String,
         #[arg(long)]
@@ -143,8 +177,25 @@ pub enum Cmd {
     Completions { shell: clap_complete::Shell },
     /// Print the man page (roff).
     Man,
-    /// Replay a scripted session through the engine and print the pane table per step.
-    Demo,
+    /// Replay a scripted session through the engine and print the pane table per step;
+    /// with --live, run a scripted demo in the daemon through the real hook path.
+    Demo {
+        /// Four scripted Claude Code panes in the running daemon: a permission gate, a
+        /// completion, a failure and a review within a minute.
+        #[arg(long)]
+        live: bool,
+    },
+    /// Counts by attention and the most urgent pane, for status bars.
+    Status {
+        #[arg(long, value_enum, default_value = "plain")]
+        format: status::Format,
+        /// Print a new line on every change (follows the daemon's signals; survives
+        /// daemon restarts).
+        #[arg(long)]
+        follow: bool,
+    },
+    /// Start the daemon (if it is not running) and open the panel.
+    Up(up::UpArgs),
 }
 
 /// `attend daemon` options.
@@ -190,8 +241,20 @@ pub struct RunArgs {
     pub argv: Vec<String>,
 }
 
+/// The exit code of a command's result; the error is printed after `attend: `.
+fn report(r: Result<i32, CliError>) -> i32 {
+    r.unwrap_or_else(|e| {
+        eprintln!("attend: {e}");
+        e.code
+    })
+}
+
 /// Entry point of the `attend` binary; returns the process exit code.
 pub fn main() -> i32 {
+    // `attend hook` runs before every tool call of an agent: no clap on its hot path.
+    if let Some(code) = hook::fast_path(&std::env::args_os().collect::<Vec<_>>()) {
+        return code;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -218,7 +281,10 @@ pub fn main() -> i32 {
             let payload = if notify { args.pop() } else { None };
             hook::run(&agent, args.first().map(String::as_str), notify, payload)
         }
-        Cmd::Demo => demo::run_demo(),
+        Cmd::Demo { live: false } => demo::run_demo(),
+        Cmd::Demo { live: true } => report(demo_live::run()),
+        Cmd::Status { format, follow } => report(status::run(format, follow)),
+        Cmd::Up(a) => report(up::run(a)),
         Cmd::InstallHooks {
             agent,
             scope,

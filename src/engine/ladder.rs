@@ -120,6 +120,17 @@ pub enum Coverage {
     None,
 }
 
+impl Coverage {
+    /// Wire name: `full`, `partial`, `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Coverage::Full => "full",
+            Coverage::Partial => "partial",
+            Coverage::None => "none",
+        }
+    }
+}
+
 /// The ranked rungs that can carry activity or needs-input claims, top down.
 pub const LADDER: [Rung; 4] = [
     Rung::SelfReport,
@@ -144,13 +155,26 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
     } else {
         (Partial, Authoritative)
     };
+    // Window titles: low-trust evidence only, for every agent that sets a state title
+    // (docs/decisions/0003). Never promoted, never deciding.
+    let titles = if agent == AgentKind::Shell {
+        (None, Absent)
+    } else {
+        (Partial, Trial)
+    };
     vec![
         (Rung::SelfReport, self_report.0, self_report.1),
         (Rung::LifecycleHooks, hooks.0, hooks.1),
         (Rung::NeedsInputChrome, chrome.0, chrome.1),
         (Rung::WindowSampling, Partial, Authoritative),
+        (Rung::Terminal, titles.0, titles.1),
     ]
 }
+
+/// Rungs whose evidence is recorded (for `explain`) but never decides and is never
+/// promoted: window titles (Claude shows its idle glyph while its permission dialog
+/// waits; seed 004 "titles only as low-trust evidence").
+pub const LOW_TRUST: [Rung; 1] = [Rung::Terminal];
 
 /// State of one rung on one pane.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,6 +275,16 @@ impl Ladder {
         self.rungs.get(&rung).map_or(Trust::Absent, |r| r.trust)
     }
 
+    /// A source became unreadable, stale or missing (a self-report file deleted, its pid
+    /// dead, its `procStart` not the process's): its rung's evidence is dropped, so the
+    /// arbitration falls down the ladder silently (seed 004). Per-source seqs are kept, so
+    /// older evidence stays rejected. Returns true when evidence was dropped.
+    pub fn withdraw(&mut self, rung: Rung) -> bool {
+        self.rungs
+            .get_mut(&rung)
+            .is_some_and(|st| st.last.take().is_some())
+    }
+
     /// Counts a new turn (used to require contradiction "across several turns").
     pub fn note_turn(&mut self) {
         self.turns += 1;
@@ -299,7 +333,7 @@ impl Ladder {
         now: Timestamp,
     ) -> Option<HealthChange> {
         let activity = ev.claim.activity?;
-        if self.trust(rung) != Trust::Trial {
+        if self.trust(rung) != Trust::Trial || LOW_TRUST.contains(&rung) {
             return None;
         }
         let reference = self.reference_activity(rung, now)?;
@@ -509,4 +543,75 @@ pub fn claim_of(kind: &SignalKind) -> Option<(Claim, &'static str)> {
         S::SessionStarted { .. } => (idle, "session started"),
         _ => return None,
     })
+}
+
+/// A needs-input claim of `count` gates for `reason` (count 0: explicitly none).
+fn needs(count: u32, reason: Option<&str>) -> Option<NeedsInput> {
+    Some(NeedsInput {
+        count,
+        reason: reason.map(str::to_string),
+    })
+}
+
+/// The low-trust claim of an agent's window title (OSC 0/2), from the title conventions in
+/// AGENTS-REFERENCE: a braille spinner glyph (U+2801–U+28FF) first means working (Claude
+/// `⠂ Claude Code`, Codex `⠋ … | dir`); Claude's `✳` means idle — and also shows while
+/// its permission dialog waits, which is why titles never decide; Codex `[ ! ] Action
+/// Required` and Gemini `✋ Action Required` claim a prompt; Gemini `◇ Ready` idle and
+/// `✦ Working…` working. `None` for shells, empty titles and anything else.
+pub fn title_claim(agent: AgentKind, title: &str) -> Option<Claim> {
+    let t = title.trim_start();
+    let first = t.chars().next()?;
+    let working = Claim {
+        activity: Some(Activity::Working),
+        needs_input: None,
+    };
+    let idle = Claim {
+        activity: Some(Activity::IdleAtPrompt),
+        needs_input: needs(0, None),
+    };
+    let prompt = Claim {
+        activity: Some(Activity::IdleAtPrompt),
+        needs_input: needs(1, Some("permission prompt")),
+    };
+    let spinner = ('\u{2801}'..='\u{28ff}').contains(&first);
+    match agent {
+        AgentKind::Claude if spinner => Some(working),
+        AgentKind::Claude if first == '✳' => Some(idle),
+        AgentKind::Codex if spinner => Some(working),
+        AgentKind::Codex if t.starts_with("[ ! ]") => Some(prompt),
+        AgentKind::Gemini if first == '✦' => Some(working),
+        AgentKind::Gemini if first == '◇' => Some(idle),
+        AgentKind::Gemini if first == '✋' => Some(prompt),
+        _ => None,
+    }
+}
+
+/// The self-report claim of Codex's private `OSC 7501;state=…:app=codex:kind=…`
+/// (AGENTS-REFERENCE): `working` → working; `idle` → idle-at-prompt with no prompt;
+/// `blocked` → idle-at-prompt with one prompt ("permission prompt" for
+/// `kind=permission`, else "input needed"). Unknown states claim nothing.
+pub fn codex_state_claim(state: &str, kind: Option<&str>) -> Option<Claim> {
+    match state {
+        "working" => Some(Claim {
+            activity: Some(Activity::Working),
+            needs_input: needs(0, None),
+        }),
+        "idle" => Some(Claim {
+            activity: Some(Activity::IdleAtPrompt),
+            needs_input: needs(0, None),
+        }),
+        "blocked" => {
+            let reason = if kind == Some("permission") {
+                "permission prompt"
+            } else {
+                "input needed"
+            };
+            Some(Claim {
+                activity: Some(Activity::IdleAtPrompt),
+                needs_input: needs(1, Some(reason)),
+            })
+        }
+        _ => None,
+    }
 }

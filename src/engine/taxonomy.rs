@@ -23,6 +23,18 @@ pub enum Presence {
     Absent,
 }
 
+impl Presence {
+    /// Wire name: `present`, `detached`, `exited`, `absent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Presence::Present => "present",
+            Presence::Detached => "detached",
+            Presence::Exited => "exited",
+            Presence::Absent => "absent",
+        }
+    }
+}
+
 /// What a non-present agent can come back as (seed 004 axis 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -33,6 +45,17 @@ pub enum Resumability {
     Resumable,
     /// Exited without a way back (no resume argv known).
     Gone,
+}
+
+impl Resumability {
+    /// Wire name: `live`, `resumable`, `gone`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resumability::Live => "live",
+            Resumability::Resumable => "resumable",
+            Resumability::Gone => "gone",
+        }
+    }
 }
 
 /// The projection of one pane on seed 004's axes.
@@ -64,7 +87,8 @@ pub struct RuntimeFacts {
     pub attached: bool,
     /// For external panes: whether the agent's process is known (a pid is watched).
     pub process_known: bool,
-    /// Needs-input gates matched by screen chrome without an open decision.
+    /// Needs-input gates the evidence ladder sees without an open decision: a dialog
+    /// matched by screen chrome, or one the agent's self-report says it waits on.
     pub chrome_gates: u32,
 }
 
@@ -78,8 +102,11 @@ pub fn display_activity(activity: Activity, needs_input: &NeedsInput) -> &'stati
     }
 }
 
-/// Projects `pane` (CONTRACT §6). `chrome_reason` names a matched chrome gate's reason.
-pub fn project(pane: &Pane, facts: RuntimeFacts, chrome_reason: Option<&str>) -> Taxonomy {
+/// Projects `pane` (CONTRACT §6). `ladder_reason` is the needs-input reason the evidence
+/// ladder decided (chrome first, then self-report, then hooks: `Ladder::decide`); when
+/// given it names the reason of a non-zero count, else the open decision's kind does
+/// ("permission prompt", "input needed"), else "usage limit".
+pub fn project(pane: &Pane, facts: RuntimeFacts, ladder_reason: Option<&str>) -> Taxonomy {
     let session = match pane.live {
         Live::Exited { .. } => Presence::Exited,
         Live::Running if !pane.owned && !facts.process_known => Presence::Absent,
@@ -95,14 +122,12 @@ pub fn project(pane: &Pane, facts: RuntimeFacts, chrome_reason: Option<&str>) ->
     };
     let decisions = u32::from(pane.pending_decision.is_some());
     let mut count = decisions + facts.chrome_gates;
-    let mut reason = pane
-        .pending_decision
-        .as_ref()
-        .map(|d| match d.kind {
+    let mut reason = ladder_reason.map(str::to_string).or_else(|| {
+        pane.pending_decision.as_ref().map(|d| match d.kind {
             crate::model::DecisionKind::Permission => "permission prompt".to_string(),
             crate::model::DecisionKind::Question => "input needed".to_string(),
         })
-        .or_else(|| chrome_reason.map(str::to_string));
+    });
     if let Some(limit) = &pane.limit_reason {
         count = count.max(1);
         reason.get_or_insert_with(|| limit.clone());

@@ -16,6 +16,10 @@ pub const SESSION_ENDED_MESSAGE: &str = "session ended";
 /// (CONTRACT §4).
 const HANDOVER_REASONS: [&str; 3] = ["clear", "resume", "compact"];
 
+/// Terminal notifications (OSC 9/99/777) re-raise attention at most once per this many
+/// milliseconds on a pane; a flood inside the interval only updates the message.
+pub const TERMINAL_NOTIFICATION_INTERVAL_MS: i64 = 1_000;
+
 /// The needs-input reason left by a usage or rate limit failure (seed 004).
 pub const USAGE_LIMIT_REASON: &str = "usage limit";
 
@@ -330,6 +334,18 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
             }
         },
         SignalKind::TerminalNotification { text } => {
+            // A flood (a program printing notifications in a loop) is one attention per
+            // TERMINAL_NOTIFICATION_INTERVAL_MS: inside it only the message follows.
+            let recent = cx.pane.items.iter().any(|i| {
+                i.level == Attention::Unread
+                    && i.source.rung == crate::model::Rung::Terminal
+                    && cx.at.millis_since(i.at) < TERMINAL_NOTIFICATION_INTERVAL_MS
+            });
+            if recent {
+                cx.set_message(text);
+                cx.keep_gate_invariant();
+                return cx.out;
+            }
             cx.set_message(text);
             if !shell && !cx.pane.hooks_seen && cx.pane.lifecycle == Lifecycle::Working {
                 cx.set_lifecycle(Lifecycle::Blocked);

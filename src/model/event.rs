@@ -43,6 +43,15 @@ pub enum EventKind {
     PaneChanged,
     /// `task.<state>`.
     Task { id: TaskId, state: TaskState },
+    /// `rung.health`: the trust of an evidence rung changed (seed 004: promotion after an
+    /// agreement window, degradation on persistent contradiction). `from` and `to` are
+    /// trust wire names (`authoritative`, `trial`, `identity-only`, `absent`).
+    RungHealth {
+        rung: super::Rung,
+        from: String,
+        to: String,
+        reason: String,
+    },
 }
 
 impl EventKind {
@@ -60,6 +69,7 @@ impl EventKind {
             EventKind::PaneRemoved => "pane.removed".into(),
             EventKind::PaneChanged => "pane.changed".into(),
             EventKind::Task { state, .. } => format!("task.{}", state.as_str()),
+            EventKind::RungHealth { .. } => "rung.health".into(),
         }
     }
 }

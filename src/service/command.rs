@@ -57,6 +57,13 @@ pub struct HookRequest {
     pub workspace: String,
     /// Git facts of the hook's cwd, for a new external pane.
     pub git: GitInfo,
+    /// The hook's ancestors (pid, start time in clock ticks since boot), nearest first:
+    /// checks a `pane` claim and finds an external pane's agent process
+    /// (src/service/procwatch.rs). Empty when the caller sent none.
+    pub pids: Vec<(u32, u64)>,
+    /// Where an external pane's agent runs (tmux, kitty, WezTerm), from the context's
+    /// `terminal` entry; used to focus it (src/service/surfaces/terminal.rs).
+    pub terminal: Option<super::surfaces::TerminalLocation>,
 }
 
 /// A request to the owner task.
@@ -82,4 +89,6 @@ pub enum Command {
     Explain(PaneId, Reply<Dict>),
     /// A git lookup for a changed cwd finished (no reply).
     Git(PaneId, String, GitInfo),
+    /// Tasks, holds and the evidence ladder's inputs (src/service/ladder_host.rs).
+    Ladder(super::ladder_host::LadderCommand),
 }

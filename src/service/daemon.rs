@@ -12,6 +12,8 @@ use super::db::{move_aside, Db, DbError, DB_FILE};
 use super::dbus::{Attend1, Attend1Error, BUS_NAME, OBJECT_PATH};
 use super::owner::{lock, Owner, OwnerConfig, PtyRegistry};
 use super::paths::{runtime_dir, state_dir};
+use super::replay;
+use super::spool::Spool;
 use crate::engine::World;
 use crate::model::{Action, PaneId};
 use std::collections::HashMap;
@@ -23,9 +25,9 @@ use zbus::fdo::{RequestNameFlags, RequestNameReply};
 /// Options of `attend daemon`.
 #[derive(Debug, Clone)]
 pub struct DaemonOptions {
-    /// No tray icon (the tray is a later issue; the daemon says it runs without one).
+    /// No tray icon (src/service/tray.rs).
     pub no_tray: bool,
-    /// No desktop notifications (a later issue; the daemon says so).
+    /// No desktop notifications (src/service/notify.rs).
     pub no_notifications: bool,
     /// State directory; default [`state_dir`].
     pub state_dir: Option<PathBuf>,
@@ -163,19 +165,6 @@ pub async fn run_with_connection(
     ) {
         return Err(DaemonError::AlreadyRunning);
     }
-    if opts.no_tray {
-        tracing::info!("tray icon off (--no-tray)");
-    } else {
-        tracing::info!("tray icon: not available in this version; running without it");
-    }
-    if opts.no_notifications {
-        tracing::info!("desktop notifications off (--no-notifications)");
-    } else {
-        tracing::info!(
-            "desktop notifications: not available in this version; running without them"
-        );
-    }
-
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     let (db, world) = open_db(&dir)?;
     tracing::info!(
@@ -202,7 +191,29 @@ pub async fn run_with_connection(
     if gone > 0 {
         tracing::info!(panes = gone, "panes of the previous daemon are now exited");
     }
+    let spool = Spool::new(runtime_dir());
+    let replayed = replay::replay_at_start(&mut owner, &spool).await;
+    if replayed != replay::ReplayReport::default() {
+        tracing::info!(?replayed, "replayed the hook spool");
+    }
     let attach = start_attach(&socket, owner.ptys(), cmd_tx.clone())?;
+    let spool_watch = replay::watch(spool, cmd_tx.clone())
+        .inspect_err(|e| {
+            tracing::error!(
+                "cannot watch the hook spool ({e}); spooled hooks wait for the next start"
+            )
+        })
+        .ok();
+    let surfaces = super::surfaces::start(
+        &conn,
+        cmd_tx.clone(),
+        super::surfaces::SurfaceOptions {
+            tray: !opts.no_tray,
+            notifications: !opts.no_notifications,
+        },
+    )
+    .await;
+    owner.set_surfaces(surfaces.clone());
     tracing::info!(bus = BUS_NAME, "attend daemon ready");
 
     let shutdown = async move {
@@ -218,9 +229,11 @@ pub async fn run_with_connection(
             _ = term.recv() => tracing::info!("SIGTERM: stopping"),
             _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
             _ = lost => tracing::warn!("lost the bus or the bus name: stopping"),
+            _ = surfaces.quit_requested() => tracing::info!("quit from the tray: stopping"),
         }
     };
     owner.run(cmd_rx, pty_rx, shutdown).await;
+    drop(spool_watch);
     attach.abort();
     // The bus may be gone already: do not wait long for its answer.
     let release = conn.release_name(BUS_NAME);

@@ -6,10 +6,11 @@
 //! wait for its reply, which comes after the change is committed. Signals are emitted by
 //! the owner after each commit through [`emit_event`].
 
-use super::command::{Command, EventTuple, GitInfo, HookRequest, Reply, RunSpec};
+use super::command::{Command, EventTuple, GitInfo, Reply, RunSpec};
 use super::git;
+use super::intake::{hook_request, pids_from_value, HookContext};
+use super::ladder_host::{hold_of, parse_task_state, LadderCommand};
 use super::wire::{event_data, Dict};
-use crate::adapters::hooks::map_hook;
 use crate::model::{Action, AgentKind, Event, EventKind, PaneId, Timestamp};
 use std::collections::{BTreeMap, HashMap};
 use tokio::sync::{mpsc, oneshot};
@@ -340,43 +341,18 @@ impl Attend1 {
         payload: &str,
         context: Map,
     ) -> Result<u64, Attend1Error> {
-        if payload.len() > MAX_PAYLOAD {
-            return Err(Attend1Error::PayloadTooLarge(format!(
-                "hook payload is {} bytes; the limit is {MAX_PAYLOAD}",
-                payload.len()
-            )));
-        }
-        let kind = AgentKind::parse(agent).ok_or_else(|| {
-            Attend1Error::InvalidArgument(format!(
-                "unknown agent {agent:?} (claude, codex, cursor, gemini, shell)"
-            ))
-        })?;
-        let pane = match get_str(&context, "pane")?.filter(|p| !p.is_empty()) {
-            Some(p) => Some(parse_pane(&p)?),
-            None => None,
+        let terminal = get_env(&context, "terminal")?;
+        let context = HookContext {
+            pane: get_str(&context, "pane")?,
+            delivery_id: get_str(&context, "delivery_id")?,
+            cwd: get_str(&context, "cwd")?,
+            pids: match field(&context, "pids") {
+                Some(v) => pids_from_value(v)?,
+                None => Vec::new(),
+            },
         };
-        let delivery_id = get_str(&context, "delivery_id")?.filter(|d| !d.is_empty());
-        let event_arg = (!event.is_empty()).then_some(event);
-        let mapping = map_hook(kind, event_arg, payload, now())
-            .map_err(|e| Attend1Error::InvalidArgument(e.to_string()))?;
-        let (workspace, git) = if pane.is_none() {
-            let cwd = mapping.cwd.clone().or(get_str(&context, "cwd")?);
-            let git = git_info(cwd.clone()).await;
-            let ws = match &cwd {
-                Some(c) => workspace_of(c, &git),
-                None => "external".to_string(),
-            };
-            (ws, git)
-        } else {
-            (String::new(), GitInfo::default())
-        };
-        let req = HookRequest {
-            mapping,
-            pane,
-            delivery_id,
-            workspace,
-            git,
-        };
+        let mut req = hook_request(agent, event, payload, context, now()).await?;
+        req.terminal = super::surfaces::TerminalLocation::from_env(&terminal);
         self.ask(|r| Command::Hook(Box::new(req), r)).await
     }
 
@@ -384,6 +360,49 @@ impl Attend1 {
     async fn explain(&self, pane: &str) -> Result<Dict, Attend1Error> {
         let id = parse_pane(pane)?;
         self.ask(|r| Command::Explain(id, r)).await
+    }
+
+    /// Adds an open task (obligation) to a pane; returns its id (CONTRACT §5).
+    #[zbus(out_args("task"))]
+    async fn add_task(&self, pane: &str, text: &str) -> Result<u64, Attend1Error> {
+        let id = parse_pane(pane)?;
+        let text = text.to_string();
+        self.ask(|r| Command::Ladder(LadderCommand::AddTask(id, text, r)))
+            .await
+    }
+
+    /// Moves a task to `state` with a message (`""`: none).
+    async fn set_task_state(
+        &self,
+        task: u64,
+        state: &str,
+        message: &str,
+    ) -> Result<(), Attend1Error> {
+        let state = parse_task_state(state)?;
+        let message = (!message.is_empty()).then(|| message.to_string());
+        self.ask(|r| Command::Ladder(LadderCommand::SetTaskState(task, state, message, r)))
+            .await
+    }
+
+    /// Holds a pane on purpose: `owner`, `wake` (ms since the epoch), `reason` (`""`:
+    /// none).
+    async fn set_hold(
+        &self,
+        pane: &str,
+        owner: &str,
+        wake: i64,
+        reason: &str,
+    ) -> Result<(), Attend1Error> {
+        let id = parse_pane(pane)?;
+        let hold = hold_of(owner, wake, reason)?;
+        self.ask(|r| Command::Ladder(LadderCommand::SetHold(id, Some(hold), r)))
+            .await
+    }
+
+    async fn clear_hold(&self, pane: &str) -> Result<(), Attend1Error> {
+        let id = parse_pane(pane)?;
+        self.ask(|r| Command::Ladder(LadderCommand::SetHold(id, None, r)))
+            .await
     }
 
     #[zbus(out_args("version"))]
@@ -471,6 +490,18 @@ impl Attend1 {
         data: &Dict,
     ) -> zbus::Result<()>;
 
+    /// `rung.health`: an evidence rung's trust changed (seed 004).
+    #[zbus(signal)]
+    pub async fn rung_health(
+        emitter: &SignalEmitter<'_>,
+        seq: u64,
+        pane: &str,
+        rung: &str,
+        from: &str,
+        to: &str,
+        reason: &str,
+    ) -> zbus::Result<()>;
+
     #[zbus(signal)]
     pub async fn focus_requested(emitter: &SignalEmitter<'_>, pane: &str) -> zbus::Result<()>;
 }
@@ -519,6 +550,12 @@ pub async fn emit_event(emitter: &SignalEmitter<'_>, e: &Event) -> zbus::Result<
         EventKind::PaneAdded => Attend1::pane_added(emitter, seq, &pane).await?,
         EventKind::PaneRemoved => Attend1::pane_removed(emitter, seq, &pane).await?,
         EventKind::PaneChanged => Attend1::pane_changed(emitter, seq, &pane).await?,
+        EventKind::RungHealth {
+            rung,
+            from,
+            to,
+            reason,
+        } => Attend1::rung_health(emitter, seq, &pane, rung.as_str(), from, to, reason).await?,
         EventKind::PaneHandover { .. } | EventKind::Task { .. } => {}
     }
     Attend1::event(emitter, seq, &e.kind.name(), &pane, &event_data(e)).await

@@ -11,7 +11,11 @@ use super::command::{Command, GitInfo, HookRequest, Reply, RunSpec};
 use super::db::Db;
 use super::dbus::{emit_event, event_tuple, now, Attend1, Attend1Error, OBJECT_PATH};
 use super::git;
+use super::intake::workspace_blocking;
+use super::ladder_host::{LadderCommand, LadderHost, Outcome};
+use super::procwatch::{self, Armed, ProcWatch};
 use super::pty::{PtyEvent, PtyHandle, SpawnSpec};
+use super::surfaces::Surfaces;
 use super::wire::{pane_dict, workspace_dict, Dict, DictBuilder};
 use crate::adapters::terminal::to_signal;
 use crate::engine::{summarize_workspaces, NewPane, World};
@@ -93,6 +97,12 @@ pub struct Owner {
     cmd_tx: mpsc::Sender<Command>,
     conn: zbus::Connection,
     config: OwnerConfig,
+    /// The agent processes of external panes (src/service/procwatch.rs).
+    procs: ProcWatch,
+    /// The evidence ladder of every pane (src/service/ladder_host.rs).
+    ladder: LadderHost,
+    /// The desktop surfaces, fed after each commit (src/service/surfaces).
+    surfaces: Surfaces,
 }
 
 impl Owner {
@@ -105,16 +115,26 @@ impl Owner {
         conn: zbus::Connection,
         config: OwnerConfig,
     ) -> Owner {
+        let ptys = PtyRegistry::default();
         Owner {
             world,
             db,
-            ptys: PtyRegistry::default(),
+            ladder: LadderHost::start(cmd_tx.clone(), ptys.clone()),
+            ptys,
             envs: HashMap::new(),
             pty_tx,
             cmd_tx,
             conn,
             config,
+            procs: ProcWatch::default(),
+            surfaces: Surfaces::default(),
         }
+    }
+
+    /// Feeds `surfaces` from now on, starting with the current state.
+    pub fn set_surfaces(&mut self, surfaces: Surfaces) {
+        surfaces.publish(&[], &self.world.panes);
+        self.surfaces = surfaces;
     }
 
     /// The PTY registry (for the attach server's lookups).
@@ -241,8 +261,14 @@ impl Owner {
         for r in replies {
             r(None);
         }
+        // Let the woken D-Bus method tasks send their replies before the effects and
+        // signals go out (an agent's hook waits for its reply; issue 4 "Performance").
+        tokio::task::yield_now().await;
         for effect in effects {
             effect(self);
+        }
+        if store {
+            self.surfaces.publish(&events, &self.world.panes);
         }
         let emitter = match SignalEmitter::new(&self.conn, OBJECT_PATH) {
             Ok(e) => e,
@@ -290,6 +316,9 @@ impl Owner {
         let Ok(events) = self.world.apply_signal(pane, signal) else {
             return;
         };
+        let ladder = self
+            .ladder
+            .after_signal(&mut self.world, pane, signal, &events, now());
         let after = self.world.panes.get(&pane);
         if !events.is_empty() || before.as_ref() != after {
             batch.record(pane, events);
@@ -300,6 +329,61 @@ impl Owner {
                 self.lookup_git(pane, new_cwd);
             }
         }
+        self.ladder_outcome(ladder, batch);
+    }
+
+    /// Records the ladder's events and applies its correction signals.
+    fn ladder_outcome(&mut self, out: Outcome, batch: &mut Batch) {
+        for e in out.events {
+            batch.record(e.pane, vec![e]);
+        }
+        for (pane, signal) in out.signals {
+            self.apply(pane, &signal, batch);
+        }
+    }
+
+    /// Tasks and holds (CONTRACT §5) and the ladder's watcher and timer inputs.
+    fn ladder_command(&mut self, cmd: LadderCommand, batch: &mut Batch) {
+        let at = now();
+        match cmd {
+            LadderCommand::AddTask(id, text, reply) => {
+                let r = self.world.add_task(id, &text, at).map(|(task, events)| {
+                    batch.record(id, events);
+                    task
+                });
+                batch.respond(reply, r.map_err(Into::into));
+            }
+            LadderCommand::SetTaskState(task, state, message, reply) => {
+                let r = self
+                    .world
+                    .set_task_state(task, state, message.as_deref(), Source::user(), at)
+                    .map(|events| {
+                        if let Some(e) = events.first() {
+                            batch.record(e.pane, events);
+                        }
+                    });
+                batch.respond(reply, r.map_err(Into::into));
+            }
+            LadderCommand::SetHold(id, hold, reply) => {
+                let r = self
+                    .world
+                    .set_hold(id, hold, at)
+                    .map(|events| batch.record(id, events));
+                batch.respond(reply, r.map_err(Into::into));
+            }
+            LadderCommand::Input(input) => {
+                let out = self.ladder.input(&mut self.world, input, at);
+                self.ladder_outcome(out, batch);
+            }
+        }
+    }
+
+    /// A pane dictionary with the ladder's read-time keys (taxonomy, diagnoses, tasks,
+    /// hold).
+    fn pane_info(&self, p: &crate::model::Pane) -> Dict {
+        let mut d = pane_dict(p);
+        d.extend(self.ladder.pane_extras(p, now()));
+        d
     }
 
     /// Reads repo and branch for `cwd` off the owner task; the answer comes back as
@@ -332,8 +416,20 @@ impl Owner {
                     let signal = Signal::new(SignalKind::Output, Source::terminal("output"), at);
                     self.apply(pane, &signal, batch);
                 }
+                let ladder = self
+                    .ladder
+                    .on_output(&mut self.world, pane, &events, printable, at);
+                self.ladder_outcome(ladder, batch);
             }
             PtyEvent::Exited { pane, code, signal } => {
+                if self
+                    .world
+                    .panes
+                    .get(&pane)
+                    .is_some_and(|p| self.procs.stale_exit(p))
+                {
+                    return;
+                }
                 lock(&self.ptys).remove(&pane);
                 let s = Signal::new(
                     SignalKind::ProcessExited { code, signal },
@@ -352,11 +448,20 @@ impl Owner {
                 batch.respond(reply, r);
             }
             Command::ListPanes(reply) => {
-                let panes = self.world.panes.values().map(pane_dict).collect();
+                let panes = self
+                    .world
+                    .panes
+                    .values()
+                    .map(|p| self.pane_info(p))
+                    .collect();
                 batch.respond(reply, Ok(panes));
             }
             Command::GetPane(id, reply) => {
-                let r = self.world.pane(id).map(pane_dict).map_err(Into::into);
+                let r = self
+                    .world
+                    .pane(id)
+                    .map(|p| self.pane_info(p))
+                    .map_err(Into::into);
                 batch.respond(reply, r);
             }
             Command::ListWorkspaces(reply) => {
@@ -440,6 +545,7 @@ impl Owner {
                 batch.respond(reply, r);
             }
             Command::Git(id, cwd, info) => self.git_facts(id, &cwd, &info, batch),
+            Command::Ladder(cmd) => self.ladder_command(cmd, batch),
         }
     }
 
@@ -570,7 +676,12 @@ impl Owner {
             .pending_decision
             .as_ref()
             .ok_or_else(|| Attend1Error::NoDecision(format!("pane {id} has no open decision")))?;
-        let keys = answer_keys(decision, choice)?;
+        let mut decision = decision.clone();
+        if decision.answer_keys.is_empty() {
+            // The screen manifest knows the dialog's keys (issue 5).
+            decision.answer_keys = self.ladder.answer_keys(pane, decision.kind);
+        }
+        let keys = answer_keys(&decision, choice)?;
         self.handle(id)?;
         let (events, _) = self.world.apply_action(
             id,
@@ -606,6 +717,9 @@ impl Owner {
         let at = req.mapping.signal.at;
         let pane = self.hook_pane(&req, batch)?;
         if let Some(id) = pane {
+            if req.terminal.is_some() && !self.world.pane(id)?.owned {
+                self.surfaces.note_terminal(id, req.terminal.clone());
+            }
             let p = self.world.pane(id)?;
             if p.agent == AgentKind::Shell && req.mapping.agent != AgentKind::Shell {
                 // An agent started inside a shell pane: from now on it is that agent's.
@@ -621,6 +735,10 @@ impl Owner {
                 batch.record(id, vec![ev]);
             }
             self.apply(id, &req.mapping.signal, batch);
+            let ladder =
+                self.ladder
+                    .hook_process(&mut self.world, id, req.mapping.agent, &req.pids, at);
+            self.ladder_outcome(ladder, batch);
         }
         let seq = self.world.seq;
         if let Some(d) = req.delivery_id {
@@ -638,7 +756,16 @@ impl Owner {
         batch: &mut Batch,
     ) -> Result<Option<PaneId>, Attend1Error> {
         let m = &req.mapping;
-        if let Some(id) = req.pane {
+        let claim = req.pane.filter(|&id| {
+            procwatch::claim_holds(
+                &self.world,
+                &self.ptys,
+                id,
+                &req.pids,
+                m.session_id.as_ref(),
+            )
+        });
+        if let Some(id) = claim {
             let p = self.world.pane(id)?;
             if let Some(thread) = &m.require_session {
                 if p.session_id.as_ref() != Some(thread) {
@@ -660,14 +787,22 @@ impl Owner {
             .values()
             .find(|p| !p.owned && p.agent == m.agent && p.session_id.as_ref() == Some(session));
         if let Some(p) = existing {
-            return Ok(Some(p.id));
+            let id = p.id;
+            self.watch_external(id, req, batch);
+            return Ok(Some(id));
         }
         if m.require_session.is_some() {
             return Ok(None);
         }
+        let (workspace, git) = if req.pane.is_some() {
+            // A pane claim that did not hold (rare): the cwd's git facts are read here.
+            workspace_blocking(m.cwd.clone())
+        } else {
+            (req.workspace.clone(), req.git.clone())
+        };
         let (id, events) = self.world.add_pane(
             NewPane {
-                workspace: req.workspace.clone(),
+                workspace,
                 tab: String::new(),
                 name: String::new(),
                 agent: m.agent,
@@ -679,9 +814,59 @@ impl Owner {
             },
             m.signal.at,
         );
-        set_git(&mut self.world, id, &req.git);
+        set_git(&mut self.world, id, &git);
         batch.record(id, events);
+        self.watch_external(id, req, batch);
         Ok(Some(id))
+    }
+
+    /// Tracks the `live` of external pane `id` by its agent's process, picked from the
+    /// hook's ancestors (src/service/procwatch.rs): a pane that had exited runs again
+    /// when a hook comes from a living agent process (`pane.changed`).
+    fn watch_external(&mut self, id: PaneId, req: &HookRequest, batch: &mut Batch) {
+        let armed = self
+            .procs
+            .arm(id, req.mapping.agent, &req.pids, &self.pty_tx);
+        let exited = self
+            .world
+            .panes
+            .get(&id)
+            .is_some_and(|p| !p.live.is_running());
+        if matches!(armed, Armed::Watching(_)) && exited {
+            if let Some(p) = self.world.panes.get_mut(&id) {
+                p.live = Live::Running;
+                p.last_lifecycle = None;
+            }
+            let source = req.mapping.signal.source.clone();
+            let ev = self.stamp(id, EventKind::PaneChanged, source, req.mapping.signal.at);
+            batch.record(id, vec![ev]);
+        }
+    }
+
+    /// Applies spooled hook requests in order as one batch and commits it: the spool
+    /// replay at start-up, before [`Owner::run`] serves any live `Hook` call
+    /// (src/service/replay.rs). Returns each request's seq or why it was refused; when
+    /// the commit fails every request fails with `Internal` (nothing was applied).
+    pub async fn apply_hooks(&mut self, reqs: Vec<HookRequest>) -> Vec<Result<u64, Attend1Error>> {
+        let mut batch = Batch::default();
+        let mut replies = Vec::new();
+        for req in reqs {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let r = self.hook(req, &mut batch);
+            batch.respond(tx, r);
+            replies.push(rx);
+        }
+        self.finish(batch).await;
+        replies
+            .into_iter()
+            .map(|mut rx| {
+                rx.try_recv().unwrap_or_else(|_| {
+                    Err(Attend1Error::Internal(
+                        "the replayed hook got no answer".into(),
+                    ))
+                })
+            })
+            .collect()
     }
 
     /// `Explain` (for now): lifecycle and attention, each with the source and time of
@@ -731,7 +916,9 @@ impl Owner {
         if let Some(d) = &pane.pending_decision {
             b = b.str("decision_source", &d.source.to_string());
         }
-        Ok(b.build())
+        let mut d = b.build();
+        d.extend(self.ladder.explain(&pane, now()));
+        Ok(d)
     }
 
     fn git_facts(&mut self, id: PaneId, cwd: &str, info: &GitInfo, batch: &mut Batch) {

@@ -1,21 +1,28 @@
 //! PTY host: spawns programs in PTYs, feeds vt100 and the terminal scanner.
 //!
 //! One [`PtyHandle`] per pane. [`PtyHandle::spawn`] opens a PTY (portable-pty), starts the
-//! program as a session leader with the PTY as its controlling terminal, and starts two
+//! program as a session leader with the PTY as its controlling terminal, and starts three
 //! threads (no timers, no polling):
 //!
 //! * the **reader** blocks on the PTY master; for every chunk it runs the
-//!   [`TerminalScanner`], updates the vt100 screen (the scanner strips OSC and other
-//!   control strings first, so a huge unterminated OSC cannot grow vt100's buffers),
-//!   broadcasts the raw bytes to attach clients ([`PtyHandle::subscribe`]) and sends one
-//!   [`PtyEvent::Output`];
+//!   [`TerminalScanner`] (which sees every byte; it strips OSC and other control strings
+//!   from what the screen gets, so a huge unterminated OSC cannot grow vt100's buffers)
+//!   and hands the chunk to the parser through a bounded channel ([`PARSE_QUEUE`] chunks;
+//!   when it is full the reader waits, and so does the program);
+//! * the **parser** takes every chunk queued at once (a batch), feeds the screen
+//!   ([`terminal::Terminal`]: vt100 for the live screen, a compact ring for the history,
+//!   and coalescing of long plain runs when it falls behind), broadcasts the raw bytes to
+//!   attach clients ([`PtyHandle::subscribe`]) and sends one [`PtyEvent::Output`] per
+//!   batch. Reading and parsing run in parallel (issue 7, benchmark 3);
 //! * the **waiter** blocks in `waitpid` for the child; once it exited it waits for the
-//!   reader to reach end of file (all output delivered), at most [`EXIT_DRAIN_GRACE`] in
+//!   parser to reach end of file (all output delivered), at most [`EXIT_DRAIN_GRACE`] in
 //!   case a background process keeps the terminal open, then closes the broadcast and
 //!   sends [`PtyEvent::Exited`] with the exit code or the signal number.
 //!
 //! Dropping the last handle of a running pane hangs it up (SIGHUP to its process group),
 //! as closing a terminal window does.
+
+mod terminal;
 
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
 use crate::model::PaneId;
@@ -30,8 +37,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 
-/// Scrollback lines kept by the vt100 screen unless the caller asks otherwise.
+/// History lines kept per pane unless the caller asks otherwise.
 pub const DEFAULT_SCROLLBACK: usize = 2000;
+
+/// Chunks (of at most [`READ_CHUNK`] bytes; PTY reads mostly return a few KiB) queued
+/// between the reader and the parser. A parser that falls behind takes them all at once,
+/// and only a long batch can be coalesced (src/service/pty/terminal.rs).
+pub const PARSE_QUEUE: usize = 512;
 
 /// How long, after the child exited, the waiter lets the reader drain output before it
 /// reports the exit anyway (a background process may keep the terminal open forever).
@@ -55,7 +67,8 @@ pub struct SpawnSpec {
     pub env: Vec<(String, String)>,
     pub rows: u16,
     pub cols: u16,
-    /// vt100 scrollback lines ([`DEFAULT_SCROLLBACK`]).
+    /// History lines kept ([`DEFAULT_SCROLLBACK`]): rows that scrolled off the top of the
+    /// screen, see [`PtyHandle::history`].
     pub scrollback: usize,
 }
 
@@ -77,8 +90,9 @@ impl SpawnSpec {
 /// What the PTY host reports to the daemon, in order, per pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PtyEvent {
-    /// One per read chunk: the terminal events found in it (in stream order) and
-    /// `printable: true` when it held printable text outside escape sequences.
+    /// One per batch of read chunks, sent once the screen shows them: the terminal events
+    /// found in them (in stream order) and `printable: true` when they held printable
+    /// text outside escape sequences.
     Output {
         pane: PaneId,
         events: Vec<TerminalEvent>,
@@ -153,11 +167,10 @@ struct Shared {
     exit: Mutex<Option<PtyExit>>,
 }
 
-/// The vt100 screen and the raw-output broadcast, under one lock so that a subscriber
-/// gets a redraw and exactly the output after it.
+/// The screen and the raw-output broadcast, under one lock so that a subscriber gets a
+/// redraw and exactly the output after it.
 struct Screen {
-    parser: vt100::Parser,
-    scrollback: usize,
+    term: terminal::Terminal,
     /// `None` once the program exited and its output was drained.
     broadcast: Option<broadcast::Sender<Arc<[u8]>>>,
 }
@@ -247,8 +260,7 @@ impl PtyHandle {
 
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {
-                parser: vt100::Parser::new(size.rows, size.cols, spec.scrollback),
-                scrollback: spec.scrollback,
+                term: terminal::Terminal::new(size.rows, size.cols, spec.scrollback),
                 broadcast: Some(broadcast::channel(BROADCAST_CAPACITY).0),
             }),
             wants_focus: AtomicBool::new(false),
@@ -265,11 +277,20 @@ impl PtyHandle {
             }),
         };
         let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
+        let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Chunk>(PARSE_QUEUE);
         let started = std::thread::Builder::new()
-            .name(format!("pty-read-{pane}"))
+            .name(format!("pty-parse-{pane}"))
             .spawn({
                 let (shared, tx) = (shared.clone(), tx.clone());
-                move || read_loop(pane, reader, &shared, &tx, eof_tx)
+                move || parse_loop(pane, chunk_rx, &shared, &tx, eof_tx)
+            })
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name(format!("pty-read-{pane}"))
+                    .spawn({
+                        let shared = shared.clone();
+                        move || read_loop(reader, &shared, chunk_tx)
+                    })
             })
             .and_then(|_| {
                 std::thread::Builder::new()
@@ -326,10 +347,7 @@ impl PtyHandle {
                 pixel_height: 0,
             })
             .map_err(|e| io::Error::other(format!("{e:#}")))?;
-        lock(&self.inner.shared.screen)
-            .parser
-            .screen_mut()
-            .set_size(rows, cols);
+        lock(&self.inner.shared.screen).term.set_size(rows, cols);
         Ok(())
     }
 
@@ -364,19 +382,19 @@ impl PtyHandle {
     /// with attributes, cursor position and visibility, keypad/cursor/bracketed-paste/mouse
     /// input modes).
     pub fn screen_redraw(&self) -> Vec<u8> {
-        redraw(&lock(&self.inner.shared.screen).parser)
+        redraw(&lock(&self.inner.shared.screen).term)
     }
 
     /// Plain text of the visible screen, rows separated by `\n`, trailing blanks trimmed.
     pub fn screen_text(&self) -> String {
-        lock(&self.inner.shared.screen).parser.screen().contents()
+        lock(&self.inner.shared.screen).term.screen().contents()
     }
 
     /// The bottom `n` non-empty lines of the live screen (never scrollback), top to
     /// bottom, trailing blanks trimmed.
     pub fn screen_bottom_lines(&self, n: usize) -> Vec<String> {
         let screen = lock(&self.inner.shared.screen);
-        let screen = screen.parser.screen();
+        let screen = screen.term.screen();
         let (_, cols) = screen.size();
         let lines: Vec<String> = screen
             .rows(0, cols)
@@ -396,7 +414,7 @@ impl PtyHandle {
     /// atomically: the receiver yields exactly the output that follows the redraw.
     pub fn subscribe_with_redraw(&self) -> (Vec<u8>, broadcast::Receiver<Arc<[u8]>>) {
         let screen = lock(&self.inner.shared.screen);
-        (redraw(&screen.parser), subscribe(&screen))
+        (redraw(&screen.term), subscribe(&screen))
     }
 
     /// True while the program has focus reporting (`CSI ?1004h`) enabled itself.
@@ -406,7 +424,16 @@ impl PtyHandle {
 
     /// Current terminal size (rows, cols).
     pub fn size(&self) -> (u16, u16) {
-        lock(&self.inner.shared.screen).parser.screen().size()
+        lock(&self.inner.shared.screen).term.screen().size()
+    }
+
+    /// The last `n` lines of history (rows that scrolled off the top of the main screen;
+    /// at most [`SpawnSpec::scrollback`]), oldest first. Each is one screen row as bytes
+    /// that redraw it from column 0 with default attributes: its text (UTF-8), SGR
+    /// changes, and `CSI n C` over gaps; trailing blanks are left out. Replaying several
+    /// needs `CSI m` and CR LF between them.
+    pub fn history(&self, n: usize) -> Vec<Vec<u8>> {
+        lock(&self.inner.shared.screen).term.history(n)
     }
 }
 
@@ -419,8 +446,8 @@ impl Drop for Inner {
     }
 }
 
-fn redraw(parser: &vt100::Parser) -> Vec<u8> {
-    let screen = parser.screen();
+fn redraw(term: &terminal::Terminal) -> Vec<u8> {
+    let screen = term.screen();
     let mut out = Vec::new();
     if screen.alternate_screen() {
         out.extend_from_slice(b"\x1b[?1049h");
@@ -470,17 +497,25 @@ fn resolve_program(
     Err(first_error.unwrap_or_else(|| io::Error::from_raw_os_error(nix::libc::ENOENT)))
 }
 
-/// The reader thread: chunk → scanner → vt100 + broadcast → one `Output` event.
+/// One read chunk on its way from the reader to the parser.
+struct Chunk {
+    /// What the screen gets (the scanner's filtered bytes).
+    screen: Vec<u8>,
+    /// The raw bytes for attach clients; `None` when the same as `screen` (nothing was
+    /// filtered out).
+    raw: Option<Vec<u8>>,
+    events: Vec<TerminalEvent>,
+    printable: bool,
+}
+
+/// The reader thread: chunk → scanner → parser queue.
 fn read_loop(
-    pane: PaneId,
     mut reader: Box<dyn Read + Send>,
     shared: &Shared,
-    tx: &mpsc::UnboundedSender<PtyEvent>,
-    eof: std::sync::mpsc::Sender<()>,
+    chunks: std::sync::mpsc::SyncSender<Chunk>,
 ) {
     let mut scanner = TerminalScanner::new();
     let mut buf = vec![0u8; READ_CHUNK];
-    let mut screen_bytes = Vec::with_capacity(READ_CHUNK);
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -488,21 +523,74 @@ fn read_loop(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        let chunk = &buf[..n];
+        let raw = &buf[..n];
         let mut events = Vec::new();
-        screen_bytes.clear();
-        let printable = scanner.feed_filtered(chunk, &mut events, &mut screen_bytes);
+        let mut screen = Vec::with_capacity(n);
+        let printable = scanner.feed_filtered(raw, &mut events, &mut screen);
         for ev in &events {
             if let TerminalEvent::FocusReporting(on) = ev {
                 shared.wants_focus.store(*on, Ordering::Relaxed);
             }
         }
+        let raw = (screen.len() != n).then(|| raw.to_vec());
+        let chunk = Chunk {
+            screen,
+            raw,
+            events,
+            printable,
+        };
+        if chunks.send(chunk).is_err() {
+            break;
+        }
+    }
+}
+
+/// Most bytes one batch takes from the queue, so that a redraw or a subscriber never
+/// waits long for the lock.
+const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
+
+/// The parser thread: every queued chunk at once → screen + broadcast → one `Output`.
+fn parse_loop(
+    pane: PaneId,
+    chunks: std::sync::mpsc::Receiver<Chunk>,
+    shared: &Shared,
+    tx: &mpsc::UnboundedSender<PtyEvent>,
+    eof: std::sync::mpsc::Sender<()>,
+) {
+    while let Ok(first) = chunks.recv() {
+        let mut batch = vec![first];
+        let mut size = batch[0].screen.len();
+        while size < MAX_BATCH_BYTES {
+            match chunks.try_recv() {
+                Ok(c) => {
+                    size += c.screen.len();
+                    batch.push(c);
+                }
+                Err(_) => break,
+            }
+        }
+        let joined: Vec<u8>;
+        let bytes = match batch.as_slice() {
+            [one] => &one.screen,
+            many => {
+                joined = many.iter().flat_map(|c| c.screen.iter().copied()).collect();
+                &joined
+            }
+        };
+        let mut events = Vec::new();
+        let mut printable = false;
         {
             let mut screen = lock(&shared.screen);
-            process_screen(&mut screen, &screen_bytes);
-            if let Some(b) = &screen.broadcast {
-                // No subscribers is not an error.
-                let _ = b.send(Arc::from(chunk));
+            screen.term.feed(bytes);
+            let live = screen.broadcast.as_ref().filter(|b| b.receiver_count() > 0);
+            for c in batch {
+                if let Some(b) = live {
+                    let raw = c.raw.as_deref().unwrap_or(&c.screen);
+                    // A subscriber that went away meanwhile is not an error.
+                    let _ = b.send(Arc::from(raw));
+                }
+                events.extend(c.events);
+                printable |= c.printable;
             }
         }
         let _ = tx.send(PtyEvent::Output {
@@ -512,19 +600,6 @@ fn read_loop(
         });
     }
     let _ = eof.send(());
-}
-
-/// Feeds vt100; should it ever panic on some input, the screen starts afresh rather
-/// than taking the pane down.
-fn process_screen(screen: &mut Screen, bytes: &[u8]) {
-    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        screen.parser.process(bytes)
-    }))
-    .is_ok();
-    if !ok {
-        let (rows, cols) = screen.parser.screen().size();
-        screen.parser = vt100::Parser::new(rows, cols, screen.scrollback);
-    }
 }
 
 /// The waiter thread: reap the child, let the reader drain, report the exit.
@@ -585,5 +660,42 @@ fn reap(pid: Pid) -> PtyExit {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn history_keeps_the_rows_that_scrolled_off() {
+        let mut spec = SpawnSpec::new(
+            vec![
+                "sh".into(),
+                "-c".into(),
+                r#"i=0; while [ $i -lt 300 ]; do printf '\033[31mred\033[0m %s\n' $i; i=$((i+1)); done"#
+                    .into(),
+            ],
+            std::env::temp_dir(),
+        );
+        spec.rows = 5;
+        spec.scrollback = 100;
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let pty = PtyHandle::spawn(PaneId(1), &spec, tx).expect("spawn");
+        loop {
+            let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+                .await
+                .expect("exit in time")
+                .expect("channel open");
+            if matches!(ev, PtyEvent::Exited { .. }) {
+                break;
+            }
+        }
+        // 300 lines and the empty last row on 5 rows: lines 0 to 295 scrolled off.
+        let history = pty.history(1000);
+        assert_eq!(history.len(), 100);
+        assert_eq!(history[99], b"\x1b[31mred\x1b[m 295".to_vec());
+        assert_eq!(history[0], b"\x1b[31mred\x1b[m 196".to_vec());
+        assert_eq!(pty.screen_bottom_lines(1), vec!["red 299".to_string()]);
     }
 }

@@ -195,7 +195,8 @@ pub fn workspace_dict(w: &WorkspaceSummary) -> Dict {
 /// `rung:origin`), at (x). Per kind: `agent.*` previous, value; `attention.created` level,
 /// shown; `attention.cleared` levels (as), shown; `decision.opened` decision (a{sv});
 /// `decision.resolved` id (t), how, choice?; `pane.exited` code?, signal? (i);
-/// `pane.handover` previous_session?, session_id?; `task.*` task (t), state.
+/// `pane.handover` previous_session?, session_id?; `task.*` task (t), state;
+/// `rung.health` rung, from, to, reason.
 pub fn event_data(e: &Event) -> Dict {
     let b = DictBuilder::new()
         .str("source", &e.source.to_string())
@@ -237,6 +238,16 @@ pub fn event_data(e: &Event) -> Dict {
             .opt_str("session_id", session_id.as_deref()),
         EventKind::PaneAdded | EventKind::PaneRemoved | EventKind::PaneChanged => b,
         EventKind::Task { id, state } => b.put("task", *id).str("state", state.as_str()),
+        EventKind::RungHealth {
+            rung,
+            from,
+            to,
+            reason,
+        } => b
+            .str("rung", rung.as_str())
+            .str("from", from)
+            .str("to", to)
+            .str("reason", reason),
     }
     .build()
 }

@@ -25,6 +25,10 @@
 //! at once. Every request is logged ([`ModelServer::requests`]) for assertions.
 //!
 //! When the script is empty a turn request gets the text [`EXHAUSTED_TEXT`].
+//!
+//! A turn can be made slow ([`ModelServer::slow_turn`]): its request is logged at once and
+//! answered only after a delay (or when the server stops), so a test can interrupt the
+//! agent while its model is "thinking".
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
@@ -145,6 +149,12 @@ struct State {
     script: VecDeque<Reply>,
     log: Vec<Request>,
     next_id: u32,
+    /// Turn requests answered so far (1-based numbering for [`ModelServer::slow_turn`]).
+    turns_seen: usize,
+    /// Delays by turn number.
+    slow: std::collections::HashMap<usize, Duration>,
+    /// Set on drop: slow answers stop waiting.
+    stopping: bool,
 }
 
 struct Shared {
@@ -209,6 +219,12 @@ impl ModelServer {
         self.shared.state.lock().unwrap().script.push_back(reply);
     }
 
+    /// Answers the `turn`-th turn request (1-based, counting every request that consumes
+    /// the script) only after `delay`; the request is logged when it arrives.
+    pub fn slow_turn(&self, turn: usize, delay: Duration) {
+        self.shared.state.lock().unwrap().slow.insert(turn, delay);
+    }
+
     /// How many scripted replies are still queued.
     pub fn remaining(&self) -> usize {
         self.shared.state.lock().unwrap().script.len()
@@ -265,6 +281,8 @@ impl ModelServer {
 
 impl Drop for ModelServer {
     fn drop(&mut self) {
+        self.shared.state.lock().unwrap().stopping = true;
+        self.shared.changed.notify_all();
         for _ in &self.workers {
             self.server.unblock();
         }
@@ -371,13 +389,16 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
     let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     let api = api_of(&method, &path);
 
-    let (served, id) = {
+    let (served, id, delay) = {
         let mut state = shared.state.lock().unwrap();
         state.next_id += 1;
         let id = state.next_id;
+        let mut delay = None;
         let served = if api == Api::Other {
             Served::NotFound
         } else if has_tools(&body) {
+            state.turns_seen += 1;
+            delay = state.slow.get(&state.turns_seen).copied();
             Served::Turn(
                 state
                     .script
@@ -390,7 +411,7 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
                 None => SIDE_TEXT.to_string(),
             })
         };
-        (served, id)
+        (served, id, delay)
     };
 
     let streaming =
@@ -423,6 +444,16 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
             at_ms: shared.started.elapsed().as_millis(),
         });
         shared.changed.notify_all();
+    }
+
+    if let Some(delay) = delay {
+        // A slow turn: wait (interruptible by the server stopping) before answering.
+        let deadline = Instant::now() + delay;
+        let mut state = shared.state.lock().unwrap();
+        while !state.stopping && Instant::now() < deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            state = shared.changed.wait_timeout(state, left).unwrap().0;
+        }
     }
 
     let response = match answer {

@@ -118,12 +118,13 @@ pub fn map_hook_with(
     payload: &str,
     at: Timestamp,
 ) -> Result<HookMapping, AdapterError> {
-    let value: serde_json::Value =
+    let mut value: serde_json::Value =
         serde_json::from_str(payload).map_err(|e| AdapterError::Json {
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
         })?;
+    clean_strings(&mut value);
     let object = value.as_object().ok_or(AdapterError::NotAnObject)?;
     let p = Payload::new(object);
     let event = event_name(agent, event_arg, &p).ok_or(AdapterError::MissingEvent)?;
@@ -183,5 +184,45 @@ fn identity_with(
         resume_argv: session_id.map(resume),
         cwd: cwd.map(str::to_string),
         title: None,
+    }
+}
+
+/// Longest text (bytes) kept from any string of a hook payload. Agents' messages are
+/// summaries; a longer string is cut on a character boundary.
+pub const MAX_HOOK_TEXT: usize = 8 * 1024;
+
+/// Makes every string of a payload safe to store and to show on any surface (D-Bus
+/// strings cannot hold NUL; terminals must not receive escape sequences): per line,
+/// [`crate::adapters::terminal::sanitize_text`] (escape sequences, C0/C1 controls, bidi
+/// controls removed), line breaks kept, at most [`MAX_HOOK_TEXT`] bytes in all.
+pub fn clean_text(s: &str) -> String {
+    let needs = s.len() > MAX_HOOK_TEXT
+        || s.chars().any(|c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        });
+    if !needs {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for line in s.split('\n') {
+        let budget = MAX_HOOK_TEXT.saturating_sub(out.len() + 1);
+        if budget == 0 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&crate::adapters::terminal::sanitize_text(line, budget));
+    }
+    out
+}
+
+fn clean_strings(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => *s = clean_text(s),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(clean_strings),
+        serde_json::Value::Object(o) => o.values_mut().for_each(clean_strings),
+        _ => {}
     }
 }

@@ -68,6 +68,7 @@ pub(super) fn millis(t: Option<Timestamp>) -> Option<i64> {
 /// | `pane.exited` | – | exit code, or `signal N` |
 /// | `pane.handover` | previous session id | new session id |
 /// | `task.*` | – | task id |
+/// | `rung.health` | previous trust | new trust |
 /// | `pane.added` / `.removed` / `.changed` | – | – |
 pub(super) fn event_columns(kind: &EventKind) -> (Option<String>, Option<String>) {
     match kind {
@@ -94,6 +95,7 @@ pub(super) fn event_columns(kind: &EventKind) -> (Option<String>, Option<String>
             session_id,
         } => (previous_session.clone(), session_id.clone()),
         EventKind::Task { id, .. } => (None, Some(id.to_string())),
+        EventKind::RungHealth { from, to, .. } => (Some(from.clone()), Some(to.clone())),
         EventKind::PaneAdded | EventKind::PaneRemoved | EventKind::PaneChanged => (None, None),
     }
 }

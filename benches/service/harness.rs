@@ -1,0 +1,344 @@
+//! What every service benchmark needs: a private `dbus-daemon`, the real `attend daemon`
+//! binary with temporary state and runtime directories, a zbus client of it, process
+//! figures from `/proc`, and the result lines that `build-aux/bench.sh` turns into the
+//! table of `docs/benchmarks.md`.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use zbus::zvariant::Value;
+
+/// The `attend` binary under test: `$ATTEND_BIN` when set (e.g. an older build, for a
+/// before/after figure), else the one built with this bench (release profile).
+pub fn attend_bin() -> String {
+    std::env::var("ATTEND_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_attend").to_string())
+}
+
+/// The machine load as `/proc/loadavg` gives it (1, 5 and 15 minute averages), for the
+/// line printed next to each table.
+pub fn load() -> String {
+    let s = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let f: Vec<&str> = s.split_whitespace().take(3).collect();
+    format!("load average {}", f.join(" "))
+}
+
+/// Prints one result row: `RESULT<TAB>item<TAB>what<TAB>goal<TAB>measured<TAB>verdict`,
+/// the format `build-aux/bench.sh` collects into its table. `verdict` is `met`,
+/// `MISSED` or `info`.
+pub fn result(item: &str, what: &str, goal: &str, measured: &str, verdict: &str) {
+    println!(
+        "RESULT\t{item}\t{what}\t{goal}\t{measured}\t{verdict}\t{}",
+        load()
+    );
+}
+
+/// `met` or `MISSED`.
+pub fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+/// Median of `xs` (sorted in place); 0 for none.
+pub fn median(xs: &mut [f64]) -> f64 {
+    percentile(xs, 50.0)
+}
+
+/// The `p`-th percentile (nearest rank) of `xs` (sorted in place); 0 for none.
+pub fn percentile(xs: &mut [f64], p: f64) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    let rank = ((p / 100.0) * xs.len() as f64).ceil() as usize;
+    xs[rank.clamp(1, xs.len()) - 1]
+}
+
+/// A private `dbus-daemon --session`, killed on drop.
+pub struct Bus {
+    child: Child,
+    pub address: String,
+}
+
+impl Bus {
+    pub fn start() -> Bus {
+        let mut child = Command::new("dbus-daemon")
+            .args(["--session", "--print-address", "--nofork", "--nopidfile"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon must be installed");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("dbus-daemon prints its address");
+        Bus {
+            child,
+            address: line.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for Bus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A running `attend daemon` on its own bus, with temporary directories; stopped with
+/// SIGTERM on drop.
+pub struct Daemon {
+    pub bus: Bus,
+    pub dir: tempfile::TempDir,
+    child: Child,
+    pub conn: zbus::Connection,
+}
+
+pub const BUS_NAME: &str = "io.github.attend.Attend1";
+pub const PATH: &str = "/io/github/attend/Attend1";
+
+impl Daemon {
+    /// Starts `attend daemon --no-tray --no-notifications ARGS` and waits (≤ 20 s) until
+    /// it answers `Version`.
+    pub async fn start(args: &[&str]) -> Daemon {
+        let bus = Bus::start();
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("run")).expect("run dir");
+        let log = std::fs::File::create(dir.path().join("daemon.log")).expect("log");
+        let child = Self::command(&bus.address, dir.path())
+            .args(["daemon", "--no-tray", "--no-notifications"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("spawn attend daemon");
+        let conn = zbus::connection::Builder::address(bus.address.as_str())
+            .expect("address")
+            .build()
+            .await
+            .expect("connect to the private bus");
+        let d = Daemon {
+            bus,
+            dir,
+            child,
+            conn,
+        };
+        let start = Instant::now();
+        while d.call::<String, _>("Version", &()).await.is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the daemon did not answer: {}",
+                d.log()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        d
+    }
+
+    /// `attend` with this daemon's environment (bus, state, runtime, home).
+    pub fn command(address: &str, dir: &Path) -> Command {
+        let mut c = Command::new(attend_bin());
+        c.env("DBUS_SESSION_BUS_ADDRESS", address)
+            .env("ATTEND_STATE_DIR", dir.join("state"))
+            .env("XDG_RUNTIME_DIR", dir.join("run"))
+            .env("HOME", dir)
+            .env_remove("ATTEND_PANE")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// `attend ARGS` against this daemon.
+    pub fn attend(&self) -> Command {
+        Self::command(&self.bus.address, self.dir.path())
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("daemon.log")).unwrap_or_default()
+    }
+
+    /// Calls `method` of Attend1 and deserializes the reply body.
+    pub async fn call<R, B>(&self, method: &str, body: &B) -> zbus::Result<R>
+    where
+        R: for<'d> serde::Deserialize<'d> + zbus::zvariant::Type,
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        let reply = self
+            .conn
+            .call_method(Some(BUS_NAME), PATH, Some(BUS_NAME), method, body)
+            .await?;
+        reply.body().deserialize::<R>()
+    }
+
+    /// `Run` with `argv`, a `rows`×`cols` terminal, `oneshot`, in `cwd`; the pane id.
+    pub async fn run(&self, argv: &[&str], rows: u16, cols: u16, oneshot: bool) -> String {
+        let mut spec: HashMap<&str, Value<'_>> = HashMap::new();
+        spec.insert("argv", Value::from(argv.to_vec()));
+        spec.insert("rows", Value::from(rows));
+        spec.insert("cols", Value::from(cols));
+        spec.insert("oneshot", Value::from(oneshot));
+        spec.insert("cwd", Value::from(self.dir.path().to_str().expect("utf-8")));
+        self.call::<String, _>("Run", &(spec,))
+            .await
+            .unwrap_or_else(|e| panic!("Run {argv:?}: {e}\n{}", self.log()))
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(5) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Figures of one process from `/proc`.
+#[derive(Debug, Clone, Default)]
+pub struct ProcFigures {
+    /// utime + stime of all its threads, in clock ticks.
+    pub cpu_ticks: u64,
+    /// Voluntary + involuntary context switches of each of its threads (by thread id):
+    /// how often they went to sleep and woke up again.
+    pub switches: HashMap<u32, u64>,
+    /// Resident set size, KiB.
+    pub rss_kib: u64,
+}
+
+/// Reads [`ProcFigures`] of `pid`.
+pub fn proc_figures(pid: u32) -> ProcFigures {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rfind(')').map_or("", |i| &stat[i + 2..]);
+    let f: Vec<&str> = rest.split(' ').collect();
+    let tick = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let mut switches = HashMap::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            let Some(tid) = t.file_name().to_str().and_then(|s| s.parse().ok()) else {
+                continue;
+            };
+            let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+            let n = status_field(&status, "voluntary_ctxt_switches:")
+                + status_field(&status, "nonvoluntary_ctxt_switches:");
+            switches.insert(tid, n);
+        }
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    ProcFigures {
+        cpu_ticks: tick(11) + tick(12),
+        switches,
+        rss_kib: status_field(&status, "VmRSS:"),
+    }
+}
+
+/// Wake-ups between two figures of one process: the growth of every thread's count
+/// (threads started meanwhile count in full).
+pub fn wakeups(before: &ProcFigures, after: &ProcFigures) -> u64 {
+    after
+        .switches
+        .iter()
+        .map(|(tid, n)| n.saturating_sub(*before.switches.get(tid).unwrap_or(&0)))
+        .sum()
+}
+
+fn status_field(status: &str, key: &str) -> u64 {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`).
+pub fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let t = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+/// A private tmux server (`tmux -L NAME -f /dev/null`), killed on drop.
+pub struct Tmux {
+    pub name: String,
+}
+
+impl Tmux {
+    pub fn new(tag: &str) -> Tmux {
+        Tmux {
+            name: format!("attend-bench-{tag}-{}", std::process::id()),
+        }
+    }
+
+    /// `tmux -L NAME -f /dev/null ARGS`.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("tmux");
+        c.args(["-L", &self.name, "-f", "/dev/null"]).args(args);
+        c.stdin(Stdio::null()).stdout(Stdio::piped());
+        c
+    }
+
+    /// Runs `tmux ARGS`, panics on failure, returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args).output().expect("tmux must be installed");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The tmux server's pid.
+    pub fn server_pid(&self) -> u32 {
+        self.ok(&["display-message", "-p", "#{pid}"])
+            .trim()
+            .parse()
+            .expect("pid")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]).stderr(Stdio::null()).output();
+    }
+}
+
+/// A file of `lines` lines of `width` printable characters (some in SGR colours, as
+/// compiler output has) under `dir`, made once and reused.
+pub fn text_file(dir: &Path, name: &str, lines: usize, width: usize) -> PathBuf {
+    let path = dir.join(name);
+    if path.exists() {
+        return path;
+    }
+    let mut out = Vec::with_capacity(lines * (width + 16));
+    for i in 0..lines {
+        let head = format!("\x1b[1;32m{:>8}\x1b[0m ", i);
+        out.extend_from_slice(head.as_bytes());
+        let body =
+            "compiling attend (src/service/pty.rs): the quick brown fox jumps over the lazy dog; ";
+        out.extend(body.bytes().cycle().take(width.saturating_sub(9)));
+        out.push(b'\n');
+    }
+    std::fs::write(&path, out).expect("write the text file");
+    path
+}

@@ -1,0 +1,49 @@
+//! Service benchmarks of issue 7 (items 2–7), against a real `attend daemon` on a
+//! private bus and against the references a user would compare Attend to (a bare PTY
+//! reader, tmux 3.3).
+//!
+//! Run: `cargo bench --no-default-features --bench service -- [NAME…]` with NAME among
+//! `store`, `hook`, `pty`, `idle`, `memory`, `latency`, `scale` (default: all). Every
+//! figure is printed as a `RESULT` line (see [`harness::result`]) that
+//! `build-aux/bench.sh` collects into one table; ratios are measured side by side in one
+//! run, alternating, because the machine is shared and noisy.
+
+mod harness;
+mod hooks;
+mod idle;
+mod memory;
+mod pty_throughput;
+mod scale;
+mod store;
+
+const ALL: [&str; 7] = ["store", "hook", "pty", "idle", "memory", "latency", "scale"];
+
+fn main() {
+    let mut names: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    if names.is_empty() {
+        names = ALL.map(String::from).to_vec();
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    for name in names {
+        match name.as_str() {
+            "store" => store::run(),
+            "hook" => rt.block_on(hooks::run_throughput()),
+            "pty" => rt.block_on(pty_throughput::run(3)),
+            "idle" => rt.block_on(idle::run()),
+            "memory" => rt.block_on(memory::run()),
+            "latency" => rt.block_on(hooks::run_latency()),
+            "scale" => rt.block_on(scale::run()),
+            other => {
+                eprintln!("unknown benchmark {other:?} (known: {})", ALL.join(", "));
+                std::process::exit(2);
+            }
+        }
+    }
+}

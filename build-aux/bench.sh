@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# All benchmarks of issue 7 in one command; prints every goal with the measured figure
+# and ratio as one Markdown table (the one kept in docs/benchmarks.md), with the machine
+# load next to each row.
+#
+# Usage: build-aux/bench.sh [NAME…]
+#   NAME: engine, hook-rt (item 1, build-aux/bench-hook.sh), store, hook, pty, idle,
+#   memory, latency, scale (default: all). Release builds; takes about 10 minutes on
+#   2 cores, most of it building.
+#   ATTEND_BIN=path  measure another attend binary in the service benchmarks (e.g. an
+#                    older build, for before/after figures).
+#
+# Needs dbus-daemon and tmux 3.3 (build-aux/deps.sh installs them). The full log goes to
+# target/bench/bench.log.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+all=(engine hook-rt store hook pty idle memory latency scale)
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=("${all[@]}")
+out=$root/target/bench
+mkdir -p "$out"
+log=$out/bench.log
+: >"$log"
+: >"$out/results"
+
+want() { local n; for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
+load() { awk '{ printf "load average %s %s %s", $1, $2, $3 }' /proc/loadavg; }
+
+echo "building (release)…" >&2
+cargo build --release --no-default-features --bin attend --example bare_pty >>"$log" 2>&1
+
+if want engine; then
+    cargo bench --no-default-features --bench engine 2>>"$log" | tee -a "$log" |
+        awk -v load="$(load)" '/signals\/s$/ { rate = $(NF - 1) }
+            END { printf "RESULT\t2\tengine: signals/s, one core\t>= 1 000 000\t%d (%.1fx)\t%s\t%s\n",
+                  rate, rate / 1e6, rate >= 1e6 ? "met" : "MISSED", load }' >>"$out/results"
+fi
+
+if want hook-rt; then
+    if [ -x build-aux/bench-hook.sh ]; then
+        if ATTEND_BIN=${ATTEND_BIN:-$root/target/release/attend} build-aux/bench-hook.sh \
+            >"$out/hook-rt.txt" 2>>"$log"; then
+            cat "$out/hook-rt.txt" >>"$log"
+            awk -F'|' -v load="$(load)" '/ratio hook \/ dbus-send/ {
+                    gsub(/[ ×]/, "", $3); gsub(/[ ×]/, "", $4)
+                    printf "RESULT\t1\thook round trip / dbus-send Version, median (p95)\t<= 1.0\t%.2f (%.2f)\t%s\t%s\n",
+                        $3, $4, $3 <= 1.0 ? "met" : "MISSED", load }' "$out/hook-rt.txt" >>"$out/results"
+        else
+            printf 'RESULT\t1\thook round trip / dbus-send\t<= 1.0\tfailed (see %s)\tMISSED\t%s\n' \
+                "$log" "$(load)" >>"$out/results"
+        fi
+    else
+        printf 'RESULT\t1\thook round trip / dbus-send\t<= 1.0\tnot measured (build-aux/bench-hook.sh missing)\t-\t%s\n' \
+            "$(load)" >>"$out/results"
+    fi
+fi
+
+service=()
+for n in store hook pty idle memory latency scale; do want "$n" && service+=("$n"); done
+if [ ${#service[@]} -gt 0 ]; then
+    cargo bench --no-default-features --bench service -- "${service[@]}" 2>>"$log" |
+        tee -a "$log" | grep '^RESULT' >>"$out/results" || true
+fi
+
+echo
+echo "| item | figure | goal | measured | verdict | machine load |"
+echo "| --- | --- | --- | --- | --- | --- |"
+sort -s -t$'\t' -k2,2n "$out/results" |
+    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7 }'
+rm -f "$out/results"
+echo
+echo "($(nproc) CPUs, $(uname -r); full log: $log)"

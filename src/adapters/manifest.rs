@@ -1,0 +1,509 @@
+//! Screen manifests: the needs-input chrome rung of seed 004's evidence ladder (r4).
+//!
+//! A manifest is a TOML file of rules, one per blocking dialog an agent draws. Attend ships
+//! one per agent in `data/manifests/<agent>.toml` (compiled in, see [`shipped`]); a file of
+//! the same name in `$XDG_CONFIG_HOME/attend/manifests/` replaces it (read by
+//! `service::chrome`). A rule names a **region** of the *live* screen (never scrollback),
+//! **gates** that must hold on that region, the needs-input **reason** it stands for and
+//! the **answer keys** of the dialog (what `attend answer PANE allow|deny` types):
+//!
+//! ```toml
+//! [[rule]]
+//! name = "permission-dialog"
+//! kind = "permission"            # or "question"; default permission
+//! reason = "permission prompt"
+//! region = { kind = "after-last-rule" }   # or { kind = "bottom", lines = 12 }, { kind = "title" }
+//! match = { all = [
+//!   { contains = "Do you want to proceed?" },
+//!   { regex = '(?m)^\s*(❯\s*)?1\. Yes' },
+//!   { not = { contains = "Esc to interrupt" } },
+//! ] }
+//! answers = [ { choice = "allow", keys = "1" }, { choice = "deny", keys = "3" } ]
+//! ```
+//!
+//! Regions: `bottom` = the bottom `lines` non-empty rows; `after-last-rule` = the
+//! non-empty rows below the last horizontal rule (a row of at least [`RULE_MIN_LEN`]
+//! box-drawing line characters, how the agents' TUIs frame their dialogs), at most
+//! `max_lines` of them; `title` = the window title. Gates: `contains` (substring),
+//! `regex` (Rust `regex` syntax; `(?m)` makes `^`/`$` match at row boundaries), `all`,
+//! `any`, `not`. The first rule that matches wins; [`evaluate`] also reports the rule
+//! that *nearly* matched (the most satisfied top-level gates) for `attend explain`.
+//!
+//! Pure: parsing and evaluation only, no I/O. Prose that merely contains "proceed?" or
+//! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
+//! rows and footer inside its region (docs/decisions/0001).
+
+use crate::model::{AgentKind, AnswerKey, DecisionKind};
+use regex::Regex;
+use serde::{Deserialize, Deserializer};
+
+/// Shortest run of line-drawing characters that counts as a horizontal rule.
+pub const RULE_MIN_LEN: usize = 8;
+
+/// Characters a horizontal rule is drawn with (U+2500 family; never ASCII `-`, which
+/// prose uses).
+const RULE_CHARS: &[char] = &['─', '━', '═', '╌', '╍', '┄', '┅', '┈', '┉'];
+
+/// A parsed manifest: the agent's dialog rules, in evaluation order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The agent it describes (informative).
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The agent version its rules were built from (informative).
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<Rule>,
+}
+
+/// One dialog: where to look, what must hold there, what it means.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Unique within the manifest; shown by `attend explain`.
+    pub name: String,
+    /// The decision kind the dialog stands for (default `permission`).
+    #[serde(default = "permission")]
+    pub kind: DecisionKind,
+    /// The needs-input reason (`"permission prompt"`).
+    pub reason: String,
+    pub region: Region,
+    #[serde(rename = "match")]
+    pub gate: Gate,
+    /// The keys to type per answer choice.
+    #[serde(default)]
+    pub answers: Vec<AnswerKey>,
+}
+
+fn permission() -> DecisionKind {
+    DecisionKind::Permission
+}
+
+/// The part of the live screen a rule looks at.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Region {
+    /// The bottom `lines` non-empty rows.
+    Bottom { lines: usize },
+    /// The non-empty rows below the last horizontal rule (none when there is no rule),
+    /// at most `max_lines` of them from the top when given.
+    AfterLastRule {
+        #[serde(default)]
+        max_lines: Option<usize>,
+    },
+    /// The window title (OSC 0/2).
+    Title,
+}
+
+/// A condition on a region's text.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Gate {
+    /// The region contains this text.
+    Contains(String),
+    /// The regex matches somewhere in the region (rows joined by `\n`).
+    Regex(Pattern),
+    /// Every gate holds.
+    All(Vec<Gate>),
+    /// At least one gate holds.
+    Any(Vec<Gate>),
+    /// The gate does not hold.
+    Not(Box<Gate>),
+}
+
+/// A compiled regex, deserialized from its source text.
+#[derive(Debug, Clone)]
+pub struct Pattern(pub Regex);
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Pattern, D::Error> {
+        let source = String::deserialize(d)?;
+        Regex::new(&source)
+            .map(Pattern)
+            .map_err(|e| serde::de::Error::custom(format!("bad regex {source:?}: {e}")))
+    }
+}
+
+impl Gate {
+    /// Whether the gate holds on `text`.
+    pub fn holds(&self, text: &str) -> bool {
+        match self {
+            Gate::Contains(s) => text.contains(s.as_str()),
+            Gate::Regex(p) => p.0.is_match(text),
+            Gate::All(gates) => gates.iter().all(|g| g.holds(text)),
+            Gate::Any(gates) => gates.iter().any(|g| g.holds(text)),
+            Gate::Not(g) => !g.holds(text),
+        }
+    }
+
+    /// (satisfied, total) top-level gates: the children of an `all`, else the gate itself.
+    pub fn score(&self, text: &str) -> (usize, usize) {
+        match self {
+            Gate::All(gates) => (gates.iter().filter(|g| g.holds(text)).count(), gates.len()),
+            other => (usize::from(other.holds(text)), 1),
+        }
+    }
+}
+
+/// Why a manifest text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    #[error("not a valid manifest: {0}")]
+    Syntax(String),
+    #[error("rule {0:?} appears twice")]
+    DuplicateRule(String),
+    #[error("rule {0:?}: a bottom region needs lines > 0")]
+    EmptyRegion(String),
+    #[error("rule {rule:?}: answer choice {choice:?} appears twice")]
+    DuplicateChoice { rule: String, choice: String },
+}
+
+/// Parses and checks a manifest (unique rule names and answer choices, non-empty
+/// regions, compilable regexes).
+pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
+    let m: Manifest =
+        toml_edit::de::from_str(text).map_err(|e| ManifestError::Syntax(e.to_string()))?;
+    let mut names = std::collections::HashSet::new();
+    for r in &m.rules {
+        if !names.insert(r.name.as_str()) {
+            return Err(ManifestError::DuplicateRule(r.name.clone()));
+        }
+        if matches!(r.region, Region::Bottom { lines: 0 })
+            || matches!(r.region, Region::AfterLastRule { max_lines: Some(0) })
+        {
+            return Err(ManifestError::EmptyRegion(r.name.clone()));
+        }
+        let mut choices = std::collections::HashSet::new();
+        for a in &r.answers {
+            if !choices.insert(a.choice.to_ascii_lowercase()) {
+                return Err(ManifestError::DuplicateChoice {
+                    rule: r.name.clone(),
+                    choice: a.choice.clone(),
+                });
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// The manifest text Attend ships for `agent` (`data/manifests/<agent>.toml`); `None`
+/// for shells and agents without one.
+pub fn shipped(agent: AgentKind) -> Option<&'static str> {
+    match agent {
+        AgentKind::Claude => Some(include_str!("../../data/manifests/claude.toml")),
+        AgentKind::Codex => Some(include_str!("../../data/manifests/codex.toml")),
+        AgentKind::Gemini => Some(include_str!("../../data/manifests/gemini.toml")),
+        AgentKind::Cursor | AgentKind::Shell => None,
+    }
+}
+
+/// The live screen as rules see it: the visible rows top to bottom (never scrollback;
+/// trailing blanks are ignored) and the window title.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Screen {
+    pub rows: Vec<String>,
+    pub title: String,
+}
+
+impl Screen {
+    /// A screen from its text (rows separated by `\n`) and title.
+    pub fn new(text: &str, title: &str) -> Screen {
+        Screen {
+            rows: text.lines().map(|r| r.trim_end().to_string()).collect(),
+            title: title.to_string(),
+        }
+    }
+
+    /// The text of `region`: its rows joined by `\n` (the title for [`Region::Title`]).
+    pub fn region(&self, region: &Region) -> String {
+        let non_empty = |rows: &[String]| -> Vec<String> {
+            rows.iter().filter(|r| !r.is_empty()).cloned().collect()
+        };
+        match region {
+            Region::Title => self.title.clone(),
+            Region::Bottom { lines } => {
+                let rows = non_empty(&self.rows);
+                rows[rows.len().saturating_sub(*lines)..].join("\n")
+            }
+            Region::AfterLastRule { max_lines } => {
+                let Some(last) = self.rows.iter().rposition(|r| is_rule(r)) else {
+                    return String::new();
+                };
+                let rows = non_empty(&self.rows[last + 1..]);
+                let n = max_lines.unwrap_or(rows.len()).min(rows.len());
+                rows[..n].join("\n")
+            }
+        }
+    }
+}
+
+/// True for a row that is a horizontal rule: after trimming, at least [`RULE_MIN_LEN`]
+/// characters, all line-drawing characters.
+pub fn is_rule(row: &str) -> bool {
+    let t = row.trim();
+    t.chars().count() >= RULE_MIN_LEN && t.chars().all(|c| RULE_CHARS.contains(&c))
+}
+
+/// A rule that did not match, with how close it came.
+#[derive(Debug, Clone, Copy)]
+pub struct Near<'m> {
+    pub rule: &'m Rule,
+    /// Top-level gates that held.
+    pub satisfied: usize,
+    pub total: usize,
+}
+
+/// The outcome of evaluating a manifest on one screen.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Evaluation<'m> {
+    /// The first rule whose gates all hold on its region.
+    pub matched: Option<&'m Rule>,
+    /// Among the other rules, the one with the most satisfied top-level gates (ties: the
+    /// higher fraction, then manifest order); `None` when no gate of any held.
+    pub nearest: Option<Near<'m>>,
+}
+
+/// Evaluates `manifest` on `screen` (seed 004 r4: needs-input only, live screen only).
+pub fn evaluate<'m>(manifest: &'m Manifest, screen: &Screen) -> Evaluation<'m> {
+    let mut out = Evaluation::default();
+    for rule in &manifest.rules {
+        let text = screen.region(&rule.region);
+        if out.matched.is_none() && rule.gate.holds(&text) {
+            out.matched = Some(rule);
+            continue;
+        }
+        let (satisfied, total) = rule.gate.score(&text);
+        if satisfied == 0 {
+            continue;
+        }
+        let better = match out.nearest {
+            None => true,
+            Some(n) => {
+                satisfied > n.satisfied
+                    || (satisfied == n.satisfied && satisfied * n.total > n.satisfied * total)
+            }
+        };
+        if better {
+            out.nearest = Some(Near {
+                rule,
+                satisfied,
+                total,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(path: &str) -> String {
+        let root = env!("CARGO_MANIFEST_DIR");
+        std::fs::read_to_string(format!("{root}/tests/fixtures/screens/{path}")).unwrap()
+    }
+
+    fn shipped_manifest(agent: AgentKind) -> Manifest {
+        parse(shipped(agent).unwrap()).unwrap()
+    }
+
+    fn matched(agent: AgentKind, screen: &Screen) -> Option<String> {
+        let m = shipped_manifest(agent);
+        evaluate(&m, screen).matched.map(|r| r.name.clone())
+    }
+
+    #[test]
+    fn every_shipped_manifest_parses() {
+        for agent in AgentKind::ALL {
+            if let Some(text) = shipped(agent) {
+                let m = parse(text).unwrap_or_else(|e| panic!("{agent}: {e}"));
+                assert!(!m.rules.is_empty(), "{agent} ships no rule");
+                for r in &m.rules {
+                    assert!(!r.reason.is_empty());
+                    assert!(
+                        r.answers.iter().any(|a| a.choice == "allow")
+                            && r.answers.iter().any(|a| a.choice == "deny"),
+                        "{agent}/{}: allow and deny keys",
+                        r.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn claude_permission_dialog_matches_with_its_keys() {
+        let screen = Screen::new(
+            &fixture("claude/2.1.197/permission-dialog.txt"),
+            "✳ Claude Code",
+        );
+        let m = shipped_manifest(AgentKind::Claude);
+        let e = evaluate(&m, &screen);
+        let rule = e.matched.expect("the dialog matches");
+        assert_eq!(rule.name, "permission-dialog");
+        assert_eq!(rule.reason, "permission prompt");
+        assert_eq!(rule.kind, DecisionKind::Permission);
+        let keys: Vec<(&str, &str)> = rule
+            .answers
+            .iter()
+            .map(|a| (a.choice.as_str(), a.keys.as_str()))
+            .collect();
+        assert!(keys.contains(&("allow", "1")) && keys.contains(&("deny", "3")));
+    }
+
+    #[test]
+    fn codex_approval_prompt_matches() {
+        let screen = Screen::new(&fixture("codex/0.171.0/approval-dialog.txt"), "");
+        assert_eq!(
+            matched(AgentKind::Codex, &screen).as_deref(),
+            Some("approval-dialog")
+        );
+    }
+
+    #[test]
+    fn codex_action_required_title_matches() {
+        let screen = Screen::new("› ", "[ ! ] Action Required | proj");
+        assert_eq!(
+            matched(AgentKind::Codex, &screen).as_deref(),
+            Some("action-required-title")
+        );
+    }
+
+    #[test]
+    fn gemini_allow_execution_matches() {
+        let screen = Screen::new(&fixture("gemini/0.61.0/permission-dialog.txt"), "");
+        assert_eq!(
+            matched(AgentKind::Gemini, &screen).as_deref(),
+            Some("allow-execution")
+        );
+    }
+
+    #[test]
+    fn prose_that_quotes_the_dialog_does_not_match() {
+        // The model's reply contains the dialog's words as prose, above Claude's input box.
+        let screen = Screen::new(
+            &fixture("claude/2.1.197/prose-proceed.txt"),
+            "✳ Claude Code",
+        );
+        assert!(screen
+            .rows
+            .iter()
+            .any(|r| r.contains("Do you want to proceed? 1. Yes")));
+        let m = shipped_manifest(AgentKind::Claude);
+        let e = evaluate(&m, &screen);
+        assert!(e.matched.is_none(), "prose matched {:?}", e.matched);
+        // What protects it is the region: the same gates over the bottom rows of the
+        // screen would take the quoted list for the dialog.
+        let mut naive = m.clone();
+        naive.rules[0].region = Region::Bottom { lines: 16 };
+        assert!(evaluate(&naive, &screen).matched.is_some());
+        // Prose pasted as rows that look like the dialog, but above the input box: still
+        // outside the region after the last rule.
+        let fake = "● Sure. The dialog reads:\n Do you want to proceed?\n ❯ 1. Yes\n   3. No\n \
+                    Esc to cancel\n────────────────────\n❯ \n────────────────────\n  ? for shortcuts";
+        assert!(evaluate(&m, &Screen::new(fake, "")).matched.is_none());
+        // And the other agents' rules ignore it too.
+        for agent in [AgentKind::Codex, AgentKind::Gemini] {
+            assert_eq!(matched(agent, &screen), None, "{agent}");
+        }
+    }
+
+    #[test]
+    fn regions_bottom_after_last_rule_and_title() {
+        let s = Screen::new(
+            "top\n\n────────────\nmiddle\n══════════\n dialog\n\n  keys\n",
+            "T",
+        );
+        assert_eq!(s.region(&Region::Bottom { lines: 2 }), " dialog\n  keys");
+        assert_eq!(
+            s.region(&Region::AfterLastRule { max_lines: None }),
+            " dialog\n  keys"
+        );
+        assert_eq!(
+            s.region(&Region::AfterLastRule { max_lines: Some(1) }),
+            " dialog"
+        );
+        assert_eq!(s.region(&Region::Title), "T");
+        let no_rule = Screen::new("a\n---------------\nb", "");
+        assert_eq!(
+            no_rule.region(&Region::AfterLastRule { max_lines: None }),
+            ""
+        );
+        assert!(is_rule("  ────────  "));
+        assert!(!is_rule("───"), "too short");
+        assert!(!is_rule("╰──────────╯"), "a box corner is not a rule");
+    }
+
+    #[test]
+    fn gates_all_any_not_and_nearest() {
+        let m = parse(
+            r#"
+            [[rule]]
+            name = "a"
+            reason = "r"
+            region = { kind = "bottom", lines = 5 }
+            match = { all = [ { contains = "x" }, { regex = '(?m)^y$' }, { not = { contains = "z" } } ] }
+
+            [[rule]]
+            name = "b"
+            kind = "question"
+            reason = "q"
+            region = { kind = "title" }
+            match = { any = [ { contains = "ask" }, { contains = "?" } ] }
+            "#,
+        )
+        .unwrap();
+        let e = evaluate(&m, &Screen::new("x\ny", ""));
+        assert_eq!(e.matched.unwrap().name, "a");
+        let e = evaluate(&m, &Screen::new("x\ny\nz", "nothing"));
+        assert!(e.matched.is_none());
+        let near = e.nearest.unwrap();
+        assert_eq!(
+            (near.rule.name.as_str(), near.satisfied, near.total),
+            ("a", 2, 3)
+        );
+        let e = evaluate(&m, &Screen::new("", "ask me"));
+        assert_eq!(e.matched.unwrap().kind, DecisionKind::Question);
+        // Only the `not` gate holds on an empty screen.
+        let near = evaluate(&m, &Screen::new("", "")).nearest.unwrap();
+        assert_eq!((near.rule.name.as_str(), near.satisfied), ("a", 1));
+    }
+
+    #[test]
+    fn bad_manifests_are_refused_with_a_reason() {
+        let rule = |extra: &str| {
+            format!(
+                "[[rule]]\nname = \"a\"\nreason = \"r\"\nregion = {{ kind = \"bottom\", lines = 3 }}\nmatch = {{ contains = \"x\" }}\n{extra}"
+            )
+        };
+        assert!(parse(&rule("")).is_ok());
+        let dup = format!("{}\n{}", rule(""), rule(""));
+        assert_eq!(
+            parse(&dup).unwrap_err(),
+            ManifestError::DuplicateRule("a".into())
+        );
+        assert!(matches!(
+            parse(&rule("answers = [{ choice = \"allow\", keys = \"1\" }, { choice = \"Allow\", keys = \"2\" }]")),
+            Err(ManifestError::DuplicateChoice { .. })
+        ));
+        let bad_regex = "[[rule]]\nname = \"a\"\nreason = \"r\"\nregion = { kind = \"title\" }\nmatch = { regex = \"(\" }\n";
+        assert!(
+            matches!(parse(bad_regex), Err(ManifestError::Syntax(e)) if e.contains("bad regex"))
+        );
+        let zero = "[[rule]]\nname = \"a\"\nreason = \"r\"\nregion = { kind = \"bottom\", lines = 0 }\nmatch = { contains = \"x\" }\n";
+        assert_eq!(
+            parse(zero).unwrap_err(),
+            ManifestError::EmptyRegion("a".into())
+        );
+        assert!(matches!(
+            parse("[[rule]]\nname = 1\n"),
+            Err(ManifestError::Syntax(_))
+        ));
+        assert!(matches!(
+            parse(&rule("colour = \"red\"")),
+            Err(ManifestError::Syntax(_))
+        ));
+    }
+}

@@ -1,0 +1,378 @@
+//! The seed-004 commands: `attend task …`, `attend hold` / `unhold`, the diagnoses
+//! filters of `attend ls`, and the people's rendering of `attend explain`.
+
+use super::client::{CliError, Client, EXIT_OK};
+use super::render::{self, Dict};
+use clap::Subcommand;
+use serde_json::{json, Value as Json};
+use std::io::Write;
+
+type Result<T> = std::result::Result<T, CliError>;
+
+/// `attend task …` (CONTRACT §5: obligations for PARKED).
+#[derive(Debug, Subcommand)]
+pub enum TaskCmd {
+    /// Add an open task to a pane; prints its id.
+    Add { pane: String, text: String },
+    /// Mark a task started (working).
+    Start { id: u64 },
+    /// Report a task done (reported).
+    #[command(alias = "report")]
+    Done {
+        id: u64,
+        /// What was done.
+        #[arg(long, short = 'm')]
+        message: Option<String>,
+    },
+    /// List tasks (of one pane, or all).
+    Ls {
+        pane: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Which diagnosis `attend ls` filters on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diagnosis {
+    Parked,
+    Held,
+    DoneUnseen,
+}
+
+impl Diagnosis {
+    /// The key in a pane's `diagnoses`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Diagnosis::Parked => "parked",
+            Diagnosis::Held => "held",
+            Diagnosis::DoneUnseen => "done_unseen",
+        }
+    }
+
+    /// The one filter asked for by `--parked`, `--held`, `--done-unseen` (clap makes them
+    /// exclusive).
+    pub fn from_flags(parked: bool, held: bool, done_unseen: bool) -> Option<Diagnosis> {
+        match (parked, held, done_unseen) {
+            (true, _, _) => Some(Diagnosis::Parked),
+            (_, true, _) => Some(Diagnosis::Held),
+            (_, _, true) => Some(Diagnosis::DoneUnseen),
+            _ => None,
+        }
+    }
+}
+
+fn print(s: &str) -> Result<i32> {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(s.as_bytes());
+    let _ = out.flush();
+    Ok(EXIT_OK)
+}
+
+/// True when the pane's `diagnoses` has `d` set.
+pub fn has_diagnosis(pane: &Json, d: Diagnosis) -> bool {
+    pane["diagnoses"][d.key()].as_bool().unwrap_or(false)
+}
+
+/// Runs `attend task …`.
+pub async fn task(c: &Client, cmd: TaskCmd) -> Result<i32> {
+    match cmd {
+        TaskCmd::Add { pane, text } => {
+            let id: u64 = c.call("AddTask", &(pane.as_str(), text.as_str())).await?;
+            print(&format!("{id}\n"))
+        }
+        TaskCmd::Start { id } => {
+            c.call::<_, ()>("SetTaskState", &(id, "working", ""))
+                .await?;
+            Ok(EXIT_OK)
+        }
+        TaskCmd::Done { id, message } => {
+            let m = message.unwrap_or_default();
+            c.call::<_, ()>("SetTaskState", &(id, "reported", m.as_str()))
+                .await?;
+            Ok(EXIT_OK)
+        }
+        TaskCmd::Ls { pane, json } => {
+            let panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+            let tasks: Vec<Json> = panes
+                .iter()
+                .map(render::pane_json)
+                .filter(|p| pane.as_deref().map_or(true, |want| p["id"] == want))
+                .flat_map(|p| p["tasks"].as_array().cloned().unwrap_or_default())
+                .collect();
+            if json {
+                return print(&format!("{}\n", Json::Array(tasks)));
+            }
+            let rows: Vec<Vec<String>> = tasks
+                .iter()
+                .map(|t| {
+                    vec![
+                        t["id"].to_string(),
+                        t["pane"].as_str().unwrap_or("").to_string(),
+                        t["state"].as_str().unwrap_or("").to_string(),
+                        render::truncate(t["text"].as_str().unwrap_or(""), 48),
+                        render::truncate(t["message"].as_str().unwrap_or(""), 40),
+                    ]
+                })
+                .collect();
+            print(&render::table(
+                &["ID", "PANE", "STATE", "TEXT", "MESSAGE"],
+                &rows,
+            ))
+        }
+    }
+}
+
+/// Parses `--wake`: a duration from now (`30m`, `1h 30m`, humantime syntax) or an RFC 3339
+/// time (`2026-12-01T09:00:00Z`); returns ms since the epoch.
+pub fn parse_wake(s: &str, now_ms: i64) -> Result<i64> {
+    if let Ok(d) = humantime::parse_duration(s) {
+        return Ok(now_ms.saturating_add(d.as_millis().min(i64::MAX as u128) as i64));
+    }
+    let t = humantime::parse_rfc3339_weak(s).map_err(|_| {
+        CliError::bad_input(format!(
+            "--wake {s:?}: not a duration (30m, 2h) nor an RFC 3339 time (2026-12-01T09:00:00Z)"
+        ))
+    })?;
+    let ms = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|_| CliError::bad_input(format!("--wake {s:?} is before 1970")))?
+        .as_millis();
+    Ok(ms.min(i64::MAX as u128) as i64)
+}
+
+/// Runs `attend hold PANE --owner NAME --wake WHEN [--reason R]`.
+pub async fn hold(c: &Client, pane: &str, owner: &str, wake: &str, reason: &str) -> Result<i32> {
+    let now = crate::service::dbus::now().0;
+    let wake = parse_wake(wake, now)?;
+    c.call::<_, ()>("SetHold", &(pane, owner, wake, reason))
+        .await?;
+    Ok(EXIT_OK)
+}
+
+/// Runs `attend unhold PANE`.
+pub async fn unhold(c: &Client, pane: &str) -> Result<i32> {
+    c.call::<_, ()>("ClearHold", &(pane,)).await?;
+    Ok(EXIT_OK)
+}
+
+fn s(v: &Json) -> String {
+    match v {
+        Json::Null => "-".into(),
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `3.2 s` from milliseconds.
+fn age(v: &Json) -> String {
+    match v.as_i64() {
+        Some(ms) => format!("{:.1} s", ms as f64 / 1000.0),
+        None => "-".into(),
+    }
+}
+
+/// One piece of evidence on one line: `rung source "note" (trust, 1.2 s ago)`.
+fn evidence_line(e: &Json) -> String {
+    if e.is_null() {
+        return "no fresh evidence (unknown beats a confident wrong answer)".into();
+    }
+    format!(
+        "{} {} {} ({}, {} ago)",
+        s(&e["rung"]),
+        s(&e["source"]),
+        json!(e["note"].as_str().unwrap_or("")),
+        s(&e["trust"]),
+        age(&e["age_ms"])
+    )
+}
+
+/// `attend explain` for people, from the `Explain` dictionary as JSON.
+pub fn explain_text(x: &Json) -> String {
+    let mut out = String::new();
+    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<14}{v}\n"));
+    line(
+        "pane",
+        format!(
+            "{} ({}), lifecycle {}, attention {}, live {}",
+            s(&x["pane"]),
+            s(&x["agent"]),
+            s(&x["lifecycle"]),
+            s(&x["attention"]),
+            s(&x["live"])
+        ),
+    );
+    line("display", s(&x["display"]));
+    line(
+        "activity",
+        format!(
+            "{} ← {}",
+            s(&x["activity"]),
+            evidence_line(&x["activity_evidence"])
+        ),
+    );
+    let reason = match &x["needs_input_reason"] {
+        Json::String(r) => format!(" {r:?}"),
+        _ => String::new(),
+    };
+    let needs_by = if x["needs_input_evidence"].is_null() {
+        "the open decision".to_string()
+    } else {
+        evidence_line(&x["needs_input_evidence"])
+    };
+    line(
+        "needs-input",
+        format!("{}{reason} ← {needs_by}", s(&x["needs_input_count"])),
+    );
+    if !x["lifecycle_source"].is_null() {
+        line(
+            "lifecycle by",
+            format!(
+                "{} at {} (seq {})",
+                s(&x["lifecycle_source"]),
+                s(&x["lifecycle_at"]),
+                s(&x["lifecycle_seq"])
+            ),
+        );
+    }
+    if !x["attention_source"].is_null() {
+        line(
+            "attention by",
+            format!("{} at {}", s(&x["attention_source"]), s(&x["attention_at"])),
+        );
+    }
+    let ch = &x["chrome"];
+    let nearest = match ch["nearest_rule"].as_str() {
+        Some(r) => format!(
+            "; nearest {r} ({}/{} gates)",
+            s(&ch["nearest_satisfied"]),
+            s(&ch["nearest_total"])
+        ),
+        None => String::new(),
+    };
+    line(
+        "chrome",
+        format!(
+            "matched {}{nearest}; manifest {}",
+            s(&ch["matched_rule"]),
+            s(&ch["manifest"])
+        ),
+    );
+    if let Some(sr) = x["self_report"].as_object() {
+        line(
+            "self-report",
+            format!("pid {} {}", s(&sr["pid"]), s(&sr["path"])),
+        );
+    }
+    let rows: Vec<Vec<String>> = x["rungs"]
+        .as_array()
+        .map(|rs| {
+            rs.iter()
+                .map(|r| {
+                    let claim = match (&r["claims_activity"], &r["claims_needs_input"]) {
+                        (Json::Null, Json::Null) => "-".to_string(),
+                        (a, Json::Null) => s(a),
+                        (a, n) => format!("{} needs={}", s(a), s(n)),
+                    };
+                    vec![
+                        s(&r["rung"]),
+                        s(&r["coverage"]),
+                        s(&r["trust"]),
+                        claim,
+                        render::truncate(r["note"].as_str().unwrap_or("-"), 44),
+                        age(&r["age_ms"]),
+                    ]
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.push('\n');
+    out.push_str(&render::table(
+        &["RUNG", "COVERAGE", "TRUST", "CLAIM", "LAST EVIDENCE", "AGE"],
+        &rows,
+    ));
+    out.push_str("\nrung health:\n");
+    match x["health"].as_array().filter(|h| !h.is_empty()) {
+        None => out.push_str("  (no trust change)\n"),
+        Some(hs) => {
+            for h in hs {
+                out.push_str(&format!(
+                    "  {}  {} {} → {}: {}\n",
+                    s(&h["at"]),
+                    s(&h["rung"]),
+                    s(&h["from"]),
+                    s(&h["to"]),
+                    s(&h["reason"])
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_takes_durations_and_rfc3339_times() {
+        assert_eq!(parse_wake("30m", 1_000).unwrap(), 1_000 + 30 * 60_000);
+        assert_eq!(parse_wake("1h 30m", 0).unwrap(), 90 * 60_000);
+        assert_eq!(
+            parse_wake("2026-12-01T09:00:00Z", 0).unwrap(),
+            1_796_115_600_000
+        );
+        let e = parse_wake("tomorrow-ish", 0).unwrap_err();
+        assert_eq!(e.code, super::super::client::EXIT_BAD_INPUT);
+        assert!(e.message.contains("RFC 3339"));
+    }
+
+    #[test]
+    fn diagnosis_flags_pick_the_key() {
+        assert_eq!(Diagnosis::from_flags(false, false, false), None);
+        let d = Diagnosis::from_flags(false, false, true).unwrap();
+        assert_eq!(d.key(), "done_unseen");
+        let pane = json!({"diagnoses": {"parked": true, "held": false, "done_unseen": false}});
+        assert!(has_diagnosis(&pane, Diagnosis::Parked));
+        assert!(!has_diagnosis(&pane, Diagnosis::Held));
+        assert!(!has_diagnosis(&json!({}), Diagnosis::Parked));
+    }
+
+    #[test]
+    fn explain_text_names_the_deciding_evidence_and_health() {
+        let x = json!({
+            "pane": "p1", "agent": "claude", "lifecycle": "blocked", "attention": "permission_required",
+            "live": "running", "display": "needs-input", "activity": "idle-at-prompt",
+            "activity_evidence": {"rung": "self-report", "source": "claude.sessions/7.json",
+                "note": "status=waiting", "trust": "authoritative", "age_ms": 1200},
+            "needs_input_count": 1, "needs_input_reason": "permission prompt",
+            "chrome": {"manifest": "shipped data/manifests/claude.toml", "nearest_rule": "permission-dialog",
+                "nearest_satisfied": 3, "nearest_total": 4},
+            "rungs": [{"rung": "self-report", "coverage": "full", "trust": "authoritative",
+                "claims_activity": "idle-at-prompt", "claims_needs_input": 1, "note": "status=waiting", "age_ms": 1200}],
+            "health": [{"at": "2026-11-30T05:00:00.000Z", "rung": "lifecycle-hooks", "from": "authoritative",
+                "to": "identity-only", "reason": "contradiction"}],
+        });
+        let t = explain_text(&x);
+        assert!(
+            t.contains("idle-at-prompt ← self-report claude.sessions/7.json"),
+            "{t}"
+        );
+        assert!(t.contains("(authoritative, 1.2 s ago)"), "{t}");
+        assert!(
+            t.contains("1 \"permission prompt\" ← the open decision"),
+            "{t}"
+        );
+        assert!(t.contains("nearest permission-dialog (3/4 gates)"), "{t}");
+        assert!(
+            t.contains("lifecycle-hooks authoritative → identity-only: contradiction"),
+            "{t}"
+        );
+        let empty = explain_text(&json!({"activity": "unknown"}));
+        assert!(
+            empty.contains("unknown beats a confident wrong answer"),
+            "{empty}"
+        );
+        assert!(empty.contains("(no trust change)"));
+    }
+}

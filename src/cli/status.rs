@@ -1,0 +1,195 @@
+//! `attend status [--format plain|json|waybar|i3bar] [--follow]` (issue 6 "Status-bar
+//! module"): counts by attention and the most urgent pane (the engine's next-unread
+//! order, through `NextUnread`), for status bars without a tray.
+//!
+//! - `plain`: `1 permission · 2 unread — next: p3 webapp › api — permission: …`.
+//! - `json`: the overview as one object (see [`Overview::json`]).
+//! - `waybar`: `{"text", "tooltip", "class", "alt"}`, class and alt the worst attention
+//!   (`offline` while the daemon is not running).
+//! - `i3bar`: with `--follow` the i3bar protocol (header, then an endless array of block
+//!   lists); without it one block list.
+//!
+//! `--follow` prints a line whenever the rendering changes: it subscribes to the daemon's
+//! `Event` signal (no polling) and to `NameOwnerChanged` of its bus name, so it prints
+//! the offline line when the daemon stops and carries on when it comes back. It never
+//! starts the daemon itself (no D-Bus activation from a status bar).
+
+use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
+use super::render::{self, Dict};
+use crate::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use crate::service::surfaces::overview::Overview;
+use std::future::Future;
+use std::io::Write;
+use std::time::Duration;
+use zbus::export::futures_core::Stream;
+
+/// Output formats of `attend status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Plain,
+    Json,
+    Waybar,
+    I3bar,
+}
+
+/// The header line of the i3bar protocol.
+pub const I3BAR_HEADER: &str = r#"{"version":1}"#;
+
+/// One line of `format` for `o` (`first` tells i3bar's follow mode whether a comma
+/// separator is due).
+pub fn render_line(format: Format, o: &Overview, follow: bool, first: bool) -> String {
+    match format {
+        Format::Plain => o.plain(),
+        Format::Json => o.json().to_string(),
+        Format::Waybar => o.waybar().to_string(),
+        Format::I3bar => {
+            let blocks = serde_json::Value::Array(vec![o.i3bar_block()]).to_string();
+            if follow && !first {
+                format!(",{blocks}")
+            } else {
+                blocks
+            }
+        }
+    }
+}
+
+fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> + '_ {
+    std::future::poll_fn(move |cx| std::pin::Pin::new(&mut *s).poll_next(cx))
+}
+
+async fn daemon_running(c: &Client) -> Result<bool, CliError> {
+    let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
+    let name = zbus::names::BusName::try_from(BUS_NAME)
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+    dbus.name_has_owner(name)
+        .await
+        .map_err(|e| classify(e.into()))
+}
+
+/// The overview now: `ListPanes` and `NextUnread`; offline when nobody owns the name.
+async fn overview(c: &Client) -> Result<Overview, CliError> {
+    if !daemon_running(c).await? {
+        return Ok(Overview::offline());
+    }
+    let fetch = async {
+        let panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+        let views = panes
+            .iter()
+            .map(render::pane_view)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
+        let next: String = c.call("NextUnread", &()).await?;
+        Ok::<_, CliError>(Overview::new(&views, Some(&next)))
+    };
+    match fetch.await {
+        Err(e) if e.code == EXIT_UNREACHABLE => Ok(Overview::offline()),
+        other => other,
+    }
+}
+
+/// Writes one line; `false` when stdout is gone (the bar closed the pipe).
+fn emit(line: &str) -> bool {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
+}
+
+/// Runs `attend status`; returns the exit code (0, or 3 without a session bus; without
+/// `--follow` also 3 when the daemon is not running).
+pub fn run(format: Format, follow: bool) -> Result<i32, CliError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+    rt.block_on(async move {
+        let c = Client::connect().await?;
+        if follow {
+            follow_status(&c, format).await
+        } else {
+            let o = overview(&c).await?;
+            if !o.online && matches!(format, Format::Plain | Format::Json) {
+                return Err(CliError::new(
+                    EXIT_UNREACHABLE,
+                    "the attend daemon is not running; start it with `attend up`",
+                ));
+            }
+            emit(&render_line(format, &o, false, true));
+            Ok(EXIT_OK)
+        }
+    })
+}
+
+async fn follow_status(c: &Client, format: Format) -> Result<i32, CliError> {
+    // Subscribe first, then read: nothing falls between the two.
+    let events = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(INTERFACE)
+        .and_then(|b| b.member("Event"))
+        .and_then(|b| b.path(OBJECT_PATH))
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?
+        .build();
+    let mut events = zbus::MessageStream::for_match_rule(events, &c.conn, Some(256))
+        .await
+        .map_err(classify)?;
+    let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
+    let mut owners = dbus
+        .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
+        .await
+        .map_err(classify)?;
+    if format == Format::I3bar && !(emit(I3BAR_HEADER) && emit("[")) {
+        return Ok(EXIT_OK);
+    }
+    let mut last: Option<String> = None;
+    let mut first = true;
+    let mut online = true;
+    loop {
+        let o = if online {
+            overview(c).await?
+        } else {
+            Overview::offline()
+        };
+        let line = render_line(format, &o, true, first);
+        // The comma of i3bar's array is not part of what changed.
+        let key = line.trim_start_matches(',').to_string();
+        if last.as_deref() != Some(key.as_str()) {
+            if !emit(&line) {
+                return Ok(EXIT_OK);
+            }
+            first = false;
+            last = Some(key);
+        }
+        tokio::select! {
+            msg = next(&mut events) => {
+                if msg.is_none() {
+                    return Err(CliError::new(EXIT_UNREACHABLE, "the session bus closed"));
+                }
+                online = true;
+                // A burst of events is one change: read what is already queued.
+                while let Ok(Some(_)) = tokio::time::timeout(Duration::ZERO, next(&mut events)).await {}
+            }
+            change = next(&mut owners) => {
+                let Some(change) = change else {
+                    return Err(CliError::new(EXIT_UNREACHABLE, "the session bus closed"));
+                };
+                online = change.args().map(|a| a.new_owner.is_some()).unwrap_or(true);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn i3bar_follow_lines_are_array_elements() {
+        let o = Overview::offline();
+        let first = render_line(Format::I3bar, &o, true, true);
+        let later = render_line(Format::I3bar, &o, true, false);
+        assert!(first.starts_with("[{"));
+        assert_eq!(later, format!(",{first}"));
+        assert_eq!(render_line(Format::I3bar, &o, false, false), first);
+        let w: serde_json::Value =
+            serde_json::from_str(&render_line(Format::Waybar, &o, true, true)).unwrap();
+        assert_eq!(w["class"], "offline");
+    }
+}

@@ -1,0 +1,161 @@
+//! `attend up` (issue 6 "The main job, for a new user"): makes sure the session service
+//! runs — D-Bus activation when it is installed, else `attend daemon` started detached
+//! (its log in the state directory) and awaited on the bus — and opens the panel
+//! (`attend-panel`, when built and a display is there).
+
+use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
+use crate::service::dbus::BUS_NAME;
+use crate::service::paths::state_dir;
+use crate::service::surfaces::launch::{find_program, has_display, spawn_detached};
+use crate::service::surfaces::{PANEL_NAME, PANEL_PATH};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use zbus::zvariant::Value;
+
+/// How long the daemon may take to take its bus name.
+const START_LIMIT: Duration = Duration::from_secs(15);
+
+/// `attend up` options.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct UpArgs {
+    /// Do not open the panel.
+    #[arg(long)]
+    pub no_panel: bool,
+    /// Start the daemon without the tray icon (when `up` starts it).
+    #[arg(long)]
+    pub no_tray: bool,
+    /// Start the daemon without desktop notifications (when `up` starts it).
+    #[arg(long)]
+    pub no_notifications: bool,
+}
+
+async fn has_owner(c: &Client, name: &str) -> Result<bool, CliError> {
+    let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
+    let name = zbus::names::BusName::try_from(name)
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+    dbus.name_has_owner(name)
+        .await
+        .map_err(|e| classify(e.into()))
+}
+
+/// The last lines of a log file, for an error message.
+fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Starts the daemon unless it runs; returns how it came up.
+async fn ensure_daemon(c: &Client, a: &UpArgs) -> Result<String, CliError> {
+    if has_owner(c, BUS_NAME).await? {
+        return Ok("already running".into());
+    }
+    if !a.no_tray && !a.no_notifications {
+        let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
+        let name = zbus::names::WellKnownName::try_from(BUS_NAME)
+            .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+        if let Ok(Ok(_)) =
+            tokio::time::timeout(START_LIMIT, dbus.start_service_by_name(name, 0)).await
+        {
+            return Ok("started by D-Bus activation".into());
+        }
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::new(EXIT_INTERNAL, format!("cannot find attend itself: {e}")))?;
+    let mut argv = vec![exe.to_string_lossy().into_owned(), "daemon".to_string()];
+    if a.no_tray {
+        argv.push("--no-tray".into());
+    }
+    if a.no_notifications {
+        argv.push("--no-notifications".into());
+    }
+    let log = state_dir().join("daemon.log");
+    spawn_detached(&argv, &BTreeMap::new(), Some(&log))
+        .map_err(|e| CliError::new(EXIT_INTERNAL, format!("cannot start `attend daemon`: {e}")))?;
+    let start = Instant::now();
+    while !has_owner(c, BUS_NAME).await? {
+        if start.elapsed() > START_LIMIT {
+            return Err(CliError::new(
+                EXIT_INTERNAL,
+                format!(
+                    "`attend daemon` did not come up within {} s; its log ({}):\n{}",
+                    START_LIMIT.as_secs(),
+                    log.display(),
+                    tail(&log, 10)
+                ),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(format!("started (log: {})", log.display()))
+}
+
+/// Opens the panel; returns what happened, for the user.
+async fn open_panel(c: &Client) -> String {
+    if !has_display() {
+        return "no display (WAYLAND_DISPLAY and DISPLAY are unset): no panel; the daemon \
+                runs headless"
+            .into();
+    }
+    let token = std::env::var("XDG_ACTIVATION_TOKEN").ok();
+    if matches!(has_owner(c, PANEL_NAME).await, Ok(true)) {
+        let mut platform: HashMap<&str, Value<'_>> = HashMap::new();
+        if let Some(t) = &token {
+            platform.insert("activation-token", Value::from(t.as_str()));
+        }
+        let body = (platform,);
+        let call = c.conn.call_method(
+            Some(PANEL_NAME),
+            PANEL_PATH,
+            Some("org.freedesktop.Application"),
+            "Activate",
+            &body,
+        );
+        return match tokio::time::timeout(Duration::from_secs(10), call).await {
+            Ok(Ok(_)) => "the panel was running: raised it".into(),
+            Ok(Err(e)) => format!("cannot raise the running panel: {e}"),
+            Err(_) => "the running panel did not answer".into(),
+        };
+    }
+    match find_program("attend-panel") {
+        Some(bin) => {
+            let argv = vec![bin.to_string_lossy().into_owned()];
+            match spawn_detached(&argv, &BTreeMap::new(), None) {
+                Ok(_) => format!("opened {}", bin.display()),
+                Err(e) => format!("cannot start {}: {e}", bin.display()),
+            }
+        }
+        None => "attend-panel is not built (build with the default `gui` feature)".into(),
+    }
+}
+
+/// Runs `attend up`; returns the exit code (3 without a session bus).
+pub fn run(a: UpArgs) -> Result<i32, CliError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+    rt.block_on(async move {
+        let c = Client::connect().await.map_err(|e| {
+            CliError::new(
+                EXIT_UNREACHABLE,
+                format!(
+                    "{e}\nWithout a desktop session bus, run `build-aux/quickstart.sh` (it \
+                     starts a private one) or `dbus-run-session -- attend daemon`."
+                ),
+            )
+        })?;
+        let how = ensure_daemon(&c, &a).await?;
+        println!("attend: the daemon is {how}");
+        if !a.no_panel {
+            println!("attend: {}", open_panel(&c).await);
+        }
+        println!(
+            "attend: next: `attend run -- claude` runs an agent in a pane; `attend \
+             install-hooks claude` follows the ones you start elsewhere; `attend status` \
+             sums it up"
+        );
+        Ok(EXIT_OK)
+    })
+}

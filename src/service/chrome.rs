@@ -1,0 +1,218 @@
+//! Needs-input chrome on the live screen (seed 004 rung r4): the loaded screen manifests
+//! and the per-pane evaluation state.
+//!
+//! [`Manifests::load`] takes the manifests Attend ships (`data/manifests/<agent>.toml`,
+//! compiled in) and replaces each with `$XDG_CONFIG_HOME/attend/manifests/<agent>.toml`
+//! (else `~/.config/attend/manifests/`) when that file exists and is valid; an invalid
+//! override is reported in the log and the shipped manifest stays. [`ChromeState`]
+//! evaluates a pane's manifest on its visible screen (vt100, never scrollback) and title,
+//! only when they changed since the last evaluation; the pacing of evaluations is
+//! `service::sampling`'s.
+
+use crate::adapters::manifest::{self, evaluate, Manifest, Screen};
+use crate::model::{AgentKind, AnswerKey, DecisionKind, Timestamp};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The manifests in use, by agent, with where each came from.
+#[derive(Debug, Default)]
+pub struct Manifests {
+    by_agent: HashMap<AgentKind, (Manifest, String)>,
+}
+
+/// `$XDG_CONFIG_HOME/attend/manifests`, else `$HOME/.config/attend/manifests`.
+pub fn override_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("attend").join("manifests"))
+}
+
+impl Manifests {
+    /// The shipped manifests with the user's overrides from [`override_dir`].
+    pub fn load() -> Manifests {
+        Manifests::load_from(override_dir().as_deref())
+    }
+
+    /// The shipped manifests, each replaced by `<dir>/<agent>.toml` when that exists and
+    /// parses (an unreadable or invalid override is logged and ignored).
+    pub fn load_from(dir: Option<&Path>) -> Manifests {
+        let mut by_agent = HashMap::new();
+        for agent in AgentKind::ALL {
+            let shipped = manifest::shipped(agent).and_then(|text| match manifest::parse(text) {
+                Ok(m) => Some((m, format!("shipped data/manifests/{agent}.toml"))),
+                Err(e) => {
+                    tracing::error!(%agent, "the shipped manifest is invalid: {e}");
+                    None
+                }
+            });
+            let user = dir.map(|d| d.join(format!("{agent}.toml"))).and_then(|path| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                match manifest::parse(&text) {
+                    Ok(m) => {
+                        tracing::info!(%agent, path = %path.display(), "screen manifest override");
+                        Some((m, path.display().to_string()))
+                    }
+                    Err(e) => {
+                        tracing::warn!(%agent, path = %path.display(), "manifest override ignored: {e}");
+                        None
+                    }
+                }
+            });
+            if let Some(m) = user.or(shipped) {
+                by_agent.insert(agent, m);
+            }
+        }
+        Manifests { by_agent }
+    }
+
+    /// The manifest for `agent`, if any.
+    pub fn get(&self, agent: AgentKind) -> Option<&Manifest> {
+        self.by_agent.get(&agent).map(|(m, _)| m)
+    }
+
+    /// Where `agent`'s manifest came from (`shipped data/manifests/claude.toml` or the
+    /// override's path).
+    pub fn origin(&self, agent: AgentKind) -> Option<&str> {
+        self.by_agent.get(&agent).map(|(_, o)| o.as_str())
+    }
+}
+
+/// The rule that matched, copied out of its manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    pub rule: String,
+    pub reason: String,
+    pub kind: DecisionKind,
+    pub answers: Vec<AnswerKey>,
+}
+
+/// The rule that nearly matched: how many of its top-level gates held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nearest {
+    pub rule: String,
+    pub satisfied: usize,
+    pub total: usize,
+}
+
+/// The result of the latest evaluation.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChromeResult {
+    pub matched: Option<Matched>,
+    pub nearest: Option<Nearest>,
+}
+
+/// One pane's chrome: the screen last evaluated and what it gave.
+#[derive(Debug, Clone, Default)]
+pub struct ChromeState {
+    last_screen: Option<Screen>,
+    pub result: ChromeResult,
+    pub evaluated_at: Option<Timestamp>,
+}
+
+impl ChromeState {
+    /// Evaluates `manifest` on `screen` at `at` unless the screen (and title) is the one
+    /// evaluated last. Returns true when the matched rule changed (a dialog appeared,
+    /// went away or became another one): the caller records chrome evidence.
+    pub fn evaluate(&mut self, manifest: &Manifest, screen: Screen, at: Timestamp) -> bool {
+        if self.last_screen.as_ref() == Some(&screen) {
+            return false;
+        }
+        let e = evaluate(manifest, &screen);
+        let result = ChromeResult {
+            matched: e.matched.map(|r| Matched {
+                rule: r.name.clone(),
+                reason: r.reason.clone(),
+                kind: r.kind,
+                answers: r.answers.clone(),
+            }),
+            nearest: e.nearest.map(|n| Nearest {
+                rule: n.rule.name.clone(),
+                satisfied: n.satisfied,
+                total: n.total,
+            }),
+        };
+        let first = self.evaluated_at.is_none();
+        let changed = result.matched.as_ref().map(|m| &m.rule)
+            != self.result.matched.as_ref().map(|m| &m.rule);
+        self.last_screen = Some(screen);
+        self.result = result;
+        self.evaluated_at = Some(at);
+        changed || (first && self.result.matched.is_some())
+    }
+
+    /// Forgets the screen (after a handover or exit) so the next evaluation reports its
+    /// match afresh.
+    pub fn reset(&mut self) {
+        *self = ChromeState::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIALOG: &str = " Do you want to proceed?\n ❯ 1. Yes\n   3. No\n\n Esc to cancel";
+
+    fn claude_screen(body: &str) -> Screen {
+        Screen::new(&format!("● hi\n────────────────\n{body}"), "✳ Claude Code")
+    }
+
+    #[test]
+    fn evaluation_reports_changes_of_the_matched_rule_only() {
+        let ms = Manifests::load_from(None);
+        let m = ms.get(AgentKind::Claude).unwrap();
+        let mut c = ChromeState::default();
+        assert!(
+            !c.evaluate(m, claude_screen("❯ "), Timestamp(1)),
+            "no dialog"
+        );
+        assert!(c.result.matched.is_none());
+        assert!(c.evaluate(m, claude_screen(DIALOG), Timestamp(2)));
+        let matched = c.result.matched.clone().unwrap();
+        assert_eq!(matched.rule, "permission-dialog");
+        assert_eq!(matched.reason, "permission prompt");
+        // The same screen is not evaluated again.
+        assert!(!c.evaluate(m, claude_screen(DIALOG), Timestamp(3)));
+        assert_eq!(c.evaluated_at, Some(Timestamp(2)));
+        // A different screen with the dialog still up: no change to report.
+        assert!(!c.evaluate(
+            m,
+            claude_screen(&format!("{DIALOG}\n ctrl+e")),
+            Timestamp(4)
+        ));
+        // Gone: a change; the near miss is kept for explain.
+        assert!(c.evaluate(
+            m,
+            claude_screen(" Do you want to proceed?\n❯ "),
+            Timestamp(5)
+        ));
+        assert!(c.result.matched.is_none());
+        let near = c.result.nearest.clone().unwrap();
+        assert_eq!(near.rule, "permission-dialog");
+        assert_eq!((near.satisfied, near.total), (1, 4));
+    }
+
+    #[test]
+    fn overrides_replace_shipped_manifests_and_bad_ones_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("claude.toml"),
+            "[[rule]]\nname = \"mine\"\nreason = \"custom\"\nregion = { kind = \"title\" }\nmatch = { contains = \"!\" }\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("codex.toml"), "not toml [").unwrap();
+        let ms = Manifests::load_from(Some(dir.path()));
+        assert_eq!(ms.get(AgentKind::Claude).unwrap().rules[0].name, "mine");
+        assert!(ms
+            .origin(AgentKind::Claude)
+            .unwrap()
+            .ends_with("claude.toml"));
+        assert_eq!(
+            ms.origin(AgentKind::Codex),
+            Some("shipped data/manifests/codex.toml")
+        );
+        assert!(ms.get(AgentKind::Shell).is_none());
+    }
+}

@@ -1,0 +1,672 @@
+//! Desktop notifications (issue 6; DESIGN "Surfaces"): a client of
+//! `org.freedesktop.Notifications` (Desktop Notifications spec 1.2) on the daemon's bus
+//! connection.
+//!
+//! - Raised on `attention.created` at the configured levels ([`Settings`]; by default
+//!   permission_required, input_required, error, and unread when it comes with a
+//!   completion, `agent.done`). Never for a focused pane (CONTRACT §3: ordinary items on a
+//!   focused pane are not even raised; required ones are raised but not notified).
+//! - One notification per pane: a newer one replaces it (`replaces_id`); it is closed
+//!   (`CloseNotification`) when the attention it announced clears.
+//! - Summary `workspace › pane — reason`; body the explicit message; text from agents is
+//!   stripped of control and escape sequences and markup-escaped when the server
+//!   advertises `body-markup`. Hints: `urgency` (critical for permission, input and
+//!   error), `desktop-entry` `io.github.attend.Attend`, `category` `x-attend.<level>`.
+//! - Actions (when the server advertises `actions`): `default` focuses the pane
+//!   ([`Actions::focus`], with the `ActivationToken` the server sent); on a permission
+//!   gate of a pane Attend owns, `allow` and `deny` answer it ([`Actions::answer`]).
+//! - No server on the bus: logged once, the daemon goes on; when a server appears or
+//!   restarts (`NameOwnerChanged`), the notifications still wanted are raised again.
+
+use crate::engine::PaneView;
+use crate::model::{Attention, DecisionKind, EventKind, Lifecycle, Pane, PaneId};
+use crate::service::surfaces::overview::{escape_markup, icon_name, message, pane_title, reason};
+use crate::service::surfaces::settings::Settings;
+use crate::service::surfaces::{Actions, Snapshot, Update};
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use zbus::export::futures_core::Stream;
+use zbus::zvariant::Value;
+
+/// The notification service's well-known name.
+pub const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
+/// The `desktop-entry` hint: the panel's desktop file id.
+pub const DESKTOP_ENTRY: &str = "io.github.attend.Attend";
+/// How long a call to the server may take (D-Bus activation of a server included).
+const CALL_LIMIT: Duration = Duration::from_secs(10);
+/// After a failed call, how long to wait before trying again when no server appeared.
+const RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// `org.freedesktop.Notifications` (Desktop Notifications spec 1.2).
+#[zbus::proxy(
+    interface = "org.freedesktop.Notifications",
+    default_service = "org.freedesktop.Notifications",
+    default_path = "/org/freedesktop/Notifications",
+    gen_blocking = false
+)]
+pub trait Notifications {
+    /// Shows (or, with a non-zero `replaces_id`, replaces) a notification; returns its id.
+    #[allow(clippy::too_many_arguments)]
+    fn notify(
+        &self,
+        app_name: &str,
+        replaces_id: u32,
+        app_icon: &str,
+        summary: &str,
+        body: &str,
+        actions: &[&str],
+        hints: HashMap<&str, Value<'_>>,
+        expire_timeout: i32,
+    ) -> zbus::Result<u32>;
+
+    fn close_notification(&self, id: u32) -> zbus::Result<()>;
+
+    fn get_capabilities(&self) -> zbus::Result<Vec<String>>;
+
+    #[zbus(signal)]
+    fn action_invoked(&self, id: u32, action_key: String) -> zbus::Result<()>;
+
+    #[zbus(signal)]
+    fn notification_closed(&self, id: u32, reason: u32) -> zbus::Result<()>;
+
+    #[zbus(signal)]
+    fn activation_token(&self, id: u32, activation_token: String) -> zbus::Result<()>;
+}
+
+/// What the server can do (`GetCapabilities`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Caps {
+    /// `actions`: buttons and the default (click) action.
+    pub actions: bool,
+    /// `body-markup`: the body is markup and must be escaped.
+    pub markup: bool,
+}
+
+impl Caps {
+    /// From the capability list.
+    pub fn from_list(list: &[String]) -> Caps {
+        Caps {
+            actions: list.iter().any(|c| c == "actions"),
+            markup: list.iter().any(|c| c == "body-markup"),
+        }
+    }
+}
+
+/// One notification's text, icon, actions and hints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    pub summary: String,
+    pub body: String,
+    pub icon: String,
+    /// (key, label) pairs: `default`, and `allow`/`deny` on an answerable gate.
+    pub actions: Vec<(String, String)>,
+    /// 1 normal, 2 critical.
+    pub urgency: u8,
+    /// `x-attend.<level>`.
+    pub category: String,
+}
+
+/// True when the pane's open decision is a permission gate Attend can answer with
+/// `allow` and `deny`: an owned, running pane whose gate has answer keys for both.
+fn answerable(p: &Pane) -> bool {
+    let Some(d) = &p.pending_decision else {
+        return false;
+    };
+    let has = |c: &str| {
+        d.answer_keys
+            .iter()
+            .any(|k| k.choice.eq_ignore_ascii_case(c))
+    };
+    d.kind == DecisionKind::Permission
+        && p.owned
+        && p.live.is_running()
+        && has("allow")
+        && has("deny")
+}
+
+/// The notification for pane `p` at `level`, for a server with `caps`.
+pub fn content(p: &Pane, level: Attention, caps: Caps) -> Content {
+    let view = PaneView::of(p);
+    let summary = format!("{} — {}", pane_title(&view), reason(level, &view));
+    let body = message(level, &view);
+    let mut actions = Vec::new();
+    if caps.actions {
+        actions.push(("default".to_string(), "Show pane".to_string()));
+        if level == Attention::PermissionRequired && answerable(p) {
+            actions.push(("allow".to_string(), "Allow".to_string()));
+            actions.push(("deny".to_string(), "Deny".to_string()));
+        }
+    }
+    Content {
+        summary,
+        body: if caps.markup {
+            escape_markup(&body)
+        } else {
+            body
+        },
+        icon: icon_name(level),
+        actions,
+        urgency: if level.is_required() || level == Attention::Error {
+            2
+        } else {
+            1
+        },
+        category: format!("x-attend.{}", level.as_str()),
+    }
+}
+
+/// What one batch did to a pane, for the notification decision.
+#[derive(Debug, Default)]
+struct Touch {
+    created: Vec<Attention>,
+    done: bool,
+}
+
+/// The level to announce for pane `p` after a batch that `touch`ed it: the highest
+/// configured level created in the batch that is still outstanding (unread only with a
+/// completion in the same batch); none for a focused pane.
+fn wanted(p: &Pane, touch: &Touch, settings: &Settings) -> Option<Attention> {
+    if p.focused {
+        return None;
+    }
+    touch
+        .created
+        .iter()
+        .copied()
+        .filter(|l| settings.notify_levels.contains(l))
+        .filter(|l| *l != Attention::Unread || touch.done)
+        .filter(|l| p.items.iter().any(|i| i.level == *l))
+        .max()
+}
+
+/// A notification Attend keeps up for a pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shown {
+    /// The server's id; `None` while no server took it.
+    id: Option<u32>,
+    level: Attention,
+    /// The decision a required level announced.
+    decision: Option<u64>,
+}
+
+impl Shown {
+    /// Whether the attention it announced is still outstanding on `p`.
+    fn still_open(&self, p: Option<&Pane>) -> bool {
+        p.is_some_and(|p| {
+            p.items.iter().any(|i| {
+                i.level == self.level && (self.decision.is_none() || i.decision == self.decision)
+            })
+        })
+    }
+}
+
+struct Notifier {
+    proxy: NotificationsProxy<'static>,
+    actions: Actions,
+    settings: Settings,
+    caps: Option<Caps>,
+    failed_at: Option<Instant>,
+    warned: bool,
+    shown: BTreeMap<PaneId, Shown>,
+    tokens: HashMap<u32, String>,
+    snapshot: Arc<Snapshot>,
+}
+
+impl Notifier {
+    /// The server's capabilities, asking when unknown; `None` when no server answers
+    /// (logged once per outage; retried after [`RETRY_AFTER`] or when one appears).
+    async fn server(&mut self) -> Option<Caps> {
+        if let Some(c) = self.caps {
+            return Some(c);
+        }
+        if self.failed_at.is_some_and(|t| t.elapsed() < RETRY_AFTER) {
+            return None;
+        }
+        match tokio::time::timeout(CALL_LIMIT, self.proxy.get_capabilities()).await {
+            Ok(Ok(list)) => {
+                let caps = Caps::from_list(&list);
+                tracing::info!(?caps, "desktop notifications: server found");
+                self.caps = Some(caps);
+                self.failed_at = None;
+                self.warned = false;
+                Some(caps)
+            }
+            other => {
+                let why = match other {
+                    Ok(Err(e)) => e.to_string(),
+                    _ => format!("no answer within {} s", CALL_LIMIT.as_secs()),
+                };
+                self.unavailable(&why);
+                None
+            }
+        }
+    }
+
+    fn unavailable(&mut self, why: &str) {
+        self.caps = None;
+        self.failed_at = Some(Instant::now());
+        if !self.warned {
+            self.warned = true;
+            tracing::warn!(
+                "no notification server on the bus ({NOTIFICATIONS}: {why}); running without \
+                 desktop notifications until one appears"
+            );
+        }
+    }
+
+    async fn update(&mut self, u: &Update) {
+        self.snapshot = u.snapshot.clone();
+        let mut touched: BTreeMap<PaneId, Touch> = BTreeMap::new();
+        for e in &u.events {
+            let t = touched.entry(e.pane).or_default();
+            match &e.kind {
+                EventKind::AttentionCreated { level, .. } => t.created.push(*level),
+                EventKind::Agent {
+                    value: Lifecycle::Done,
+                    ..
+                } => t.done = true,
+                _ => {}
+            }
+        }
+        let snapshot = self.snapshot.clone();
+        for (pane, touch) in touched {
+            let p = snapshot.panes.get(&pane);
+            match p.and_then(|p| wanted(p, &touch, &self.settings)) {
+                Some(level) => self.show(pane, level).await,
+                None => {
+                    if self.shown.get(&pane).is_some_and(|s| !s.still_open(p)) {
+                        self.close(pane).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shows (or replaces) the notification of `pane` at `level`.
+    async fn show(&mut self, pane: PaneId, level: Attention) {
+        let snapshot = self.snapshot.clone();
+        let Some(p) = snapshot.panes.get(&pane) else {
+            return;
+        };
+        let decision = if level.is_required() {
+            p.pending_decision.as_ref().map(|d| d.id)
+        } else {
+            None
+        };
+        let replaces = self.shown.get(&pane).and_then(|s| s.id);
+        self.shown.insert(
+            pane,
+            Shown {
+                id: replaces,
+                level,
+                decision,
+            },
+        );
+        let Some(caps) = self.server().await else {
+            return;
+        };
+        let c = content(p, level, caps);
+        let actions: Vec<&str> = c
+            .actions
+            .iter()
+            .flat_map(|(k, l)| [k.as_str(), l.as_str()])
+            .collect();
+        let mut hints: HashMap<&str, Value<'_>> = HashMap::new();
+        hints.insert("urgency", Value::U8(c.urgency));
+        hints.insert("desktop-entry", Value::from(DESKTOP_ENTRY));
+        hints.insert("category", Value::from(c.category.as_str()));
+        let call = self.proxy.notify(
+            "Attend",
+            replaces.unwrap_or(0),
+            &c.icon,
+            &c.summary,
+            &c.body,
+            &actions,
+            hints,
+            -1,
+        );
+        match tokio::time::timeout(CALL_LIMIT, call).await {
+            Ok(Ok(id)) => {
+                tracing::debug!(%pane, id, level = level.as_str(), "notified");
+                if let Some(s) = self.shown.get_mut(&pane) {
+                    s.id = Some(id);
+                }
+            }
+            Ok(Err(e)) => self.unavailable(&e.to_string()),
+            Err(_) => self.unavailable("Notify timed out"),
+        }
+    }
+
+    /// Closes and forgets the notification of `pane`.
+    async fn close(&mut self, pane: PaneId) {
+        let Some(Shown { id: Some(id), .. }) = self.shown.remove(&pane) else {
+            return;
+        };
+        self.tokens.remove(&id);
+        if self.caps.is_none() {
+            return;
+        }
+        match tokio::time::timeout(CALL_LIMIT, self.proxy.close_notification(id)).await {
+            Ok(Ok(())) => tracing::debug!(%pane, id, "notification closed"),
+            Ok(Err(e)) => tracing::debug!(%pane, id, "cannot close the notification: {e}"),
+            Err(_) => tracing::debug!(%pane, id, "CloseNotification timed out"),
+        }
+    }
+
+    fn pane_of(&self, id: u32) -> Option<PaneId> {
+        self.shown
+            .iter()
+            .find(|(_, s)| s.id == Some(id))
+            .map(|(p, _)| *p)
+    }
+
+    /// `ActionInvoked`: `default` focuses the pane, `allow`/`deny` answer its gate (only
+    /// the gate the notification announced).
+    async fn invoked(&mut self, id: u32, key: &str) {
+        let Some(pane) = self.pane_of(id) else {
+            return;
+        };
+        let token = self.tokens.remove(&id);
+        let actions = self.actions.clone();
+        match key {
+            "default" => {
+                tracing::info!(%pane, "notification clicked: focusing the pane");
+                // The user acted on it: it goes away; the state keeps what is still open.
+                self.close(pane).await;
+                tokio::spawn(async move {
+                    if let Err(e) = actions.focus(pane, token).await {
+                        tracing::warn!(%pane, "cannot focus the pane: {e}");
+                    }
+                });
+            }
+            "allow" | "deny" => {
+                let announced = self.shown.get(&pane).and_then(|s| s.decision);
+                let open = self
+                    .snapshot
+                    .panes
+                    .get(&pane)
+                    .and_then(|p| p.pending_decision.as_ref())
+                    .map(|d| d.id);
+                if announced.is_none() || announced != open {
+                    tracing::info!(%pane, "notification button for a gate that is gone: ignored");
+                    return;
+                }
+                tracing::info!(%pane, choice = key, "answering from the notification");
+                let choice = key.to_string();
+                tokio::spawn(async move {
+                    if let Err(e) = actions.answer(pane, &choice).await {
+                        tracing::warn!(%pane, "cannot answer: {e}");
+                    }
+                });
+            }
+            other => tracing::debug!(%pane, action = other, "unknown notification action"),
+        }
+    }
+
+    /// `NotificationClosed`: the user dismissed it (or it expired): forget it.
+    fn closed(&mut self, id: u32) {
+        self.tokens.remove(&id);
+        if let Some(pane) = self.pane_of(id) {
+            self.shown.remove(&pane);
+        }
+    }
+
+    /// The server appeared, restarted or left: its ids are void; when one is there, the
+    /// notifications still wanted are raised again.
+    async fn owner_changed(&mut self, present: bool) {
+        self.caps = None;
+        self.failed_at = None;
+        self.tokens.clear();
+        for s in self.shown.values_mut() {
+            s.id = None;
+        }
+        if !present {
+            tracing::info!("the notification server left the bus");
+            return;
+        }
+        tracing::info!("a notification server appeared on the bus");
+        let snapshot = self.snapshot.clone();
+        let again: Vec<(PaneId, Attention)> = self
+            .shown
+            .iter()
+            .filter(|(p, s)| s.still_open(snapshot.panes.get(p)))
+            .map(|(p, s)| (*p, s.level))
+            .collect();
+        self.shown.clear();
+        for (pane, level) in again {
+            self.show(pane, level).await;
+        }
+    }
+}
+
+fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> + '_ {
+    std::future::poll_fn(move |cx| std::pin::Pin::new(&mut *s).poll_next(cx))
+}
+
+/// Runs the notifications until `updates` closes (the daemon stops). Never fails: when
+/// the bus refuses the subscriptions it logs that and keeps draining `updates`.
+pub async fn run(
+    conn: zbus::Connection,
+    mut updates: mpsc::UnboundedReceiver<Arc<Update>>,
+    actions: Actions,
+    settings: Settings,
+) {
+    let levels: Vec<&str> = settings.notify_levels.iter().map(|l| l.as_str()).collect();
+    tracing::info!(levels = %levels.join(","), "desktop notifications on");
+    let subscribed = async {
+        let proxy = NotificationsProxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await?;
+        let invoked = proxy.receive_action_invoked().await?;
+        let closed = proxy.receive_notification_closed().await?;
+        let tokens = proxy.receive_activation_token().await?;
+        let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+        let owners = dbus
+            .receive_name_owner_changed_with_args(&[(0, NOTIFICATIONS)])
+            .await?;
+        Ok::<_, zbus::Error>((proxy, invoked, closed, tokens, owners))
+    };
+    let (proxy, mut invoked, mut closed, mut tokens, mut owners) = match subscribed.await {
+        Ok(x) => x,
+        Err(e) => {
+            tracing::warn!("desktop notifications unavailable: {e}");
+            while updates.recv().await.is_some() {}
+            return;
+        }
+    };
+    let mut n = Notifier {
+        proxy,
+        actions,
+        settings,
+        caps: None,
+        failed_at: None,
+        warned: false,
+        shown: BTreeMap::new(),
+        tokens: HashMap::new(),
+        snapshot: Arc::new(Snapshot::default()),
+    };
+    loop {
+        tokio::select! {
+            u = updates.recv() => match u {
+                Some(u) => n.update(&u).await,
+                None => break,
+            },
+            Some(s) = next(&mut invoked) => {
+                if let Ok(a) = s.args() {
+                    n.invoked(a.id, &a.action_key).await;
+                }
+            }
+            Some(s) = next(&mut closed) => {
+                if let Ok(a) = s.args() {
+                    n.closed(a.id);
+                }
+            }
+            Some(s) = next(&mut tokens) => {
+                if let Ok(a) = s.args() {
+                    n.tokens.insert(a.id, a.activation_token.clone());
+                }
+            }
+            Some(s) = next(&mut owners) => {
+                if let Ok(a) = s.args() {
+                    n.owner_changed(a.new_owner.is_some()).await;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        AgentKind, AnswerKey, AttentionItem, Decision, Live, Pane, Source, Timestamp,
+    };
+
+    fn gate(owned: bool) -> Pane {
+        let mut p = Pane::new(
+            PaneId(1),
+            "/src/webapp",
+            "main",
+            "api",
+            AgentKind::Claude,
+            Timestamp(0),
+        );
+        p.owned = owned;
+        p.lifecycle = Lifecycle::Blocked;
+        p.pending_decision = Some(Decision {
+            id: 7,
+            kind: DecisionKind::Permission,
+            prompt: "Bash: npm test <x> & y".into(),
+            options: vec![],
+            answer_keys: ["allow", "deny"]
+                .iter()
+                .map(|c| AnswerKey {
+                    choice: c.to_string(),
+                    keys: "1".into(),
+                })
+                .collect(),
+            tool_use_id: None,
+            source: Source::user(),
+            opened_at: Timestamp(1),
+        });
+        p.items.push(AttentionItem {
+            level: Attention::PermissionRequired,
+            source: Source::user(),
+            at: Timestamp(1),
+            decision: Some(7),
+        });
+        p
+    }
+
+    const FULL: Caps = Caps {
+        actions: true,
+        markup: true,
+    };
+
+    #[test]
+    fn a_gate_on_an_owned_pane_gets_allow_and_deny() {
+        let c = content(&gate(true), Attention::PermissionRequired, FULL);
+        assert_eq!(
+            c.summary,
+            "webapp › api — permission: Bash `npm test <x> & y`"
+        );
+        assert_eq!(c.body, "Bash: npm test &lt;x&gt; &amp; y");
+        assert_eq!(c.urgency, 2);
+        assert_eq!(c.category, "x-attend.permission_required");
+        let keys: Vec<&str> = c.actions.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["default", "allow", "deny"]);
+    }
+
+    #[test]
+    fn external_or_exited_panes_and_plain_servers_get_fewer_actions() {
+        let c = content(&gate(false), Attention::PermissionRequired, FULL);
+        assert_eq!(c.actions.len(), 1);
+        let mut exited = gate(true);
+        exited.live = Live::Exited {
+            code: Some(0),
+            signal: None,
+        };
+        assert_eq!(
+            content(&exited, Attention::PermissionRequired, FULL)
+                .actions
+                .len(),
+            1
+        );
+        let plain = content(&gate(true), Attention::PermissionRequired, Caps::default());
+        assert!(plain.actions.is_empty());
+        assert_eq!(plain.body, "Bash: npm test <x> & y");
+    }
+
+    #[test]
+    fn unread_is_announced_only_with_a_completion_and_never_on_a_focused_pane() {
+        let settings = Settings::default();
+        let mut p = gate(true);
+        p.items.push(AttentionItem {
+            level: Attention::Unread,
+            source: Source::user(),
+            at: Timestamp(2),
+            decision: None,
+        });
+        let bell = Touch {
+            created: vec![Attention::Unread],
+            done: false,
+        };
+        assert_eq!(wanted(&p, &bell, &settings), None);
+        let done = Touch {
+            created: vec![Attention::Unread],
+            done: true,
+        };
+        assert_eq!(wanted(&p, &done, &settings), Some(Attention::Unread));
+        let both = Touch {
+            created: vec![Attention::Unread, Attention::PermissionRequired],
+            done: true,
+        };
+        assert_eq!(
+            wanted(&p, &both, &settings),
+            Some(Attention::PermissionRequired)
+        );
+        p.focused = true;
+        assert_eq!(wanted(&p, &both, &settings), None);
+    }
+
+    #[test]
+    fn warnings_need_the_setting_and_cleared_levels_are_not_announced() {
+        let mut p = gate(true);
+        let warn = Touch {
+            created: vec![Attention::Warning],
+            done: false,
+        };
+        p.items.push(AttentionItem {
+            level: Attention::Warning,
+            source: Source::user(),
+            at: Timestamp(2),
+            decision: None,
+        });
+        assert_eq!(wanted(&p, &warn, &Settings::default()), None);
+        let loud = Settings::parse("[notifications]\nlevels = [\"warning\"]").unwrap();
+        assert_eq!(wanted(&p, &warn, &loud), Some(Attention::Warning));
+        p.items.retain(|i| i.level != Attention::Warning);
+        assert_eq!(wanted(&p, &warn, &loud), None);
+    }
+
+    #[test]
+    fn a_shown_gate_stays_open_only_while_its_decision_does() {
+        let p = gate(true);
+        let shown = Shown {
+            id: Some(3),
+            level: Attention::PermissionRequired,
+            decision: Some(7),
+        };
+        assert!(shown.still_open(Some(&p)));
+        let other = Shown {
+            decision: Some(8),
+            ..shown.clone()
+        };
+        assert!(!other.still_open(Some(&p)));
+        assert!(!shown.still_open(None));
+    }
+}

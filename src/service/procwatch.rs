@@ -1,0 +1,428 @@
+//! Process facts for hooks (issue 4 "Identifies the pane"; CONTRACT §8 "ancestor pids
+//! with their start times"): which process a hook runs under, and the liveness of
+//! external panes.
+//!
+//! - [`runs_under`]: does a hook that claims `ATTEND_PANE=pN` really run under that pane's
+//!   PTY child? (the child's pid and start time are among the hook's ancestors).
+//! - [`pick_agent`]: the agent's process among a hook's ancestors: the nearest one whose
+//!   command name or executable looks like the agent (`node`, `claude`, `codex`,
+//!   `gemini`, `cursor-agent`), else the hook's parent.
+//! - [`ProcWatch`]: one `pidfd` per external pane (`pidfd_open(2)`, registered with
+//!   tokio's [`AsyncFd`]: no polling) that reports the agent's exit as
+//!   [`PtyEvent::Exited`] with code and signal unknown. The engine counts an exit with
+//!   neither a code nor a signal as no failure (`process_exited` in
+//!   `src/engine/transition.rs`): the pane keeps its lifecycle and gets `live` = exited.
+//!
+//! Start times are field 22 of `/proc/<pid>/stat` (clock ticks since boot), as the hook
+//! client reports them; a pid whose start time differs is another process (pid reuse).
+
+use super::owner::{lock, PtyRegistry};
+use super::pty::PtyEvent;
+use crate::engine::World;
+use crate::model::{AgentKind, Live, Pane, PaneId};
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
+use tokio::sync::mpsc;
+
+/// A process: (pid, start time in clock ticks since boot).
+pub type Proc = (u32, u64);
+
+/// (ppid, start time) of `pid` from `/proc/<pid>/stat` (fields 4 and 22); `None` when the
+/// process does not exist (or `/proc` is unreadable).
+pub fn stat(pid: u32) -> Option<(u32, u64)> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&s)
+}
+
+/// Parses the text of `/proc/<pid>/stat` into (ppid, start time). The command name
+/// (field 2) may hold spaces and parentheses, so the fields are split after the last `)`.
+pub fn parse_stat(s: &str) -> Option<(u32, u64)> {
+    let rest = s.get(s.rfind(')')? + 2..)?;
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ppid = fields.get(1)?.parse().ok()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((ppid, start))
+}
+
+/// The start time of `pid` (`None`: no such process).
+pub fn start_time(pid: u32) -> Option<u64> {
+    stat(pid).map(|(_, start)| start)
+}
+
+/// The start time of `pid` while it lives: `None` when there is no such process or it
+/// is a zombie (exited, not reaped yet by its parent).
+pub fn living_start(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let state = s.rfind(')').and_then(|i| s.get(i + 2..i + 3));
+    if matches!(state, Some("Z" | "X" | "x")) {
+        return None;
+    }
+    parse_stat(&s).map(|(_, start)| start)
+}
+
+/// True while `proc` names a living process: same pid, same start time, not a zombie.
+pub fn alive(proc: Proc) -> bool {
+    living_start(proc.0) == Some(proc.1)
+}
+
+/// True when the PTY child `child` (pid) is one of the hook's ancestors `pids` with its
+/// current start time: the hook runs inside that pane's process tree. An ancestor chain
+/// always passes through the child when the hook descends from it, so checking the
+/// child's own entry covers its descendants too.
+pub fn runs_under(child: u32, pids: &[Proc]) -> bool {
+    let Some(start) = start_time(child) else {
+        return false;
+    };
+    pids.iter().any(|&(pid, s)| pid == child && s == start)
+}
+
+/// Whether a hook that names pane `id` (its `ATTEND_PANE`) is believed. It is when the
+/// pane exists, is Attend's own, and
+/// - the hook sent no `pids` (a direct D-Bus caller: nothing to check), or
+/// - the pane's PTY child is one of the hook's ancestors ([`runs_under`]), or
+/// - the pane has no living PTY child to check against (e.g. spooled hooks replayed
+///   after a daemon restart), or
+/// - the hook names the session the pane already has (a hook orphaned by an agent that
+///   exited before the hook read its ancestors).
+///
+/// Otherwise (no such pane, an external pane, a process outside the pane) the claim is
+/// dropped with a warning in the log and the hook is treated as external.
+pub fn claim_holds(
+    world: &World,
+    ptys: &PtyRegistry,
+    id: PaneId,
+    pids: &[Proc],
+    session: Option<&String>,
+) -> bool {
+    let Some(pane) = world.panes.get(&id) else {
+        tracing::warn!(pane = %id, "a hook names a pane that does not exist (ATTEND_PANE); treating it as external");
+        return false;
+    };
+    if !pane.owned {
+        tracing::warn!(pane = %id, "a hook names an external pane (ATTEND_PANE); treating it as external");
+        return false;
+    }
+    if pids.is_empty() || session.is_some_and(|s| pane.session_id.as_ref() == Some(s)) {
+        return true;
+    }
+    let child = lock(ptys).get(&id).and_then(|h| h.pid());
+    match child {
+        Some(child) if living_start(child).is_some() && !runs_under(child, pids) => {
+            tracing::warn!(
+                pane = %id,
+                child,
+                "a hook names a pane (ATTEND_PANE) but does not run under its process; \
+                 treating it as external"
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
+/// The process names an agent's process may carry: its own program name, and `node`
+/// (the npm launchers of Codex and Gemini, and older Claude Code, run under node).
+fn agent_names(agent: AgentKind) -> &'static [&'static str] {
+    match agent {
+        AgentKind::Claude => &["claude", "node"],
+        AgentKind::Codex => &["codex", "node"],
+        AgentKind::Gemini => &["gemini", "node"],
+        AgentKind::Cursor => &["cursor-agent", "cursor", "node"],
+        AgentKind::Shell => &[],
+    }
+}
+
+/// True when a command name or executable file name looks like `agent`'s process: it
+/// starts with one of the agent's names (`claude.exe`, `codex-x86_64-…`, `node` …).
+pub fn looks_like(agent: AgentKind, name: &str) -> bool {
+    agent_names(agent).iter().any(|n| name.starts_with(n))
+}
+
+/// The names of `pid` worth matching: its `comm` and its executable's file name.
+fn names_of(pid: u32) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Ok(comm) = std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+        names.push(comm.trim_end().to_string());
+    }
+    if let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) {
+        if let Some(name) = exe.file_name().and_then(|n| n.to_str()) {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// The agent's process among a hook's ancestors `pids` (nearest first): the nearest whose
+/// names ([`looks_like`]) match `agent`, else the first (the hook's parent). `None` only
+/// when `pids` is empty. `names` gives a pid's names (`/proc` in the daemon).
+pub fn pick_agent_with(
+    agent: AgentKind,
+    pids: &[Proc],
+    names: impl Fn(u32) -> Vec<String>,
+) -> Option<Proc> {
+    pids.iter()
+        .copied()
+        .find(|&(pid, _)| names(pid).iter().any(|n| looks_like(agent, n)))
+        .or_else(|| pids.first().copied())
+}
+
+/// [`pick_agent_with`] reading the names from `/proc`.
+pub fn pick_agent(agent: AgentKind, pids: &[Proc]) -> Option<Proc> {
+    pick_agent_with(agent, pids, names_of)
+}
+
+/// Opens a pidfd for `pid` (`pidfd_open(2)`, Linux ≥ 5.3), non-blocking.
+fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, libc::O_NONBLOCK) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the descriptor was just created and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// What [`ProcWatch::arm`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Armed {
+    /// The hook names no process (no `pids`): nothing to watch.
+    NoProcess,
+    /// Already watching this very process.
+    Same,
+    /// A new watch on a living process (the first, or a new one after a resume).
+    Watching(Proc),
+    /// The process had already exited: its exit is reported now.
+    Gone(Proc),
+}
+
+/// The per-pane watched agent process of external panes, shared with the watch tasks.
+type Targets = Arc<Mutex<HashMap<PaneId, Proc>>>;
+
+/// Watches the agent process of each external pane with a pidfd and reports its exit to
+/// the owner as [`PtyEvent::Exited`] `{code: None, signal: None}`.
+#[derive(Default)]
+pub struct ProcWatch {
+    targets: Targets,
+    tasks: HashMap<PaneId, tokio::task::JoinHandle<()>>,
+}
+
+impl ProcWatch {
+    /// Watches the agent's process of external pane `pane`, picked from the hook's
+    /// ancestors `pids` ([`pick_agent`]). A process already watched for the pane is kept;
+    /// another one replaces the old watch. A process that already exited (or whose pid now
+    /// belongs to another process) is reported exited at once. Exits go to `tx`. Must run
+    /// inside a tokio runtime.
+    pub fn arm(
+        &mut self,
+        pane: PaneId,
+        agent: AgentKind,
+        pids: &[Proc],
+        tx: &mpsc::UnboundedSender<PtyEvent>,
+    ) -> Armed {
+        let Some(proc) = pick_agent(agent, pids) else {
+            return Armed::NoProcess;
+        };
+        let mut targets = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
+        if targets.get(&pane) == Some(&proc) {
+            return Armed::Same;
+        }
+        targets.insert(pane, proc);
+        drop(targets);
+        if let Some(old) = self.tasks.remove(&pane) {
+            old.abort();
+        }
+        // Open first, then check the start time: a pid reused before the open shows a
+        // different start time; after the open the descriptor pins the process.
+        let fd = match pidfd_open(proc.0) {
+            Ok(fd) if alive(proc) => fd,
+            _ => {
+                tracing::info!(%pane, pid = proc.0, "the agent process of the external pane is gone");
+                report_exit(&self.targets, pane, proc, tx);
+                return Armed::Gone(proc);
+            }
+        };
+        let targets = self.targets.clone();
+        let tx = tx.clone();
+        let task = tokio::spawn(async move {
+            // SAFETY: an OwnedFd stays open and returns the same descriptor until the
+            // AsyncFd that owns it is dropped.
+            match unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) } {
+                Ok(afd) => {
+                    // A pidfd turns readable when its process exits.
+                    let _ = afd.readable().await;
+                }
+                Err(e) => {
+                    tracing::warn!(%pane, pid = proc.0, "cannot watch the agent process: {e}");
+                    return;
+                }
+            }
+            tracing::info!(%pane, pid = proc.0, "the agent process of the external pane exited");
+            report_exit(&targets, pane, proc, &tx);
+        });
+        self.tasks.insert(pane, task);
+        Armed::Watching(proc)
+    }
+
+    /// True when an exit report for pane `p` is stale and must be ignored: `p` is an
+    /// external pane that is already exited, or whose current agent process (a newer one,
+    /// after a resume) is alive. Owned panes' exits always apply.
+    pub fn stale_exit(&self, p: &Pane) -> bool {
+        if p.owned {
+            return false;
+        }
+        if matches!(p.live, Live::Exited { .. }) {
+            return true;
+        }
+        let targets = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
+        targets.get(&p.id).is_some_and(|&proc| alive(proc))
+    }
+}
+
+impl Drop for ProcWatch {
+    fn drop(&mut self) {
+        for task in self.tasks.values() {
+            task.abort();
+        }
+    }
+}
+
+/// Sends the exit of `proc` for `pane` when it is still the pane's watched process.
+fn report_exit(targets: &Targets, pane: PaneId, proc: Proc, tx: &mpsc::UnboundedSender<PtyEvent>) {
+    let targets = targets.lock().unwrap_or_else(PoisonError::into_inner);
+    if targets.get(&pane) == Some(&proc) {
+        let _ = tx.send(PtyEvent::Exited {
+            pane,
+            code: None,
+            signal: None,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_is_split_after_the_last_parenthesis() {
+        let line = "4242 (a (weird) name) S 4200 4242 4200 0 -1 4194560 1 0 0 0 3 1 0 0 20 0 \
+                    1 0 987654 10000 100 18446744073709551615";
+        assert_eq!(parse_stat(line), Some((4200, 987654)));
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn the_agent_is_the_nearest_ancestor_with_its_name_else_the_parent() {
+        let names = |pid: u32| -> Vec<String> {
+            match pid {
+                10 => vec!["sh".into(), "dash".into()],
+                20 => vec!["claude.exe".into()],
+                30 => vec!["node".into()],
+                _ => vec!["bash".into()],
+            }
+        };
+        let pids = [(10, 1), (20, 2), (30, 3), (40, 4)];
+        assert_eq!(
+            pick_agent_with(AgentKind::Claude, &pids, names),
+            Some((20, 2))
+        );
+        assert_eq!(
+            pick_agent_with(AgentKind::Gemini, &pids, names),
+            Some((30, 3)),
+            "gemini runs under node"
+        );
+        assert_eq!(
+            pick_agent_with(AgentKind::Gemini, &[(10, 1), (40, 4)], names),
+            Some((10, 1)),
+            "no match: the parent"
+        );
+        assert_eq!(pick_agent_with(AgentKind::Codex, &[], names), None);
+        assert!(looks_like(AgentKind::Cursor, "cursor-agent"));
+        assert!(!looks_like(AgentKind::Codex, "claude"));
+    }
+
+    #[test]
+    fn our_own_parent_is_alive_and_we_run_under_it() {
+        let parent = std::os::unix::process::parent_id();
+        let start = start_time(parent).expect("our parent exists");
+        assert!(alive((parent, start)));
+        assert!(!alive((parent, start + 1)), "another start time: pid reuse");
+        assert!(runs_under(parent, &[(parent, start)]));
+        assert!(!runs_under(parent, &[(parent, start + 1)]));
+        assert!(!runs_under(parent, &[]));
+    }
+
+    #[test]
+    fn a_zombie_is_not_alive() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let start = start_time(pid).unwrap();
+        // Not reaped yet: a zombie once it exits.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while alive((pid, start)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            !alive((pid, start)),
+            "an exited, unreaped child is not alive"
+        );
+        assert_eq!(
+            start_time(pid),
+            Some(start),
+            "its /proc entry is still there"
+        );
+        child.wait().unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_exit_is_reported_once_through_the_pidfd() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let proc = (pid, start_time(pid).unwrap());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut watch = ProcWatch::default();
+        let pane = PaneId(7);
+        // Any name: the only ancestor is the pick.
+        assert_eq!(
+            watch.arm(pane, AgentKind::Claude, &[proc], &tx),
+            Armed::Watching(proc)
+        );
+        assert_eq!(
+            watch.arm(pane, AgentKind::Claude, &[proc], &tx),
+            Armed::Same
+        );
+        assert!(rx.try_recv().is_err(), "nothing while it runs");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let ev = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+            .await
+            .expect("the exit is reported")
+            .unwrap();
+        assert!(matches!(
+            ev,
+            PtyEvent::Exited {
+                pane: PaneId(7),
+                code: None,
+                signal: None
+            }
+        ));
+        // The same (now dead) process named again is not reported twice.
+        assert_eq!(
+            watch.arm(pane, AgentKind::Claude, &[proc], &tx),
+            Armed::Same
+        );
+        // Another, already dead process is reported at once.
+        let other = (pid, proc.1 + 1);
+        assert_eq!(
+            watch.arm(pane, AgentKind::Claude, &[other], &tx),
+            Armed::Gone(other)
+        );
+        assert!(matches!(rx.try_recv(), Ok(PtyEvent::Exited { .. })));
+    }
+}

@@ -1,0 +1,524 @@
+//! The screen of one pane: a vt100 parser for the live screen, and a compact ring of the
+//! lines that scrolled off its top (issue 7, benchmarks 3 and 5).
+//!
+//! **History.** vt100 keeps scrollback as full rows of 32-byte cells (120 columns × 2 000
+//! lines ≈ 7.7 MB per pane). Here vt100 keeps only [`STAGE`] rows of scrollback, a staging
+//! area: after every piece of input the rows it pushed are moved into [`Terminal`]'s
+//! history as compact bytes (the row as vt100's `rows_formatted` writes it: the text, SGR
+//! changes and cursor-right moves over gaps, starting from default attributes at column 0;
+//! about the length of the text). vt100 has no hook for "a row scrolled off", so the
+//! number of rows a piece pushed is read from the scrollback offset, which vt100 advances
+//! by one per pushed row while it is non-zero: the offset is set to 1 before the piece and
+//! read after it. That count is exact while a piece pushes fewer than `STAGE` rows, so the
+//! input is cut into pieces whose worst case stays below that (each LF, VT, FF, tab and
+//! cursor-moving CSI may push one row, every `cols` printable bytes one wrap, `CSI n S`
+//! up to `n`), and every sequence that can switch the grid (private-mode CSI such as
+//! `?1049h`, and every escape that is not a CSI, e.g. RIS) is a piece of its own.
+//!
+//! **Coalescing.** The screen only needs the end of the stream: when a batch holds a long
+//! run of plain lines (no ESC), with at least `rows` LFs before a CR LF and at least
+//! `rows + history` LFs after it, the part before that CR LF cannot show on the screen
+//! nor survive in the history, so it is replaced by `rows` CR LFs (which leave the cursor
+//! and the pushed rows as the real lines would) and never parsed. Attributes and modes
+//! cannot change inside such a run (no ESC), and it is never done while a scroll region
+//! may be set (`CSI t;b r` seen and not reset since), where LF does not scroll the whole
+//! screen. The terminal-event scanner runs before this on every byte (src/service/pty.rs).
+
+use std::collections::VecDeque;
+
+/// Scrollback rows vt100 keeps (the staging area described in the module docs).
+pub const STAGE: usize = 48;
+/// The most rows one piece may push: below `STAGE`, so the count is exact.
+const MAX_PUSH: usize = STAGE - 1;
+
+const ESC: u8 = 0x1b;
+const CAN: u8 = 0x18;
+const SUB: u8 = 0x1a;
+
+/// Where the stream is, as far as splitting into pieces needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seq {
+    Ground,
+    /// After ESC.
+    Esc,
+    /// ESC and intermediates (0x20–0x2F).
+    EscInter,
+    /// Inside `ESC [`.
+    Csi,
+}
+
+/// The live screen (vt100) and the compact history of one pane.
+pub struct Terminal {
+    parser: vt100::Parser,
+    history: VecDeque<Box<[u8]>>,
+    history_max: usize,
+    seq: Seq,
+    /// The current CSI has a private marker (`<`, `=`, `>`, `?`) or intermediates.
+    csi_private: bool,
+    /// The current CSI has parameter bytes.
+    csi_params: bool,
+    /// The current CSI's first numeric parameter (saturating).
+    csi_n: u16,
+    /// A scroll region may be set on some grid (a `CSI … r` with parameters seen, and no
+    /// `CSI r` or RIS since).
+    region: bool,
+    /// Lines never parsed thanks to coalescing.
+    skipped: u64,
+}
+
+/// Cutting one `feed` call into pieces.
+struct Cutter {
+    start: usize,
+    budget: usize,
+    col_bytes: usize,
+}
+
+impl Terminal {
+    /// A `rows`×`cols` screen that keeps `history` lines of history.
+    pub fn new(rows: u16, cols: u16, history: usize) -> Terminal {
+        Terminal {
+            parser: vt100::Parser::new(rows.max(1), cols.max(1), STAGE),
+            history: VecDeque::new(),
+            history_max: history,
+            seq: Seq::Ground,
+            csi_private: false,
+            csi_params: false,
+            csi_n: 0,
+            region: false,
+            skipped: 0,
+        }
+    }
+
+    /// The live screen (scrollback offset always 0 between calls).
+    pub fn screen(&self) -> &vt100::Screen {
+        self.parser.screen()
+    }
+
+    /// Resizes the screen.
+    pub fn set_size(&mut self, rows: u16, cols: u16) {
+        self.parser.screen_mut().set_size(rows, cols);
+    }
+
+    /// The last `n` history lines (oldest first), each the formatted bytes of one screen
+    /// row (see the module docs).
+    pub fn history(&self, n: usize) -> Vec<Vec<u8>> {
+        let skip = self.history.len().saturating_sub(n);
+        self.history.iter().skip(skip).map(|l| l.to_vec()).collect()
+    }
+
+    /// Lines in the history (at most the `history` given to [`Terminal::new`]).
+    #[cfg(test)]
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Lines coalescing skipped so far.
+    #[cfg(test)]
+    pub fn skipped_lines(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Feeds output bytes (after the scanner removed OSC and other control strings). Should
+    /// vt100 ever panic, the screen starts afresh (the history is kept).
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let (rows, cols) = self.parser.screen().size();
+        let (rows, cols) = (usize::from(rows), usize::from(cols));
+        let mut cut = Cutter {
+            start: 0,
+            budget: 1,
+            col_bytes: 0,
+        };
+        // Where the current escape sequence started (0: in an earlier call).
+        let mut esc_start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.seq == Seq::Ground {
+                let end = memchr::memchr(ESC, &bytes[i..]).map_or(bytes.len(), |p| i + p);
+                i = self.plain(bytes, i, end, &mut cut, rows, cols);
+                if i < bytes.len() {
+                    self.seq = Seq::Esc;
+                    esc_start = i;
+                    i += 1;
+                }
+                continue;
+            }
+            let b = bytes[i];
+            match b {
+                b'\n' | 0x0b | 0x0c | b'\t' => self.add(bytes, &mut cut, i, 1),
+                ESC => {
+                    self.seq = Seq::Esc;
+                    esc_start = i;
+                }
+                CAN | SUB => self.seq = Seq::Ground,
+                0x00..=0x1f => {}
+                _ => self.sequence_byte(bytes, &mut cut, esc_start, i, rows),
+            }
+            i += 1;
+        }
+        self.cut(bytes, &mut cut, bytes.len());
+    }
+
+    /// A plain run `bytes[i..end]` (no ESC) in the ground state; returns `end`.
+    fn plain(
+        &mut self,
+        bytes: &[u8],
+        i: usize,
+        end: usize,
+        cut: &mut Cutter,
+        rows: usize,
+        cols: usize,
+    ) -> usize {
+        let mut i = i;
+        if let Some(skip_to) = self.coalescible(&bytes[i..end], rows) {
+            self.cut(bytes, cut, i);
+            // `rows` CR LFs in pieces that stay within the push budget.
+            let mut left = rows;
+            while left > 0 {
+                let n = left.min(MAX_PUSH - 1);
+                self.run_piece(&b"\r\n".repeat(n));
+                left -= n;
+            }
+            i += skip_to;
+            cut.start = i;
+        }
+        for (k, &b) in bytes[i..end].iter().enumerate() {
+            match b {
+                b'\n' | 0x0b | 0x0c | b'\t' => self.add(bytes, cut, i + k, 1),
+                b'\r' => cut.col_bytes = 0,
+                0x20.. => {
+                    cut.col_bytes += 1;
+                    if cut.col_bytes >= cols {
+                        cut.col_bytes = 0;
+                        self.add(bytes, cut, i + k, 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        end
+    }
+
+    /// Where the coalescible head of plain `run` ends (just after a CR LF), if it has one:
+    /// at least `rows` LFs up to there and at least `rows + history` after.
+    fn coalescible(&mut self, run: &[u8], rows: usize) -> Option<usize> {
+        if self.region {
+            return None;
+        }
+        let keep = rows + self.history_max;
+        let min = rows + keep;
+        if run.len() <= min {
+            return None;
+        }
+        let lfs = memchr::memchr_iter(b'\n', run).count();
+        if lfs < min {
+            return None;
+        }
+        // The LF with exactly `keep` LFs after it, then earlier ones, looking for a CR LF.
+        let mut k = lfs - keep - 1;
+        let mut pos = memchr::memchr_iter(b'\n', run).nth(k)?;
+        for _ in 0..64 {
+            if pos > 0 && run[pos - 1] == b'\r' {
+                self.skipped += k as u64 + 1;
+                return Some(pos + 1);
+            }
+            if k < rows {
+                return None;
+            }
+            k -= 1;
+            pos = memchr::memrchr(b'\n', &run[..pos])?;
+        }
+        None
+    }
+
+    /// A byte of an escape sequence (not a C0 control).
+    fn sequence_byte(
+        &mut self,
+        bytes: &[u8],
+        cut: &mut Cutter,
+        esc_start: usize,
+        i: usize,
+        rows: usize,
+    ) {
+        let b = bytes[i];
+        match self.seq {
+            Seq::Ground => {}
+            Seq::Esc => match b {
+                b'[' => {
+                    self.seq = Seq::Csi;
+                    self.csi_private = false;
+                    self.csi_params = false;
+                    self.csi_n = 0;
+                }
+                0x20..=0x2f => self.seq = Seq::EscInter,
+                0x30..=0x7e => {
+                    if b == b'c' {
+                        self.region = false;
+                    }
+                    // May switch the grid (RIS) or move the cursor (DECRC): alone.
+                    self.alone(bytes, cut, esc_start, i);
+                    self.seq = Seq::Ground;
+                }
+                // DEL and bytes above 0x7F: stay (never assume the ground state early).
+                _ => {}
+            },
+            Seq::EscInter => {
+                if (0x30..=0x7e).contains(&b) {
+                    self.seq = Seq::Ground;
+                }
+            }
+            Seq::Csi => match b {
+                b'0'..=b'9' => {
+                    self.csi_params = true;
+                    self.csi_n = self
+                        .csi_n
+                        .saturating_mul(10)
+                        .saturating_add(u16::from(b - b'0'));
+                }
+                b';' | b':' => self.csi_params = true,
+                b'<'..=b'?' | 0x20..=0x2f => self.csi_private = true,
+                0x40..=0x7e => {
+                    self.seq = Seq::Ground;
+                    if self.csi_private {
+                        // Modes, among them the alternate screen: alone.
+                        self.alone(bytes, cut, esc_start, i);
+                        return;
+                    }
+                    match b {
+                        b'm' => {}
+                        b'r' => {
+                            self.region = self.csi_params;
+                            self.add(bytes, cut, esc_start.max(cut.start), 1);
+                        }
+                        b'S' => {
+                            let n = usize::from(self.csi_n.max(1)).min(rows);
+                            self.cut(bytes, cut, esc_start.max(cut.start));
+                            cut.budget += n;
+                            self.cut(bytes, cut, i + 1);
+                        }
+                        _ => self.add(bytes, cut, esc_start.max(cut.start), 1),
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+
+    /// Makes `bytes[esc_start..=i]` a piece of its own.
+    fn alone(&mut self, bytes: &[u8], cut: &mut Cutter, esc_start: usize, i: usize) {
+        self.cut(bytes, cut, esc_start.max(cut.start));
+        cut.budget += 1;
+        self.cut(bytes, cut, i + 1);
+    }
+
+    /// Adds `n` possible pushes at byte `at`, first ending the piece before `at` when the
+    /// budget would overflow.
+    fn add(&mut self, bytes: &[u8], cut: &mut Cutter, at: usize, n: usize) {
+        if cut.budget + n > MAX_PUSH {
+            self.cut(bytes, cut, at);
+        }
+        cut.budget += n;
+    }
+
+    /// Runs `bytes[cut.start..at]` as a piece and starts the next one at `at`.
+    fn cut(&mut self, bytes: &[u8], cut: &mut Cutter, at: usize) {
+        if at > cut.start {
+            self.run_piece(&bytes[cut.start..at]);
+        }
+        cut.start = at.max(cut.start);
+        cut.budget = 1;
+        cut.col_bytes = 0;
+    }
+
+    /// Processes one piece and moves the rows it pushed into the history.
+    fn run_piece(&mut self, piece: &[u8]) {
+        let screen = self.parser.screen_mut();
+        let alt_before = screen.alternate_screen();
+        screen.set_scrollback(usize::MAX);
+        let had = screen.scrollback() > 0;
+        screen.set_scrollback(usize::from(had));
+        let ok =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.parser.process(piece)))
+                .is_ok();
+        if !ok {
+            let (rows, cols) = self.parser.screen().size();
+            self.parser = vt100::Parser::new(rows, cols, STAGE);
+            return;
+        }
+        let screen = self.parser.screen_mut();
+        let pushed = if alt_before || screen.alternate_screen() {
+            0
+        } else if had {
+            screen.scrollback().saturating_sub(1)
+        } else {
+            screen.set_scrollback(usize::MAX);
+            screen.scrollback()
+        };
+        if self.history_max > 0 && pushed > 0 {
+            let cols = screen.size().1;
+            for back in (1..=pushed).rev() {
+                screen.set_scrollback(back);
+                if let Some(row) = screen.rows_formatted(0, cols).next() {
+                    self.history.push_back(row.into_boxed_slice());
+                }
+            }
+            while self.history.len() > self.history_max {
+                self.history.pop_front();
+            }
+        }
+        self.parser.screen_mut().set_scrollback(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The rows of a reference parser's scrollback, formatted one by one as `run_piece`
+    /// does, oldest first.
+    fn reference_history(p: &mut vt100::Parser) -> Vec<Vec<u8>> {
+        let screen = p.screen_mut();
+        screen.set_scrollback(usize::MAX);
+        let len = screen.scrollback();
+        let cols = screen.size().1;
+        let mut out = Vec::new();
+        for back in (1..=len).rev() {
+            screen.set_scrollback(back);
+            out.push(screen.rows_formatted(0, cols).next().unwrap());
+        }
+        screen.set_scrollback(0);
+        out
+    }
+
+    /// Feeds `chunks` to a [`Terminal`] and to a plain vt100 parser with a big scrollback;
+    /// the screens and the last `history` lines must be the same.
+    fn check_same(rows: u16, cols: u16, history: usize, chunks: &[Vec<u8>]) -> Terminal {
+        let mut t = Terminal::new(rows, cols, history);
+        let mut reference = vt100::Parser::new(rows, cols, 100_000);
+        for c in chunks {
+            t.feed(c);
+            reference.process(c);
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&t.screen().contents_formatted()),
+            String::from_utf8_lossy(&reference.screen().contents_formatted())
+        );
+        assert_eq!(
+            t.screen().cursor_position(),
+            reference.screen().cursor_position()
+        );
+        // The history belongs to the main screen.
+        t.feed(b"\x1b[?1049l");
+        reference.process(b"\x1b[?1049l");
+        let want = reference_history(&mut reference);
+        let want = &want[want.len().saturating_sub(history)..];
+        let got = t.history(history);
+        assert_eq!(got.len(), want.len(), "history lengths");
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(String::from_utf8_lossy(g), String::from_utf8_lossy(w));
+        }
+        t
+    }
+
+    fn token() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            4 => "[a-z ]{1,30}".prop_map(|s| s.into_bytes()),
+            4 => Just(b"\r\n".to_vec()),
+            1 => Just(b"\n".to_vec()),
+            1 => Just(b"\t".to_vec()),
+            1 => (30u8..38).prop_map(|c| format!("\x1b[{c}m").into_bytes()),
+            1 => Just(b"\x1b[0m".to_vec()),
+            1 => (0u8..12).prop_map(|n| format!("\x1b[{n}S").into_bytes()),
+            1 => (1u8..6).prop_map(|n| format!("\x1b[{n}A").into_bytes()),
+            1 => (1u8..40).prop_map(|n| format!("\x1b[{n}C").into_bytes()),
+            1 => (1u8..8, 1u8..30).prop_map(|(r, c)| format!("\x1b[{r};{c}H").into_bytes()),
+            1 => Just(b"\x1b[?1049h".to_vec()),
+            1 => Just(b"\x1b[?1049l".to_vec()),
+            1 => Just(b"\x1b[?25l".to_vec()),
+            1 => Just(b"\x1b[2;4r".to_vec()),
+            1 => Just(b"\x1b[r".to_vec()),
+            1 => Just(b"\x1b7".to_vec()),
+            1 => Just(b"\x1b8".to_vec()),
+            1 => Just("é漢字".as_bytes().to_vec()),
+            2 => (1usize..80).prop_map(|n| "line of text\r\n".repeat(n).into_bytes()),
+        ]
+    }
+
+    /// The tokens concatenated and cut at arbitrary points (sequences split across feeds).
+    fn stream() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        (
+            prop::collection::vec(token(), 1..120),
+            prop::collection::vec(1usize..400, 1..40),
+        )
+            .prop_map(|(tokens, cuts)| {
+                let all: Vec<u8> = tokens.concat();
+                let mut chunks = Vec::new();
+                let mut at = 0;
+                for c in cuts.iter().cycle() {
+                    if at >= all.len() {
+                        break;
+                    }
+                    let end = (at + c).min(all.len());
+                    chunks.push(all[at..end].to_vec());
+                    at = end;
+                }
+                chunks
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn screen_and_history_match_a_plain_parser(chunks in stream()) {
+            check_same(6, 20, 30, &chunks);
+        }
+    }
+
+    #[test]
+    fn a_long_plain_batch_is_coalesced_and_stays_exact() {
+        let text: String = (0..5000).map(|i| format!("line {i}\r\n")).collect();
+        let chunks = vec![
+            b"\x1b[31mred\x1b[0m\r\n".to_vec(),
+            text.into_bytes(),
+            b"tail".to_vec(),
+        ];
+        let t = check_same(10, 40, 100, &chunks);
+        assert!(t.skipped_lines() > 4000, "skipped {}", t.skipped_lines());
+        assert_eq!(t.history_len(), 100);
+        // 10 rows: lines 4991 to 4999 and "tail" are on the screen.
+        assert_eq!(t.history(1), vec![b"line 4990".to_vec()]);
+    }
+
+    #[test]
+    fn no_coalescing_inside_a_scroll_region() {
+        let mut chunks = vec![b"\x1b[2;5r".to_vec()];
+        chunks.push("x\r\n".repeat(3000).into_bytes());
+        let t = check_same(8, 20, 50, &chunks);
+        assert_eq!(t.skipped_lines(), 0);
+    }
+
+    #[test]
+    fn a_big_scroll_up_or_lf_flood_loses_no_history() {
+        let chunks = vec![
+            (0..30)
+                .map(|i| format!("r{i}\r\n"))
+                .collect::<String>()
+                .into_bytes(),
+            b"\x1b[30S".to_vec(),
+            b"\n".repeat(500),
+            b"end".to_vec(),
+        ];
+        check_same(30, 10, 1000, &chunks);
+    }
+
+    #[test]
+    fn history_is_bounded_and_compact() {
+        let mut t = Terminal::new(40, 120, 2000);
+        for i in 0..10_000 {
+            t.feed(format!("\x1b[32m{i:>6}\x1b[0m some compiler output\r\n").as_bytes());
+        }
+        assert_eq!(t.history_len(), 2000);
+        let bytes: usize = t.history(2000).iter().map(Vec::len).sum();
+        assert!(bytes < 2000 * 60, "{bytes} bytes");
+    }
+}

@@ -1,0 +1,231 @@
+//! Window sampling, the fallback rung of seed 004's evidence ladder (r1), and the pacing
+//! of screen-chrome evaluation: a pure per-pane state machine driven by PTY output and
+//! by one timer that is armed only while the pane is producing output (no periodic
+//! wakeups: a quiet pane has no deadline at all).
+//!
+//! Sampling: printable output after a quiet spell claims `working`. When no output came
+//! for [`SILENCE_WINDOW_MS`] the pane is *suspected* quiet; if the silence holds for a
+//! further [`IDLE_DEBOUNCE_MS`] the sampler claims `idle-at-prompt`. Output during the
+//! debounce cancels the suspicion without a new claim (a model pausing mid-answer is not
+//! a new turn).
+//!
+//! Chrome pacing: the needs-input chrome is evaluated when the screen changed, at most
+//! once per [`CHROME_MIN_INTERVAL_MS`]; output inside that interval leaves an evaluation
+//! pending, due when the interval ends (so the last screen of a burst is always seen).
+
+use crate::engine::ladder::Activity;
+use crate::model::Timestamp;
+
+/// Output gaps shorter than this belong to the same burst (ms).
+pub const SILENCE_WINDOW_MS: i64 = 1_500;
+/// After the silence window, silence must hold this much longer before the sampler
+/// claims idle (ms).
+pub const IDLE_DEBOUNCE_MS: i64 = 1_500;
+/// Screen chrome is evaluated at most this often per pane (ms).
+pub const CHROME_MIN_INTERVAL_MS: i64 = 150;
+
+/// Where the sampler is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No output since the last idle claim (or ever): no deadline.
+    Quiet,
+    /// Output within the silence window.
+    Active,
+    /// The silence window passed at this time; waiting out the debounce.
+    Suspect(Timestamp),
+}
+
+/// What the caller must do after feeding the sampler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Step {
+    /// A window-sampling claim to record.
+    pub claim: Option<Activity>,
+    /// Evaluate the screen chrome now.
+    pub evaluate_chrome: bool,
+}
+
+/// One pane's sampler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sampler {
+    phase: Phase,
+    last_output: Option<Timestamp>,
+    last_chrome: Option<Timestamp>,
+    chrome_pending: bool,
+}
+
+impl Default for Sampler {
+    fn default() -> Sampler {
+        Sampler::new()
+    }
+}
+
+impl Sampler {
+    /// A quiet pane.
+    pub fn new() -> Sampler {
+        Sampler {
+            phase: Phase::Quiet,
+            last_output: None,
+            last_chrome: None,
+            chrome_pending: false,
+        }
+    }
+
+    /// True while the pane counts as producing output (active or in the debounce).
+    pub fn is_active(&self) -> bool {
+        self.phase != Phase::Quiet
+    }
+
+    /// Output at `at`: `printable` when it held text (escape sequences alone do not
+    /// count as activity but may still change the screen).
+    pub fn output(&mut self, at: Timestamp, printable: bool) -> Step {
+        let mut step = Step::default();
+        if printable {
+            if self.phase == Phase::Quiet {
+                step.claim = Some(Activity::Working);
+            }
+            self.phase = Phase::Active;
+            self.last_output = Some(at);
+        }
+        match self.last_chrome {
+            Some(t) if at.millis_since(t) < CHROME_MIN_INTERVAL_MS => self.chrome_pending = true,
+            _ => {
+                step.evaluate_chrome = true;
+                self.last_chrome = Some(at);
+                self.chrome_pending = false;
+            }
+        }
+        step
+    }
+
+    /// When [`Sampler::tick`] must run next; `None` when nothing is due (a quiet pane
+    /// with no pending chrome evaluation: no timer).
+    pub fn deadline(&self) -> Option<Timestamp> {
+        let sampling = match (self.phase, self.last_output) {
+            (Phase::Active, Some(t)) => Some(Timestamp(t.0 + SILENCE_WINDOW_MS)),
+            (Phase::Suspect(since), _) => Some(Timestamp(since.0 + IDLE_DEBOUNCE_MS)),
+            _ => None,
+        };
+        let chrome = self
+            .chrome_pending
+            .then(|| Timestamp(self.last_chrome.map_or(0, |t| t.0) + CHROME_MIN_INTERVAL_MS));
+        match (sampling, chrome) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The timer fired at `now` (early or late wakeups are fine: only what is due
+    /// happens).
+    pub fn tick(&mut self, now: Timestamp) -> Step {
+        let mut step = Step::default();
+        if self.chrome_pending
+            && self
+                .last_chrome
+                .map_or(true, |t| now.millis_since(t) >= CHROME_MIN_INTERVAL_MS)
+        {
+            step.evaluate_chrome = true;
+            self.chrome_pending = false;
+            self.last_chrome = Some(now);
+        }
+        match (self.phase, self.last_output) {
+            (Phase::Active, Some(t)) if now.millis_since(t) >= SILENCE_WINDOW_MS => {
+                self.phase = Phase::Suspect(Timestamp(t.0 + SILENCE_WINDOW_MS));
+                // A late timer may already be past the debounce too.
+                return self.finish_debounce(now, step);
+            }
+            (Phase::Suspect(_), _) => return self.finish_debounce(now, step),
+            _ => {}
+        }
+        step
+    }
+
+    fn finish_debounce(&mut self, now: Timestamp, mut step: Step) -> Step {
+        if let Phase::Suspect(since) = self.phase {
+            let silent_since = self.last_output.map_or(since, |t| t.max(since));
+            if silent_since > since {
+                // Output came during the debounce: still active.
+                self.phase = Phase::Active;
+            } else if now.millis_since(since) >= IDLE_DEBOUNCE_MS {
+                self.phase = Phase::Quiet;
+                step.claim = Some(Activity::IdleAtPrompt);
+                // A final look at the settled screen.
+                step.evaluate_chrome = true;
+                self.last_chrome = Some(now);
+                self.chrome_pending = false;
+            }
+        }
+        step
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: i64) -> Timestamp {
+        Timestamp(ms)
+    }
+
+    #[test]
+    fn a_quiet_pane_has_no_deadline() {
+        let s = Sampler::new();
+        assert_eq!(s.deadline(), None);
+        assert!(!s.is_active());
+    }
+
+    #[test]
+    fn output_claims_working_once_then_idle_after_silence_and_debounce() {
+        let mut s = Sampler::new();
+        let step = s.output(t(0), true);
+        assert_eq!(step.claim, Some(Activity::Working));
+        assert!(step.evaluate_chrome);
+        assert_eq!(s.output(t(500), true).claim, None, "same burst");
+        assert_eq!(s.deadline(), Some(t(500 + SILENCE_WINDOW_MS)));
+        // An early wakeup does nothing.
+        assert_eq!(s.tick(t(600)).claim, None);
+        // Silence window passed: suspected, not yet claimed.
+        let at = 500 + SILENCE_WINDOW_MS;
+        assert_eq!(s.tick(t(at)).claim, None);
+        assert_eq!(s.deadline(), Some(t(at + IDLE_DEBOUNCE_MS)));
+        let step = s.tick(t(at + IDLE_DEBOUNCE_MS));
+        assert_eq!(step.claim, Some(Activity::IdleAtPrompt));
+        assert!(step.evaluate_chrome, "the settled screen is evaluated");
+        assert_eq!(s.deadline(), None, "quiet again: no timer");
+    }
+
+    #[test]
+    fn output_during_the_debounce_cancels_the_idle_claim() {
+        let mut s = Sampler::new();
+        s.output(t(0), true);
+        s.tick(t(SILENCE_WINDOW_MS));
+        assert!(s.is_active());
+        assert_eq!(
+            s.output(t(SILENCE_WINDOW_MS + 100), true).claim,
+            None,
+            "no new working claim"
+        );
+        assert_eq!(s.tick(t(SILENCE_WINDOW_MS + IDLE_DEBOUNCE_MS)).claim, None);
+        assert_eq!(s.deadline(), Some(t(2 * SILENCE_WINDOW_MS + 100)));
+    }
+
+    #[test]
+    fn a_late_timer_claims_idle_at_once() {
+        let mut s = Sampler::new();
+        s.output(t(0), true);
+        let step = s.tick(t(60_000));
+        assert_eq!(step.claim, Some(Activity::IdleAtPrompt));
+        assert_eq!(s.deadline(), None);
+    }
+
+    #[test]
+    fn chrome_is_paced_and_the_last_screen_is_always_evaluated() {
+        let mut s = Sampler::new();
+        assert!(s.output(t(0), false).evaluate_chrome);
+        assert_eq!(s.deadline(), None, "escape sequences alone arm nothing");
+        assert!(!s.output(t(50), false).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(CHROME_MIN_INTERVAL_MS)));
+        assert!(s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
+        assert_eq!(s.deadline(), None);
+        assert!(s.output(t(1000), false).evaluate_chrome, "interval passed");
+    }
+}

@@ -1,0 +1,199 @@
+//! What a click on a surface does (CONTRACT §3; issue 6): the same commands the D-Bus
+//! methods send to the owner task (so a click is exactly `attend focus`, `attend answer`,
+//! `attend seen`), then showing the pane — through its terminal's CLI for an external pane
+//! in tmux, kitty or WezTerm, else by raising the panel on it with the click's
+//! activation token.
+
+use super::launch::{find_program, has_display, spawn_detached};
+use super::terminal::TerminalRegistry;
+use crate::model::{Action, PaneId};
+use crate::service::command::{Command, Reply};
+use crate::service::dbus::Attend1Error;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, Notify};
+use zbus::zvariant::Value;
+
+/// The panel's bus name (its GApplication id) and object path.
+pub const PANEL_NAME: &str = "io.github.attend.Attend";
+/// The object path of the panel's `org.freedesktop.Application`.
+pub const PANEL_PATH: &str = "/io/github/attend/Attend";
+/// How long a freshly started panel may take to appear on the bus.
+const PANEL_START: Duration = Duration::from_secs(10);
+/// How long the panel may take to answer an activation.
+const PANEL_CALL: Duration = Duration::from_secs(10);
+
+/// The actions the surfaces can take. Cheap to clone.
+#[derive(Clone)]
+pub struct Actions {
+    conn: zbus::Connection,
+    cmd_tx: mpsc::Sender<Command>,
+    terminals: TerminalRegistry,
+    quit: Arc<Notify>,
+}
+
+impl Actions {
+    /// Actions sending to the owner task through `cmd_tx` and talking to the panel on
+    /// `conn`.
+    pub fn new(
+        conn: zbus::Connection,
+        cmd_tx: mpsc::Sender<Command>,
+        terminals: TerminalRegistry,
+        quit: Arc<Notify>,
+    ) -> Actions {
+        Actions {
+            conn,
+            cmd_tx,
+            terminals,
+            quit,
+        }
+    }
+
+    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, Attend1Error> {
+        let (reply, rx) = oneshot::channel();
+        self.cmd_tx
+            .send(make(reply))
+            .await
+            .map_err(|_| Attend1Error::Internal("the daemon is shutting down".into()))?;
+        rx.await
+            .map_err(|_| Attend1Error::Internal("the daemon dropped the request".into()))?
+    }
+
+    /// A notification click or "Jump to next unread" (CONTRACT §3 "notification click =
+    /// focus"): marks the pane seen and emits `FocusRequested` (the `Focus` method's
+    /// path), then shows it: its terminal selects it when it runs in tmux, kitty or
+    /// WezTerm, else the panel is raised on it with `token` (an XDG activation token).
+    pub async fn focus(&self, pane: PaneId, token: Option<String>) -> Result<(), Attend1Error> {
+        self.ask(|r| Command::Focus(pane, r)).await?;
+        if let Some(location) = self.terminals.get(pane) {
+            match location.focus().await {
+                Ok(()) => {
+                    tracing::info!(%pane, "selected the pane in its terminal");
+                    return Ok(());
+                }
+                Err(e) => tracing::warn!(%pane, "cannot select the pane in its terminal: {e}"),
+            }
+        }
+        self.show_panel(Some(pane), token).await;
+        Ok(())
+    }
+
+    /// Answers the pane's open decision (`attend answer`'s path).
+    pub async fn answer(&self, pane: PaneId, choice: &str) -> Result<(), Attend1Error> {
+        let choice = choice.to_string();
+        self.ask(|r| Command::Answer(pane, choice, r)).await
+    }
+
+    /// Marks the pane seen (`attend seen`'s path).
+    pub async fn mark_seen(&self, pane: PaneId) -> Result<(), Attend1Error> {
+        self.ask(|r| Command::Act(pane, Action::MarkSeen, r)).await
+    }
+
+    /// The engine's next unread pane (`attend next`'s path).
+    pub async fn next_unread(&self) -> Result<Option<PaneId>, Attend1Error> {
+        let id = self.ask(Command::NextUnread).await?;
+        Ok(PaneId::parse(&id))
+    }
+
+    /// Asks the daemon to stop (the tray's "Quit"): the same shutdown as SIGTERM.
+    pub fn quit(&self) {
+        self.quit.notify_one();
+    }
+
+    /// Raises the panel (`io.github.attend.Attend`), on `pane` when given (its
+    /// `app.show-pane` action), passing `token` as the activation token. When the panel
+    /// is not running it is started (`attend-panel` beside this program or on `PATH`,
+    /// with `XDG_ACTIVATION_TOKEN`) and awaited on the bus; without a display it is not
+    /// started. Failures are logged: the click already did its part.
+    pub async fn show_panel(&self, pane: Option<PaneId>, token: Option<String>) {
+        if let Err(e) = self.try_show_panel(pane, token).await {
+            tracing::warn!("cannot show the panel: {e}");
+        }
+    }
+
+    async fn panel_running(&self) -> Result<bool, String> {
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+            .await
+            .map_err(|e| e.to_string())?;
+        let name = zbus::names::BusName::try_from(PANEL_NAME).map_err(|e| e.to_string())?;
+        dbus.name_has_owner(name).await.map_err(|e| e.to_string())
+    }
+
+    async fn try_show_panel(
+        &self,
+        pane: Option<PaneId>,
+        token: Option<String>,
+    ) -> Result<(), String> {
+        if !self.panel_running().await? {
+            if !has_display() {
+                return Err("no display (WAYLAND_DISPLAY and DISPLAY are unset)".into());
+            }
+            match find_program("attend-panel") {
+                Some(bin) => {
+                    let mut env = BTreeMap::new();
+                    if let Some(t) = &token {
+                        env.insert("XDG_ACTIVATION_TOKEN".to_string(), t.clone());
+                        env.insert("DESKTOP_STARTUP_ID".to_string(), t.clone());
+                    }
+                    let argv = vec![bin.to_string_lossy().into_owned()];
+                    spawn_detached(&argv, &env, None)
+                        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+                    let start = Instant::now();
+                    while !self.panel_running().await? {
+                        if start.elapsed() > PANEL_START {
+                            return Err(format!(
+                                "{} did not appear on the bus within {} s",
+                                bin.display(),
+                                PANEL_START.as_secs()
+                            ));
+                        }
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+                // Not beside us nor on PATH: D-Bus activation may still know it.
+                None => tracing::info!("attend-panel not found; trying D-Bus activation"),
+            }
+        }
+        let mut platform: HashMap<&str, Value<'_>> = HashMap::new();
+        if let Some(t) = &token {
+            platform.insert("activation-token", Value::from(t.as_str()));
+            platform.insert("desktop-startup-id", Value::from(t.as_str()));
+        }
+        let call = async {
+            match pane {
+                Some(p) => {
+                    let param = vec![Value::from(p.to_string())];
+                    self.conn
+                        .call_method(
+                            Some(PANEL_NAME),
+                            PANEL_PATH,
+                            Some("org.freedesktop.Application"),
+                            "ActivateAction",
+                            &("show-pane", param, platform),
+                        )
+                        .await
+                }
+                None => {
+                    self.conn
+                        .call_method(
+                            Some(PANEL_NAME),
+                            PANEL_PATH,
+                            Some("org.freedesktop.Application"),
+                            "Activate",
+                            &(platform,),
+                        )
+                        .await
+                }
+            }
+        };
+        match tokio::time::timeout(PANEL_CALL, call).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "the panel did not answer within {} s",
+                PANEL_CALL.as_secs()
+            )),
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! The tray icon (issue 6; DESIGN "Surfaces"): a StatusNotifierItem with a dbusmenu,
+//! served by `ksni` on its own connection to the session bus, inside the daemon's one
+//! tokio runtime (ksni's default `tokio` feature, the same zbus 5 with `tokio`: the
+//! setting ksni's note on zbus#526 asks for).
+//!
+//! - Status `NeedsAttention` while any required attention (permission, input) or an
+//!   error is open, `Active` while anything else is (unread, warning), `Passive`
+//!   otherwise. Icon (and attention icon) named by the worst attention
+//!   ([`icon_name`]); `IconThemePath` points at the icons of the install prefix or the
+//!   shipped `data/icons` ([`icon_theme_path`]).
+//! - Tooltip: counts per attention level and the next unread pane ([`Overview`]).
+//! - Menu: one entry per workspace (worst lifecycle, worst attention, latest message;
+//!   it shows the workspace's most urgent pane in the panel), "Jump to next unread"
+//!   (focuses it, as a notification click does), "Mark all seen…" (confirmed in its
+//!   submenu), "Open panel", "Quit Attend". Left click opens the panel.
+//! - No `StatusNotifierWatcher` on the bus: logged once, the daemon runs without a
+//!   tray; when a watcher appears, ksni registers the item.
+
+use crate::model::{Attention, PaneId};
+use crate::service::surfaces::overview::{escape_markup, icon_name, Overview};
+use crate::service::surfaces::{Actions, Snapshot, Update};
+use ksni::menu::{StandardItem, SubMenu};
+use ksni::{MenuItem, Status, ToolTip, TrayMethods};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// The item's id (its application id).
+pub const TRAY_ID: &str = "io.github.attend.Attend";
+
+/// What a click in the tray asks the tray task to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Request {
+    /// Raise the panel (on a pane), with the click's activation token.
+    ShowPanel(Option<PaneId>, Option<String>),
+    /// Focus the engine's next unread pane.
+    JumpNext(Option<String>),
+    /// Mark every pane with ordinary attention seen.
+    MarkAllSeen,
+    /// Stop the daemon.
+    Quit,
+}
+
+/// The tray's model: the last snapshot and what it needs to answer the host.
+pub struct AttendTray {
+    snapshot: Arc<Snapshot>,
+    overview: Overview,
+    requests: mpsc::UnboundedSender<Request>,
+    theme_path: String,
+    offline_logged: AtomicBool,
+}
+
+/// A menu label: dbusmenu reads `_` as a mnemonic marker, so literal ones are doubled.
+fn label(s: &str) -> String {
+    s.replace('_', "__")
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// A directory holding `hicolor/scalable/status/attend-*-symbolic.svg`, for hosts that do
+/// not find the icons in their themes: the install prefix's `share/icons` (meson installs
+/// them there; a prefix such as `/opt` or `~/.local` may not be in `XDG_DATA_DIRS`), the
+/// source tree of a build (`target/<profile>/../../data/icons`), or this crate's
+/// `data/icons`. Empty when none has them.
+pub fn icon_theme_path() -> String {
+    let probe = "hicolor/scalable/status/attend-none-symbolic.svg";
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(PathBuf::from))
+    {
+        candidates.push(dir.join("../share/icons"));
+        candidates.push(dir.join("../../data/icons"));
+    }
+    candidates.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/icons"
+    )));
+    candidates
+        .into_iter()
+        .find(|d| d.join(probe).is_file())
+        .and_then(|d| d.canonicalize().ok())
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl AttendTray {
+    fn new(snapshot: Arc<Snapshot>, requests: mpsc::UnboundedSender<Request>) -> AttendTray {
+        AttendTray {
+            overview: snapshot.overview(),
+            snapshot,
+            requests,
+            theme_path: icon_theme_path(),
+            offline_logged: AtomicBool::new(false),
+        }
+    }
+
+    fn set(&mut self, snapshot: Arc<Snapshot>) {
+        self.overview = snapshot.overview();
+        self.snapshot = snapshot;
+    }
+
+    fn ask(&self, r: Request) {
+        let _ = self.requests.send(r);
+    }
+
+    /// The pane a workspace entry shows: its first pane in next-unread order, else the
+    /// pane of its latest message, else its first pane.
+    fn workspace_pane(&self, panes: &[PaneId], latest: Option<PaneId>) -> Option<PaneId> {
+        self.snapshot
+            .next_unread()
+            .into_iter()
+            .find(|p| panes.contains(p))
+            .or(latest)
+            .or_else(|| panes.first().copied())
+    }
+}
+
+/// Panes with ordinary attention (what "Mark all seen" clears).
+fn seeable(snapshot: &Snapshot) -> Vec<PaneId> {
+    snapshot
+        .panes
+        .values()
+        .filter(|p| p.items.iter().any(|i| i.decision.is_none()))
+        .map(|p| p.id)
+        .collect()
+}
+
+impl ksni::Tray for AttendTray {
+    fn id(&self) -> String {
+        TRAY_ID.into()
+    }
+
+    fn title(&self) -> String {
+        "Attend".into()
+    }
+
+    fn status(&self) -> Status {
+        if self.overview.needs_attention() {
+            Status::NeedsAttention
+        } else if self.overview.worst > Attention::None {
+            Status::Active
+        } else {
+            Status::Passive
+        }
+    }
+
+    fn icon_name(&self) -> String {
+        icon_name(self.overview.worst)
+    }
+
+    fn attention_icon_name(&self) -> String {
+        icon_name(self.overview.worst)
+    }
+
+    fn icon_theme_path(&self) -> String {
+        self.theme_path.clone()
+    }
+
+    fn tool_tip(&self) -> ToolTip {
+        ToolTip {
+            icon_name: icon_name(self.overview.worst),
+            icon_pixmap: Vec::new(),
+            title: format!("Attend — {}", self.overview.text()),
+            description: escape_markup(&self.overview.tooltip()),
+        }
+    }
+
+    fn activate(&mut self, _x: i32, _y: i32) {
+        self.ask(Request::ShowPanel(
+            None,
+            ksni::current_xdg_activation_token(),
+        ));
+    }
+
+    fn menu(&self) -> Vec<MenuItem<Self>> {
+        let mut items: Vec<MenuItem<Self>> = Vec::new();
+        for ws in self.snapshot.workspaces() {
+            let mut text = format!(
+                "{} — {} · {}",
+                ws.name,
+                ws.worst_lifecycle.as_str(),
+                ws.worst_attention.as_str()
+            );
+            if let Some(m) = &ws.latest_message {
+                let m = crate::adapters::terminal::sanitize_text(m, 200);
+                if !m.is_empty() {
+                    text.push_str(": ");
+                    text.push_str(&clip(&m, 48));
+                }
+            }
+            let pane = self.workspace_pane(&ws.panes, ws.latest_message_pane);
+            items.push(
+                StandardItem {
+                    label: label(&text),
+                    activate: Box::new(move |t: &mut Self| {
+                        t.ask(Request::ShowPanel(
+                            pane,
+                            ksni::current_xdg_activation_token(),
+                        ))
+                    }),
+                    ..Default::default()
+                }
+                .into(),
+            );
+        }
+        if !items.is_empty() {
+            items.push(MenuItem::Separator);
+        }
+        items.push(
+            StandardItem {
+                label: "Jump to next unread".into(),
+                enabled: self.overview.next.is_some(),
+                icon_name: "go-next-symbolic".into(),
+                activate: Box::new(|t: &mut Self| {
+                    t.ask(Request::JumpNext(ksni::current_xdg_activation_token()))
+                }),
+                ..Default::default()
+            }
+            .into(),
+        );
+        let seeable = seeable(&self.snapshot).len();
+        items.push(
+            SubMenu {
+                label: "Mark all seen…".into(),
+                enabled: seeable > 0,
+                submenu: vec![StandardItem {
+                    label: format!(
+                        "Yes, mark {seeable} pane{} seen",
+                        if seeable == 1 { "" } else { "s" }
+                    ),
+                    activate: Box::new(|t: &mut Self| t.ask(Request::MarkAllSeen)),
+                    ..Default::default()
+                }
+                .into()],
+                ..Default::default()
+            }
+            .into(),
+        );
+        items.push(
+            StandardItem {
+                label: "Open panel".into(),
+                activate: Box::new(|t: &mut Self| {
+                    t.ask(Request::ShowPanel(
+                        None,
+                        ksni::current_xdg_activation_token(),
+                    ))
+                }),
+                ..Default::default()
+            }
+            .into(),
+        );
+        items.push(MenuItem::Separator);
+        items.push(
+            StandardItem {
+                label: "Quit Attend".into(),
+                icon_name: "application-exit-symbolic".into(),
+                activate: Box::new(|t: &mut Self| t.ask(Request::Quit)),
+                ..Default::default()
+            }
+            .into(),
+        );
+        items
+    }
+
+    fn watcher_online(&self) {
+        self.offline_logged.store(false, Ordering::Relaxed);
+        tracing::info!("tray icon: a StatusNotifierWatcher appeared; registered");
+    }
+
+    fn watcher_offline(&self, reason: ksni::OfflineReason) -> bool {
+        if !self.offline_logged.swap(true, Ordering::Relaxed) {
+            let why = match reason {
+                ksni::OfflineReason::Error(e) => e.to_string(),
+                _ => "it left the bus".to_string(),
+            };
+            tracing::warn!(
+                "no StatusNotifierWatcher on the bus ({why}); running without a tray icon \
+                 until one appears"
+            );
+        }
+        true
+    }
+}
+
+/// Carries out a tray request; the slow ones (raising the panel) off the tray's loop.
+fn perform(request: Request, actions: &Actions, snapshot: &Snapshot) {
+    let actions = actions.clone();
+    match request {
+        Request::ShowPanel(pane, token) => {
+            tokio::spawn(async move { actions.show_panel(pane, token).await });
+        }
+        Request::JumpNext(token) => {
+            tokio::spawn(async move {
+                match actions.next_unread().await {
+                    Ok(Some(pane)) => {
+                        tracing::info!(%pane, "tray: jump to next unread");
+                        if let Err(e) = actions.focus(pane, token).await {
+                            tracing::warn!(%pane, "cannot focus the pane: {e}");
+                        }
+                    }
+                    Ok(None) => tracing::info!("tray: nothing unread"),
+                    Err(e) => tracing::warn!("tray: next unread: {e}"),
+                }
+            });
+        }
+        Request::MarkAllSeen => {
+            let panes = seeable(snapshot);
+            tracing::info!(panes = panes.len(), "tray: mark all seen");
+            tokio::spawn(async move {
+                for pane in panes {
+                    if let Err(e) = actions.mark_seen(pane).await {
+                        tracing::warn!(%pane, "cannot mark seen: {e}");
+                    }
+                }
+            });
+        }
+        Request::Quit => {
+            tracing::info!("tray: quit");
+            actions.quit();
+        }
+    }
+}
+
+/// Runs the tray until `updates` closes. The first update is the state at start-up.
+/// Never fails: without a bus connection for ksni it logs that and drains `updates`.
+pub async fn run(mut updates: mpsc::UnboundedReceiver<Arc<Update>>, actions: Actions) {
+    let Some(first) = updates.recv().await else {
+        return;
+    };
+    let (req_tx, mut req_rx) = mpsc::unbounded_channel();
+    let mut latest = first.snapshot.clone();
+    let tray = AttendTray::new(latest.clone(), req_tx);
+    let handle = match tray.assume_sni_available(true).spawn().await {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!("tray icon unavailable: {e}");
+            while updates.recv().await.is_some() {}
+            return;
+        }
+    };
+    tracing::info!("tray icon on");
+    loop {
+        tokio::select! {
+            u = updates.recv() => {
+                let Some(mut u) = u else { break };
+                // Only the newest state matters.
+                while let Ok(newer) = updates.try_recv() {
+                    u = newer;
+                }
+                latest = u.snapshot.clone();
+                let snapshot = latest.clone();
+                handle.update(move |t: &mut AttendTray| t.set(snapshot)).await;
+            }
+            Some(r) = req_rx.recv() => perform(r, &actions, &latest),
+        }
+    }
+    handle.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AgentKind, AttentionItem, Pane, Source, Timestamp};
+    use ksni::Tray;
+
+    fn pane(id: u64, ws: &str, level: Option<Attention>) -> Pane {
+        let mut p = Pane::new(PaneId(id), ws, "main", "", AgentKind::Claude, Timestamp(0));
+        if let Some(level) = level {
+            p.items.push(AttentionItem {
+                level,
+                source: Source::user(),
+                at: Timestamp(id as i64),
+                decision: level.is_required().then_some(id),
+            });
+            p.attention_changed_at = Some(Timestamp(id as i64));
+        }
+        p
+    }
+
+    fn tray(panes: Vec<Pane>) -> AttendTray {
+        let snapshot = Snapshot {
+            panes: panes.into_iter().map(|p| (p.id, p)).collect(),
+            at: Timestamp(100),
+        };
+        let (tx, _rx) = mpsc::unbounded_channel();
+        AttendTray::new(Arc::new(snapshot), tx)
+    }
+
+    #[test]
+    fn status_and_icon_follow_the_worst_attention() {
+        let t = tray(vec![pane(1, "/w/a", None)]);
+        assert_eq!(t.status(), Status::Passive);
+        assert_eq!(t.icon_name(), "attend-none-symbolic");
+        let t = tray(vec![pane(1, "/w/a", Some(Attention::Unread))]);
+        assert_eq!(t.status(), Status::Active);
+        let t = tray(vec![
+            pane(1, "/w/a", Some(Attention::Unread)),
+            pane(2, "/w/b", Some(Attention::PermissionRequired)),
+        ]);
+        assert_eq!(t.status(), Status::NeedsAttention);
+        assert_eq!(t.icon_name(), "attend-permission-required-symbolic");
+        assert!(t.tool_tip().description.contains("permission_required: 1"));
+        assert!(t.tool_tip().description.contains("next: p2"));
+    }
+
+    #[test]
+    fn the_menu_lists_workspaces_then_the_actions() {
+        let t = tray(vec![
+            pane(1, "/w/my_app", Some(Attention::Unread)),
+            pane(2, "/w/infra", Some(Attention::PermissionRequired)),
+        ]);
+        let labels: Vec<String> = t
+            .menu()
+            .iter()
+            .map(|m| match m {
+                MenuItem::Standard(s) => s.label.clone(),
+                MenuItem::SubMenu(s) => s.label.clone(),
+                MenuItem::Separator => "-".into(),
+                _ => "?".into(),
+            })
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "infra — unknown · permission__required",
+                "my__app — unknown · unread",
+                "-",
+                "Jump to next unread",
+                "Mark all seen…",
+                "Open panel",
+                "-",
+                "Quit Attend",
+            ]
+        );
+        assert_eq!(seeable(&t.snapshot), vec![PaneId(1)]);
+    }
+}
