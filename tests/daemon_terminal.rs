@@ -157,3 +157,16 @@ fn osc_7_moves_the_cwd_and_refreshes_repo_and_branch_from_git() {
     assert_eq!(v["repo"], "checkout");
     assert_eq!(v["cwd"], repo.to_str().unwrap());
 }
+
+#[test]
+fn get_screen_returns_the_live_screen_text() {
+    let env = Env::with_daemon();
+    let p = env.run(&["--", "sh", "-c", "printf 'preview line one\\n'; sleep 100"]);
+    env.wait_until("the output reached the screen", || {
+        env.busctl("GetScreen", "s", &[&p])
+            .map(|v| v.to_string().contains("preview line one"))
+            .unwrap_or(false)
+    });
+    let err = env.busctl("GetScreen", "s", &["p99"]).unwrap_err();
+    assert!(err.contains("p99"), "{err}");
+}

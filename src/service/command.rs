@@ -87,6 +87,8 @@ pub enum Command {
     Events(u64, u32, Reply<Vec<EventTuple>>),
     Hook(Box<HookRequest>, Reply<u64>),
     Explain(PaneId, Reply<Dict>),
+    /// The plain text of the pane's live screen (the panel's preview).
+    GetScreen(PaneId, Reply<String>),
     /// A git lookup for a changed cwd finished (no reply).
     Git(PaneId, String, GitInfo),
     /// Tasks, holds and the evidence ladder's inputs (src/service/ladder_host.rs).

@@ -362,6 +362,15 @@ impl Attend1 {
         self.ask(|r| Command::Explain(id, r)).await
     }
 
+    /// GetScreen(s pane) → s: the plain text of the pane's live screen, from its vt100
+    /// state (never scrollback). Errors: `NoSuchPane`, `NotOwned` (an external pane has no
+    /// screen here), `InvalidArgument` when the pane is not running.
+    #[zbus(out_args("screen"))]
+    async fn get_screen(&self, pane: &str) -> Result<String, Attend1Error> {
+        let id = parse_pane(pane)?;
+        self.ask(|r| Command::GetScreen(id, r)).await
+    }
+
     /// Adds an open task (obligation) to a pane; returns its id (CONTRACT §5).
     #[zbus(out_args("task"))]
     async fn add_task(&self, pane: &str, text: &str) -> Result<u64, Attend1Error> {

@@ -544,6 +544,10 @@ impl Owner {
                 let r = self.explain(id, batch);
                 batch.respond(reply, r);
             }
+            Command::GetScreen(id, reply) => {
+                let r = self.handle(id).map(|h| h.screen_text());
+                batch.respond(reply, r);
+            }
             Command::Git(id, cwd, info) => self.git_facts(id, &cwd, &info, batch),
             Command::Ladder(cmd) => self.ladder_command(cmd, batch),
         }
