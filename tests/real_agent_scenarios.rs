@@ -33,6 +33,8 @@ struct Scenario {
     pane: String,
     /// A recorder of the SessionEnd payloads (Claude and Gemini).
     session_ends: Option<HookRecorder>,
+    /// A recorder of Codex's `notify` payloads.
+    notifies: Option<HookRecorder>,
     started: Instant,
 }
 
@@ -62,6 +64,7 @@ impl Scenario {
             String::from_utf8_lossy(&out.stderr)
         );
         let session_ends = (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd"));
+        let notifies = (cli == Cli::Codex).then(|| record_notify(&home));
         let mut launch = home.launch();
         if cli == Cli::Codex {
             // Hooks from install-hooks are not trusted yet: run them for this invocation
@@ -100,6 +103,7 @@ impl Scenario {
             home,
             pane,
             session_ends,
+            notifies,
             started,
         })
     }
@@ -267,6 +271,34 @@ fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
         json!({"hooks": [{"type": "command", "command": recorder.command(), "timeout": 5000}]}),
     );
     std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    recorder
+}
+
+/// Codex: wraps the `notify` argv that install-hooks wrote so that each payload (the last
+/// argument) is also recorded before the installed command runs with the same arguments.
+fn record_notify(home: &AgentHome) -> HookRecorder {
+    let recorder = HookRecorder::new(home.dir.path().join("recorded-notify"));
+    let path = home.config_dir().join("config.toml");
+    let mut doc: toml_edit::DocumentMut = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+    let installed: Vec<String> = doc["notify"]
+        .as_array()
+        .expect("install-hooks set notify")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let script = format!(
+        "for a; do last=$a; done; f='{}'/$(date +%s%N)-$$; printf '%s' \"$last\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f.json\"; exec \"$@\"",
+        recorder.dir.display()
+    );
+    let mut argv = toml_edit::Array::new();
+    for a in ["sh", "-c", &script, "sh"] {
+        argv.push(a);
+    }
+    for a in &installed {
+        argv.push(a.as_str());
+    }
+    doc["notify"] = toml_edit::value(argv);
+    std::fs::write(&path, doc.to_string()).unwrap();
     recorder
 }
 
@@ -457,7 +489,15 @@ fn codex_5_turn_side_thread_and_escalation() {
     if let Err(e) = side {
         s.fail(&e);
     }
-    std::thread::sleep(Duration::from_secs(2));
+    let notifies = s.notifies.as_ref().unwrap();
+    let other = notifies.wait_matching("agent-turn-complete", 0, STEP, |p| {
+        p["thread-id"].as_str().is_some_and(|t| t != session)
+    });
+    if let Err(e) = other {
+        s.fail(&e);
+    }
+    // The side thread's notify went to `attend hook codex --notify` like the session's.
+    std::thread::sleep(Duration::from_secs(1));
     let v = s.show();
     s.expect(&v, "done", "unread", Some(FIRST));
     assert_eq!(v["session_id"], session.as_str());

@@ -120,6 +120,9 @@ impl Context {
         }
         c.insert("monotonic".into(), self.monotonic.into());
         c.insert("pids".into(), serde_json::json!(self.pids));
+        if !self.terminal.is_empty() {
+            c.insert("terminal".into(), serde_json::json!(self.terminal));
+        }
         c
     }
 }

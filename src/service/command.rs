@@ -52,11 +52,9 @@ pub struct HookRequest {
     pub pane: Option<PaneId>,
     /// Exactly-once key made by the client.
     pub delivery_id: Option<String>,
-    /// Workspace key for an external pane created on first sight (resolved from the cwd
-    /// by the caller); unused when `pane` is given.
-    pub workspace: String,
-    /// Git facts of the hook's cwd, for a new external pane.
-    pub git: GitInfo,
+    /// The context's `cwd`: where a new external pane's workspace is looked up when the
+    /// payload names no cwd (the owner reads its git facts once, on first sight).
+    pub cwd: Option<String>,
     /// The hook's ancestors (pid, start time in clock ticks since boot), nearest first:
     /// checks a `pane` claim and finds an external pane's agent process
     /// (src/service/procwatch.rs). Empty when the caller sent none.

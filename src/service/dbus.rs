@@ -351,7 +351,7 @@ impl Attend1 {
                 None => Vec::new(),
             },
         };
-        let mut req = hook_request(agent, event, payload, context, now()).await?;
+        let mut req = hook_request(agent, event, payload, context, now())?;
         req.terminal = super::surfaces::TerminalLocation::from_env(&terminal);
         self.ask(|r| Command::Hook(Box::new(req), r)).await
     }

@@ -80,22 +80,15 @@ pub fn workspace_blocking(cwd: Option<String>) -> (String, GitInfo) {
     }
 }
 
-/// [`workspace_blocking`] off the async threads.
-pub async fn workspace(cwd: Option<String>) -> (String, GitInfo) {
-    tokio::task::spawn_blocking(move || workspace_blocking(cwd))
-        .await
-        .unwrap_or_else(|_| ("external".to_string(), GitInfo::default()))
-}
-
 /// Checks and maps one hook call received at `at` (a spooled one: its arrival time).
 ///
 /// - payload over [`MAX_PAYLOAD`] → `PayloadTooLarge`; unknown agent, malformed JSON, no
 ///   event → `InvalidArgument` (nothing is stored);
 /// - a `pane` that is not a pane id is ignored with a warning in the log: the hook is
-///   treated as coming from outside Attend (an external pane keyed by agent and session);
-/// - without a pane, the workspace and git facts of the cwd (the payload's, else the
-///   context's) are read for a new external pane.
-pub async fn hook_request(
+///   treated as coming from outside Attend (an external pane keyed by agent and session).
+///
+/// No I/O: a new external pane's workspace is looked up by the owner, once.
+pub fn hook_request(
     agent: &str,
     event: &str,
     payload: &str,
@@ -131,17 +124,11 @@ pub async fn hook_request(
     let event_arg = (!event.is_empty()).then_some(event);
     let mapping = map_hook(kind, event_arg, payload, at)
         .map_err(|e| Attend1Error::InvalidArgument(e.to_string()))?;
-    let (workspace, git) = if pane.is_none() {
-        workspace(mapping.cwd.clone().or(context.cwd.clone())).await
-    } else {
-        (String::new(), GitInfo::default())
-    };
     Ok(HookRequest {
         mapping,
         pane,
         delivery_id: context.delivery_id.filter(|d| !d.is_empty()),
-        workspace,
-        git,
+        cwd: context.cwd,
         pids: context.pids,
         terminal: None,
     })
@@ -162,34 +149,25 @@ mod tests {
         assert!(pids_from_json(None).is_empty());
     }
 
-    #[tokio::test]
-    async fn a_garbage_pane_is_ignored_and_bad_input_refused() {
+    #[test]
+    fn a_garbage_pane_is_ignored_and_bad_input_refused() {
         let stop = r#"{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"x"}"#;
         let ctx = HookContext {
             pane: Some("not-a-pane".into()),
             ..HookContext::default()
         };
-        let req = hook_request("claude", "", stop, ctx, Timestamp(5))
-            .await
-            .unwrap();
+        let req = hook_request("claude", "", stop, ctx, Timestamp(5)).unwrap();
         assert_eq!(req.pane, None);
-        assert_eq!(req.workspace, "external", "no cwd anywhere");
         assert_eq!(req.mapping.signal.at, Timestamp(5));
         let ctx = HookContext {
             pane: Some("p3".into()),
             ..HookContext::default()
         };
-        let req = hook_request("claude", "", stop, ctx.clone(), Timestamp(5))
-            .await
-            .unwrap();
+        let req = hook_request("claude", "", stop, ctx.clone(), Timestamp(5)).unwrap();
         assert_eq!(req.pane, Some(PaneId(3)));
-        let err = hook_request("claude", "", "{not json", ctx.clone(), Timestamp(5))
-            .await
-            .unwrap_err();
+        let err = hook_request("claude", "", "{not json", ctx.clone(), Timestamp(5)).unwrap_err();
         assert!(matches!(err, Attend1Error::InvalidArgument(m) if m.contains("not valid JSON")));
-        let err = hook_request("nope", "", stop, ctx, Timestamp(5))
-            .await
-            .unwrap_err();
+        let err = hook_request("nope", "", stop, ctx, Timestamp(5)).unwrap_err();
         assert!(matches!(err, Attend1Error::InvalidArgument(m) if m.contains("unknown agent")));
     }
 }

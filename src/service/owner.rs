@@ -798,12 +798,9 @@ impl Owner {
         if m.require_session.is_some() {
             return Ok(None);
         }
-        let (workspace, git) = if req.pane.is_some() {
-            // A pane claim that did not hold (rare): the cwd's git facts are read here.
-            workspace_blocking(m.cwd.clone())
-        } else {
-            (req.workspace.clone(), req.git.clone())
-        };
+        // First sight of this session: its workspace is the git top level of its cwd
+        // (one `git` run, here and only here; not on every hook).
+        let (workspace, git) = workspace_blocking(m.cwd.clone().or_else(|| req.cwd.clone()));
         let (id, events) = self.world.add_pane(
             NewPane {
                 workspace,

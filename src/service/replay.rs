@@ -21,9 +21,11 @@ use super::dbus::Attend1Error;
 use super::intake::{hook_request, pids_from_json, HookContext};
 use super::owner::Owner;
 use super::spool::{Replay, Spool, SpoolRecord, SPOOL_FILE};
+use super::surfaces::TerminalLocation;
 use crate::model::Timestamp;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use std::collections::BTreeMap;
 use std::io;
 use std::os::unix::fs::DirBuilderExt;
 use tokio::sync::{mpsc, oneshot};
@@ -62,20 +64,26 @@ fn context_of(rec: &SpoolRecord) -> HookContext {
 
 /// The owner's request for one spooled hook, mapped at its arrival time (replayed events
 /// keep their original times).
-pub async fn request_of(rec: &SpoolRecord) -> Result<HookRequest, Attend1Error> {
-    hook_request(
+pub fn request_of(rec: &SpoolRecord) -> Result<HookRequest, Attend1Error> {
+    let mut req = hook_request(
         &rec.agent,
         &rec.event,
         &rec.payload,
         context_of(rec),
         Timestamp(rec.arrived_at),
-    )
-    .await
+    )?;
+    let terminal: BTreeMap<String, String> = rec
+        .context
+        .get("terminal")
+        .and_then(|t| serde_json::from_value(t.clone()).ok())
+        .unwrap_or_default();
+    req.terminal = TerminalLocation::from_env(&terminal);
+    Ok(req)
 }
 
 /// Logs the torn lines of a batch and maps its records; refused ones are logged and
 /// counted.
-async fn prepare(batch: &Replay, report: &mut ReplayReport) -> Vec<(String, HookRequest)> {
+fn prepare(batch: &Replay, report: &mut ReplayReport) -> Vec<(String, HookRequest)> {
     for t in &batch.torn {
         tracing::warn!(
             file = %batch.path.display(),
@@ -88,7 +96,7 @@ async fn prepare(batch: &Replay, report: &mut ReplayReport) -> Vec<(String, Hook
     report.torn += batch.torn.len();
     let mut reqs = Vec::with_capacity(batch.records.len());
     for rec in &batch.records {
-        match request_of(rec).await {
+        match request_of(rec) {
             Ok(req) => reqs.push((rec.delivery_id.clone(), req)),
             Err(e) => {
                 report.refused += 1;
@@ -153,7 +161,7 @@ pub async fn replay_at_start(owner: &mut Owner, spool: &Spool) -> ReplayReport {
                 break;
             }
         };
-        let mut reqs = prepare(&batch, &mut report).await;
+        let mut reqs = prepare(&batch, &mut report);
         let mut ok = true;
         while ok && !reqs.is_empty() {
             let rest = reqs.split_off(reqs.len().min(CHUNK));
@@ -188,7 +196,7 @@ async fn drain_running(spool: &Spool, cmd_tx: &mpsc::Sender<Command>) -> ReplayR
                 break;
             }
         };
-        let reqs = prepare(&batch, &mut report).await;
+        let reqs = prepare(&batch, &mut report);
         let mut ids = Vec::with_capacity(reqs.len());
         let mut answers = Vec::with_capacity(reqs.len());
         for (id, req) in reqs {
@@ -294,7 +302,6 @@ pub fn watch(spool: Spool, cmd_tx: mpsc::Sender<Command>) -> Result<SpoolWatch, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
     use std::path::PathBuf;
 
     #[test]
@@ -315,11 +322,7 @@ mod tests {
         assert_eq!(ctx.pane.as_deref(), Some("p2"));
         assert_eq!(ctx.delivery_id.as_deref(), Some("d1"));
         assert_eq!(ctx.pids, vec![(40, 7), (1, 1)]);
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let req = rt.block_on(request_of(&rec)).unwrap();
+        let req = request_of(&rec).unwrap();
         assert_eq!(req.mapping.signal.at, Timestamp(1234));
         assert_eq!(req.delivery_id.as_deref(), Some("d1"));
     }
