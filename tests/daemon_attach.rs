@@ -115,3 +115,35 @@ fn attach_to_an_unknown_or_exited_pane_is_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not running"));
 }
+
+#[test]
+fn two_daemons_on_two_buses_keep_their_own_attach_sockets() {
+    // A desktop-session daemon and a private-bus one (SSH, quickstart) sharing one
+    // XDG_RUNTIME_DIR must not take over each other's socket.
+    let env = Env::with_daemon();
+    let sockets = || -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(env.dir.path().join("run").join("attend"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().ends_with(".sock"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sockets().len(), 1);
+    let first = sockets()[0].clone();
+    let other_bus = support::Bus::start();
+    let mut second = env
+        .cmd()
+        .env("DBUS_SESSION_BUS_ADDRESS", &other_bus.address)
+        .env("ATTEND_STATE_DIR", env.dir.path().join("state2"))
+        .args(["daemon", "--no-tray", "--no-notifications"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    env.wait_until("the second daemon binds its own socket", || sockets().len() == 2);
+    second.kill().unwrap();
+    second.wait().unwrap();
+    assert!(first.exists(), "the first daemon's socket survives the second");
+}

@@ -174,7 +174,9 @@ pub async fn run_with_connection(
         "state loaded"
     );
 
-    let socket = runtime_dir().join("attach.sock");
+    // One socket per daemon (clients get its path from `Attach`): two daemons on two
+    // buses (a desktop session and an SSH one) never take over each other's socket.
+    let socket = runtime_dir().join(format!("attach-{}.sock", std::process::id()));
     let (pty_tx, pty_rx) = mpsc::unbounded_channel();
     let mut owner = Owner::new(
         world,
