@@ -142,8 +142,13 @@ fn two_daemons_on_two_buses_keep_their_own_attach_sockets() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    env.wait_until("the second daemon binds its own socket", || sockets().len() == 2);
+    env.wait_until("the second daemon binds its own socket", || {
+        sockets().len() == 2
+    });
     second.kill().unwrap();
     second.wait().unwrap();
-    assert!(first.exists(), "the first daemon's socket survives the second");
+    assert!(
+        first.exists(),
+        "the first daemon's socket survives the second"
+    );
 }
