@@ -222,6 +222,11 @@ pub struct Launch {
     pub cwd: PathBuf,
 }
 
+/// Environment variables by which CI systems announce themselves and that the agent CLIs
+/// read to switch to a non-interactive mode (Gemini CLI's `isHeadlessMode`: `CI=true` or
+/// `GITHUB_ACTIONS=true`). A person at a terminal has none of them.
+pub const CI_MARKERS: &[&str] = &["CI", "GITHUB_ACTIONS", "CONTINUOUS_INTEGRATION"];
+
 impl Launch {
     /// `program` followed by `args`, as strings.
     pub fn argv(&self) -> Vec<String> {
@@ -250,12 +255,18 @@ impl Launch {
         argv
     }
 
-    /// `env K=V … PROGRAM ARGS…`: the launch's variables laid over the environment the
-    /// command is started with. For `attend run -- …`, where the agent must also inherit
-    /// what the daemon gives it (`ATTEND_PANE`, the bus address and state directory its
-    /// hook command needs).
+    /// `env -u CI … K=V … PROGRAM ARGS…`: the launch's variables laid over the environment
+    /// the command is started with. For `attend run -- …`, where the agent must also
+    /// inherit what the daemon gives it (`ATTEND_PANE`, the bus address and state
+    /// directory its hook command needs). The CI markers of the machine running the tests
+    /// ([`CI_MARKERS`]) are removed: Gemini CLI turns headless under `CI=true` and exits
+    /// 42 ("No input provided via stdin") instead of showing its prompt.
     pub fn env_overlay_argv(&self) -> Vec<String> {
         let mut argv = vec!["env".to_string()];
+        for marker in CI_MARKERS {
+            argv.push("-u".to_string());
+            argv.push(marker.to_string());
+        }
         argv.extend(self.env.iter().map(|(k, v)| format!("{k}={v}")));
         argv.extend(self.argv());
         argv
