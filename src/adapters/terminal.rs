@@ -167,6 +167,9 @@ impl TerminalScanner {
     /// Like [`feed`](Self::feed), and also appends to `screen` the bytes a screen emulator
     /// needs: the input without OSC, DCS, APC, PM and SOS strings (they never change the
     /// screen grid, and an emulator such as vt100 buffers OSC strings without a bound).
+    /// A CSI or escape sequence cut short by an ESC is cancelled with a CAN, and an ESC
+    /// abandoned by another ESC is dropped, as a terminal does; so `screen` is at most
+    /// one byte per ESC longer than `bytes`.
     /// Returns true when `bytes` held printable text (a graphic character outside any
     /// escape sequence; spaces and controls do not count).
     pub fn feed_filtered(
@@ -225,7 +228,12 @@ impl TerminalScanner {
             },
             State::Escape => self.escape(b, out, sink),
             State::EscIntermediate => match b {
-                ESC => self.state = State::Escape,
+                ESC => {
+                    // Cancel the part already passed on, so that what follows a string
+                    // the sink never sees is not read as its final byte.
+                    sink.push(CAN);
+                    self.state = State::Escape;
+                }
                 CAN | SUB => {
                     sink.push(b);
                     self.state = State::Ground;
@@ -296,8 +304,10 @@ impl TerminalScanner {
                 self.state = State::Csi;
             }
             ESC => {
-                // ESC ESC: the first one is abandoned, the second is held.
-                sink.push(ESC);
+                // ESC ESC: the first one is abandoned (it has no effect on a terminal),
+                // the second is held. Passing the first on would let the byte after a
+                // dropped string complete it: `ESC ESC ] CAN ]` must not reach the
+                // emulator as `ESC ]`, an OSC it would buffer without a bound.
             }
             CAN | SUB => self.state = State::Ground,
             BEL => {
@@ -322,7 +332,10 @@ impl TerminalScanner {
     fn csi_byte(&mut self, b: u8, out: &mut Vec<TerminalEvent>, sink: &mut Sink<'_>) {
         match b {
             ESC => {
+                // ESC aborts the sequence: cancel the part already passed on (see
+                // `State::EscIntermediate`).
                 self.csi.clear();
+                sink.push(CAN);
                 self.state = State::Escape;
             }
             CAN | SUB => {

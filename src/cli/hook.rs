@@ -11,7 +11,9 @@
 //! 4. when the daemon is unreachable, does not answer in time or fails internally, it
 //!    appends the call to the spool in `service::paths::runtime_dir()` (with its arrival
 //!    time and delivery id; atomic append + fsync) for the daemon to replay. That is
-//!    normal and silent.
+//!    normal and silent. While earlier hooks wait in the spool (`spool::pending`) it
+//!    spools without calling, so a hook never overtakes one spooled before it (issue 7
+//!    "Crash": applied in per-pane order).
 //!
 //! It prints nothing on stdout and always exits 0 (a broken Attend must not break the
 //! agent): a rejected payload, or an event that could be neither delivered nor spooled,
@@ -257,13 +259,20 @@ pub fn run(agent: &str, event: Option<&str>, notify: bool, arg: Option<String>) 
         return 0;
     }
     let ctx = Context::collect(pids);
-    let failure = match deliver(agent, event, &payload, &ctx, started + CALL_BUDGET) {
-        Ok(()) => return 0,
-        Err(Failure::Rejected(e)) => {
-            eprintln!("attend: hook not delivered: {e}");
-            return 0;
+    let dir = runtime_dir();
+    let failure = if spool::pending(&dir) {
+        // A live call would overtake the hooks still spooled (this agent's earlier ones
+        // among them): queue behind them instead.
+        "earlier hooks are still spooled".to_string()
+    } else {
+        match deliver(agent, event, &payload, &ctx, started + CALL_BUDGET) {
+            Ok(()) => return 0,
+            Err(Failure::Rejected(e)) => {
+                eprintln!("attend: hook not delivered: {e}");
+                return 0;
+            }
+            Err(Failure::Undelivered(reason)) => reason,
         }
-        Err(Failure::Undelivered(reason)) => reason,
     };
     let record = SpoolRecord {
         delivery_id: ctx.delivery_id.clone(),
@@ -273,7 +282,6 @@ pub fn run(agent: &str, event: Option<&str>, notify: bool, arg: Option<String>) 
         context: ctx.to_json(),
         arrived_at,
     };
-    let dir = runtime_dir();
     if let Err(e) = spool::append(&dir, &record) {
         eprintln!(
             "attend: hook lost: not delivered ({failure}) and not spooled to {}: {e}",

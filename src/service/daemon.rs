@@ -55,7 +55,7 @@ pub enum DaemonError {
     Bus(#[from] zbus::Error),
     #[error("{0}")]
     Db(#[from] DbError),
-    #[error("cannot move the corrupt database {path} aside: {source}")]
+    #[error("cannot move the bad database file {path} aside: {source}")]
     MoveAside {
         path: PathBuf,
         source: std::io::Error,
@@ -111,9 +111,53 @@ pub fn run(opts: DaemonOptions) -> i32 {
     })
 }
 
+/// Says that the database file is missing before a fresh one is made, never silently:
+/// a warning in the log (first start, or the file was deleted); and when the file's
+/// write-ahead log or journal is still there (deleted while the daemon was stopped) those
+/// are moved aside to `<name>.orphan-<unix-ms>` (reported on stderr), so SQLite neither
+/// applies them to the new file nor discards what they hold.
+fn report_missing_db(path: &Path) -> Result<(), DaemonError> {
+    let companions: Vec<PathBuf> = ["-wal", "-shm", "-journal"]
+        .iter()
+        .map(|c| PathBuf::from(format!("{}{c}", path.display())))
+        .filter(|p| p.exists())
+        .collect();
+    if companions.is_empty() {
+        tracing::warn!(
+            path = %path.display(),
+            "no database: starting with an empty state (first start, or the file was deleted)"
+        );
+        return Ok(());
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let mut moved = Vec::new();
+    for from in companions {
+        let to = PathBuf::from(format!("{}.orphan-{stamp}", from.display()));
+        std::fs::rename(&from, &to).map_err(|source| DaemonError::MoveAside {
+            path: from.clone(),
+            source,
+        })?;
+        moved.push(to.display().to_string());
+    }
+    eprintln!(
+        "attend: the database {} is missing but its log files are still there (was it \
+         deleted?); moved them to {} and starting with an empty state",
+        path.display(),
+        moved.join(", ")
+    );
+    tracing::error!(path = %path.display(), moved = %moved.join(", "), "missing database: its log files moved aside");
+    Ok(())
+}
+
 /// Opens the database, moving a corrupt one aside (reported on stderr, never silent) and
-/// starting fresh.
+/// starting fresh; a missing one is reported ([`report_missing_db`]).
 fn open_db(dir: &Path) -> Result<(Db, World), DaemonError> {
+    let path = dir.join(DB_FILE);
+    if !path.exists() {
+        report_missing_db(&path)?;
+    }
     let opened = Db::open_in(dir).and_then(|db| db.load().map(|w| (db, w)));
     let (db, world) = match opened {
         Ok(x) => x,
@@ -177,7 +221,7 @@ pub async fn run_with_connection(
     // One socket per daemon (clients get its path from `Attach`): two daemons on two
     // buses (a desktop session and an SSH one) never take over each other's socket.
     let socket = runtime_dir().join(format!("attach-{}.sock", std::process::id()));
-    let (pty_tx, pty_rx) = mpsc::unbounded_channel();
+    let (pty_tx, pty_rx) = super::pty::event_channel();
     let mut owner = Owner::new(
         world,
         db,

@@ -478,10 +478,16 @@ impl LadderHost {
         let Some(handle) = lock(&self.ptys).get(&pane).cloned() else {
             return;
         };
-        let screen = Screen::new(&handle.screen_text(), p.title.as_deref().unwrap_or(""));
         let Some(st) = self.panes.get_mut(&pane) else {
             return;
         };
+        // The owner never waits for a parser feeding a fast pane's screen (issue 7,
+        // "Load"): the evaluation stays pending and the pane's timer retries it.
+        let Some(text) = handle.try_screen_text() else {
+            st.sampler.chrome_deferred();
+            return;
+        };
+        let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
         if !st.chrome.evaluate(manifest, screen, now) {
             return;
         }

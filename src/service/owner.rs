@@ -14,7 +14,7 @@ use super::git;
 use super::intake::workspace_blocking;
 use super::ladder_host::{LadderCommand, LadderHost, Outcome};
 use super::procwatch::{self, Armed, ProcWatch};
-use super::pty::{PtyEvent, PtyHandle, SpawnSpec};
+use super::pty::{EventTx, PtyEvent, PtyHandle, SpawnSpec};
 use super::surfaces::Surfaces;
 use super::wire::{pane_dict, workspace_dict, Dict, DictBuilder};
 use crate::adapters::terminal::to_signal;
@@ -93,7 +93,8 @@ pub struct Owner {
     ptys: PtyRegistry,
     /// The environment each owned pane was last spawned with (for `Resume`).
     envs: HashMap<PaneId, BTreeMap<String, String>>,
-    pty_tx: mpsc::UnboundedSender<PtyEvent>,
+    /// The PTYs' bounded event queue (src/service/pty.rs [`super::pty::event_channel`]).
+    pty_tx: EventTx,
     cmd_tx: mpsc::Sender<Command>,
     conn: zbus::Connection,
     config: OwnerConfig,
@@ -110,7 +111,7 @@ impl Owner {
     pub fn new(
         world: World,
         db: Db,
-        pty_tx: mpsc::UnboundedSender<PtyEvent>,
+        pty_tx: EventTx,
         cmd_tx: mpsc::Sender<Command>,
         conn: zbus::Connection,
         config: OwnerConfig,
@@ -202,7 +203,7 @@ impl Owner {
     pub async fn run(
         mut self,
         mut cmd_rx: mpsc::Receiver<Command>,
-        mut pty_rx: mpsc::UnboundedReceiver<PtyEvent>,
+        mut pty_rx: mpsc::Receiver<PtyEvent>,
         shutdown: impl Future<Output = ()>,
     ) {
         tokio::pin!(shutdown);

@@ -17,7 +17,7 @@
 //! client reports them; a pid whose start time differs is another process (pid reuse).
 
 use super::owner::{lock, PtyRegistry};
-use super::pty::PtyEvent;
+use super::pty::{EventTx, PtyEvent};
 use crate::engine::World;
 use crate::model::{AgentKind, Live, Pane, PaneId};
 use std::collections::HashMap;
@@ -26,7 +26,6 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
-use tokio::sync::mpsc;
 
 /// A process: (pid, start time in clock ticks since boot).
 pub type Proc = (u32, u64);
@@ -216,13 +215,7 @@ impl ProcWatch {
     /// another one replaces the old watch. A process that already exited (or whose pid now
     /// belongs to another process) is reported exited at once. Exits go to `tx`. Must run
     /// inside a tokio runtime.
-    pub fn arm(
-        &mut self,
-        pane: PaneId,
-        agent: AgentKind,
-        pids: &[Proc],
-        tx: &mpsc::UnboundedSender<PtyEvent>,
-    ) -> Armed {
+    pub fn arm(&mut self, pane: PaneId, agent: AgentKind, pids: &[Proc], tx: &EventTx) -> Armed {
         let Some(proc) = pick_agent(agent, pids) else {
             return Armed::NoProcess;
         };
@@ -241,7 +234,10 @@ impl ProcWatch {
             Ok(fd) if alive(proc) => fd,
             _ => {
                 tracing::info!(%pane, pid = proc.0, "the agent process of the external pane is gone");
-                report_exit(&self.targets, pane, proc, tx);
+                if still_watched(&self.targets, pane, proc) {
+                    // The owner calls this: never wait for room in its own queue.
+                    tx.send_now(exited(pane));
+                }
                 return Armed::Gone(proc);
             }
         };
@@ -261,7 +257,9 @@ impl ProcWatch {
                 }
             }
             tracing::info!(%pane, pid = proc.0, "the agent process of the external pane exited");
-            report_exit(&targets, pane, proc, &tx);
+            if still_watched(&targets, pane, proc) {
+                tx.send(exited(pane)).await;
+            }
         });
         self.tasks.insert(pane, task);
         Armed::Watching(proc)
@@ -290,15 +288,18 @@ impl Drop for ProcWatch {
     }
 }
 
-/// Sends the exit of `proc` for `pane` when it is still the pane's watched process.
-fn report_exit(targets: &Targets, pane: PaneId, proc: Proc, tx: &mpsc::UnboundedSender<PtyEvent>) {
+/// True when `proc` is still the watched process of `pane` (its exit is to be reported).
+fn still_watched(targets: &Targets, pane: PaneId, proc: Proc) -> bool {
     let targets = targets.lock().unwrap_or_else(PoisonError::into_inner);
-    if targets.get(&pane) == Some(&proc) {
-        let _ = tx.send(PtyEvent::Exited {
-            pane,
-            code: None,
-            signal: None,
-        });
+    targets.get(&pane) == Some(&proc)
+}
+
+/// The exit report of an external pane's agent process: code and signal unknown.
+fn exited(pane: PaneId) -> PtyEvent {
+    PtyEvent::Exited {
+        pane,
+        code: None,
+        signal: None,
     }
 }
 
@@ -385,7 +386,8 @@ mod tests {
             .unwrap();
         let pid = child.id();
         let proc = (pid, start_time(pid).unwrap());
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let tx = EventTx::from(tx);
         let mut watch = ProcWatch::default();
         let pane = PaneId(7);
         // Any name: the only ancestor is the pick.

@@ -13,10 +13,15 @@
 //!   ([`terminal::Terminal`]: vt100 for the live screen, a compact ring for the history,
 //!   and coalescing of long plain runs when it falls behind), broadcasts the raw bytes to
 //!   attach clients ([`PtyHandle::subscribe`]) and sends one [`PtyEvent::Output`] per
-//!   batch. Reading and parsing run in parallel (issue 7, benchmark 3);
+//!   batch. Reading and parsing run in parallel (issue 7, benchmark 3). The daemon's
+//!   event queue is bounded ([`event_channel`], [`EVENT_QUEUE`] events for all panes):
+//!   when the owner is behind, the parser waits, its chunk queue fills, the reader waits
+//!   and so does the program, so fast output never piles up in memory (issue 7, "Load");
+//!   meanwhile chunks queue up, so the owner gets fewer, larger batches;
 //! * the **waiter** blocks in `waitpid` for the child; once it exited it waits for the
-//!   parser to reach end of file (all output delivered), at most [`EXIT_DRAIN_GRACE`] in
-//!   case a background process keeps the terminal open, then closes the broadcast and
+//!   parser to reach end of file (all output delivered), at most [`EXIT_DRAIN_GRACE`]
+//!   (not counting a parser held up by a busy owner) in case a background process keeps
+//!   the terminal open, then closes the broadcast and
 //!   sends [`PtyEvent::Exited`] with the exit code or the signal number.
 //!
 //! Dropping the last handle of a running pane hangs it up (SIGHUP to its process group),
@@ -48,6 +53,11 @@ pub const PARSE_QUEUE: usize = 512;
 /// How long, after the child exited, the waiter lets the reader drain output before it
 /// reports the exit anyway (a background process may keep the terminal open forever).
 pub const EXIT_DRAIN_GRACE: Duration = Duration::from_secs(1);
+
+/// [`PtyEvent`]s queued for the owner by all panes together ([`event_channel`]): the
+/// owner takes up to this many in one pass of its loop (src/service/owner.rs
+/// `MAX_BATCH`), so one pass can empty a full queue.
+pub const EVENT_QUEUE: usize = 256;
 
 /// Raw output chunks buffered per attach subscriber before it lags (and gets a redraw).
 const BROADCAST_CAPACITY: usize = 1024;
@@ -107,6 +117,73 @@ pub enum PtyEvent {
     },
 }
 
+/// The daemon's queue of [`PtyEvent`]s: bounded to [`EVENT_QUEUE`] events, so that the
+/// PTY threads wait (back-pressure) when the owner is behind.
+pub fn event_channel() -> (EventTx, mpsc::Receiver<PtyEvent>) {
+    let (tx, rx) = mpsc::channel(EVENT_QUEUE);
+    (EventTx::Bounded(tx), rx)
+}
+
+/// Where PTYs (and the external panes' process watch, src/service/procwatch.rs) report
+/// their [`PtyEvent`]s: the daemon's bounded queue ([`event_channel`]), or an unbounded
+/// channel (tests and tools that read every event themselves).
+#[derive(Debug, Clone)]
+pub enum EventTx {
+    Bounded(mpsc::Sender<PtyEvent>),
+    Unbounded(mpsc::UnboundedSender<PtyEvent>),
+}
+
+impl From<mpsc::Sender<PtyEvent>> for EventTx {
+    fn from(tx: mpsc::Sender<PtyEvent>) -> EventTx {
+        EventTx::Bounded(tx)
+    }
+}
+
+impl From<mpsc::UnboundedSender<PtyEvent>> for EventTx {
+    fn from(tx: mpsc::UnboundedSender<PtyEvent>) -> EventTx {
+        EventTx::Unbounded(tx)
+    }
+}
+
+impl EventTx {
+    /// Sends from a plain thread (never from async code: tokio panics), waiting while a
+    /// bounded queue is full. False once the receiver is gone.
+    pub fn blocking_send(&self, ev: PtyEvent) -> bool {
+        match self {
+            EventTx::Bounded(tx) => tx.blocking_send(ev).is_ok(),
+            EventTx::Unbounded(tx) => tx.send(ev).is_ok(),
+        }
+    }
+
+    /// Sends from async code, waiting for room in a bounded queue. False once the
+    /// receiver is gone.
+    pub async fn send(&self, ev: PtyEvent) -> bool {
+        match self {
+            EventTx::Bounded(tx) => tx.send(ev).await.is_ok(),
+            EventTx::Unbounded(tx) => tx.send(ev).is_ok(),
+        }
+    }
+
+    /// Sends without ever waiting, for the owner task itself (the queue's only reader:
+    /// waiting there would deadlock): when a bounded queue is full, a task spawned on the
+    /// current tokio runtime delivers the event once there is room.
+    pub fn send_now(&self, ev: PtyEvent) {
+        match self {
+            EventTx::Bounded(tx) => {
+                if let Err(mpsc::error::TrySendError::Full(ev)) = tx.try_send(ev) {
+                    let tx = tx.clone();
+                    tokio::spawn(async move {
+                        let _ = tx.send(ev).await;
+                    });
+                }
+            }
+            EventTx::Unbounded(tx) => {
+                let _ = tx.send(ev);
+            }
+        }
+    }
+}
+
 /// How the program ended (the payload of [`PtyEvent::Exited`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PtyExit {
@@ -164,6 +241,8 @@ struct Shared {
     wants_focus: AtomicBool,
     /// The child was reaped: its pid may belong to another process now, never signal it.
     reaped: AtomicBool,
+    /// The parser is waiting for room in the owner's queue (the owner is behind).
+    held_up: AtomicBool,
     exit: Mutex<Option<PtyExit>>,
 }
 
@@ -181,14 +260,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl PtyHandle {
     /// Spawns `spec.argv` in a new PTY of `spec.rows`×`spec.cols` and starts reporting
-    /// its output and exit on `tx`. The child is a session leader with the PTY as its
-    /// controlling terminal. Errors name the program and the OS error and leave nothing
-    /// behind.
+    /// its output and exit on `tx` (a bounded queue makes the PTY threads wait while it is
+    /// full). The child is a session leader with the PTY as its controlling terminal.
+    /// Errors name the program and the OS error and leave nothing behind.
     pub fn spawn(
         pane: PaneId,
         spec: &SpawnSpec,
-        tx: mpsc::UnboundedSender<PtyEvent>,
+        tx: impl Into<EventTx>,
     ) -> Result<PtyHandle, SpawnError> {
+        let tx: EventTx = tx.into();
         let program = spec.argv.first().ok_or(SpawnError::EmptyCommand)?.clone();
         if !spec.cwd.is_dir() {
             let source = std::fs::metadata(&spec.cwd)
@@ -265,6 +345,7 @@ impl PtyHandle {
             }),
             wants_focus: AtomicBool::new(false),
             reaped: AtomicBool::new(false),
+            held_up: AtomicBool::new(false),
             exit: Mutex::new(None),
         });
         let handle = PtyHandle {
@@ -388,6 +469,18 @@ impl PtyHandle {
     /// Plain text of the visible screen, rows separated by `\n`, trailing blanks trimmed.
     pub fn screen_text(&self) -> String {
         lock(&self.inner.shared.screen).term.screen().contents()
+    }
+
+    /// Like [`screen_text`](Self::screen_text), but `None` instead of waiting while the
+    /// parser is feeding the screen (for the owner task, which must not wait behind a pane
+    /// that prints continuously: issue 7, "Load").
+    pub fn try_screen_text(&self) -> Option<String> {
+        let screen = match self.inner.shared.screen.try_lock() {
+            Ok(screen) => screen,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(screen.term.screen().contents())
     }
 
     /// The bottom `n` non-empty lines of the live screen (never scrollback), top to
@@ -554,7 +647,7 @@ fn parse_loop(
     pane: PaneId,
     chunks: std::sync::mpsc::Receiver<Chunk>,
     shared: &Shared,
-    tx: &mpsc::UnboundedSender<PtyEvent>,
+    tx: &EventTx,
     eof: std::sync::mpsc::Sender<()>,
 ) {
     while let Ok(first) = chunks.recv() {
@@ -593,11 +686,14 @@ fn parse_loop(
                 printable |= c.printable;
             }
         }
-        let _ = tx.send(PtyEvent::Output {
+        // Waits while the owner is behind (back-pressure, see the module docs).
+        shared.held_up.store(true, Ordering::SeqCst);
+        let _ = tx.blocking_send(PtyEvent::Output {
             pane,
             events,
             printable,
         });
+        shared.held_up.store(false, Ordering::SeqCst);
     }
     let _ = eof.send(());
 }
@@ -607,7 +703,7 @@ fn wait_loop(
     pane: PaneId,
     pid: Option<u32>,
     shared: &Shared,
-    tx: &mpsc::UnboundedSender<PtyEvent>,
+    tx: &EventTx,
     eof: std::sync::mpsc::Receiver<()>,
 ) {
     let exit = match pid {
@@ -625,10 +721,16 @@ fn wait_loop(
             }
         }
     };
-    let _ = eof.recv_timeout(EXIT_DRAIN_GRACE);
+    // The grace is for a background process that keeps the terminal open; output merely
+    // held up by a busy owner is waited for, so that the exit still comes after it.
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = eof.recv_timeout(EXIT_DRAIN_GRACE) {
+        if !shared.held_up.load(Ordering::SeqCst) {
+            break;
+        }
+    }
     *lock(&shared.exit) = Some(exit);
     lock(&shared.screen).broadcast = None;
-    let _ = tx.send(PtyEvent::Exited {
+    let _ = tx.blocking_send(PtyEvent::Exited {
         pane,
         code: exit.code,
         signal: exit.signal,
@@ -697,5 +799,46 @@ mod tests {
         assert_eq!(history[99], b"\x1b[31mred\x1b[m 295".to_vec());
         assert_eq!(history[0], b"\x1b[31mred\x1b[m 196".to_vec());
         assert_eq!(pty.screen_bottom_lines(1), vec!["red 299".to_string()]);
+    }
+
+    /// A bounded queue that nobody reads for longer than the exit grace: the program's
+    /// output waits in the pipeline, and its exit is still reported after all of it.
+    #[tokio::test]
+    async fn a_slow_owner_holds_the_output_back_and_still_gets_the_exit_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("out.txt"), text).unwrap();
+        let spec = SpawnSpec::new(
+            vec!["cat".into(), "out.txt".into()],
+            dir.path().to_path_buf(),
+        );
+        let (tx, mut rx) = mpsc::channel(1);
+        let pty = PtyHandle::spawn(PaneId(1), &spec, tx).expect("spawn");
+        // `cat` exits at once; the parser waits for room in the queue meanwhile.
+        tokio::time::sleep(EXIT_DRAIN_GRACE * 3).await;
+        let mut outputs = 0;
+        loop {
+            let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+                .await
+                .expect("events in time")
+                .expect("channel open");
+            match ev {
+                PtyEvent::Output { .. } => outputs += 1,
+                PtyEvent::Exited { code, .. } => {
+                    assert_eq!(code, Some(0));
+                    break;
+                }
+            }
+        }
+        assert!(
+            outputs >= 2,
+            "the output came in several batches: {outputs}"
+        );
+        assert_eq!(
+            pty.screen_bottom_lines(1),
+            vec!["line 39999".to_string()],
+            "the exit came after the last output"
+        );
+        assert!(rx.try_recv().is_err(), "nothing after the exit");
     }
 }

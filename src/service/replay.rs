@@ -2,12 +2,17 @@
 //! event): replay at start-up and drain while running.
 //!
 //! - [`replay_at_start`]: before the owner loop serves any live `Hook` call (those wait in
-//!   its channel), every pending batch (batches left by an interrupted replay first, then
-//!   the live spool; src/service/spool.rs) is applied through [`Owner::apply_hooks`], in
-//!   arrival order, each record at its arrival time.
+//!   its channel), what is pending at start (batches left by an interrupted replay first,
+//!   then one take of the live spool; src/service/spool.rs) is applied through
+//!   [`Owner::apply_hooks`], in arrival order, each record at its arrival time. Records
+//!   spooled meanwhile are left to [`watch`]: hooks keep spooling while records are
+//!   pending (src/cli/hook.rs), so a start that chased them could last as long as a
+//!   storm of hooks.
 //! - [`watch`]: while the daemon runs, an inotify watch on the spool directory (the
 //!   `notify` crate; no polling) drains a spool that grows (a hook that timed out while
-//!   the daemon was busy), sending each record to the owner as a `Hook` command.
+//!   the daemon was busy), sending each record to the owner as a `Hook` command; a drain
+//!   that stops with records left (a commit failed: a full disk) is tried again after a
+//!   growing wait (1 s doubling to 16 s), since no new write may come to kick it.
 //!
 //! Exactly once: every record carries the client's `delivery_id`, and the owner skips ids
 //! already committed (`Db::delivery_seen`), so a batch replayed twice (a crash between the
@@ -146,9 +151,10 @@ async fn finish(spool: &Spool, batch: Replay) -> io::Result<()> {
         .map_err(io::Error::other)?
 }
 
-/// Drains `spool` (batches left by an interrupted replay first, then the live spool) into
-/// `owner` before it runs: each batch's records in arrival order, at most [`CHUNK`] per
-/// commit. Stops at the first failed commit or I/O error (logged; the batch stays for
+/// Applies what `spool` holds at start (batches left by an interrupted replay first, then
+/// one take of the live spool) to `owner` before it runs: each batch's records in arrival
+/// order, at most [`CHUNK`] per commit. Records spooled after that take are drained by
+/// [`watch`]. Stops at the first failed commit or I/O error (logged; the batch stays for
 /// the next attempt). Never fails the start-up.
 pub async fn replay_at_start(owner: &mut Owner, spool: &Spool) -> ReplayReport {
     let mut report = ReplayReport::default();
@@ -161,6 +167,7 @@ pub async fn replay_at_start(owner: &mut Owner, spool: &Spool) -> ReplayReport {
                 break;
             }
         };
+        let from_live_spool = !batch.leftover;
         let mut reqs = prepare(&batch, &mut report);
         let mut ok = true;
         while ok && !reqs.is_empty() {
@@ -178,14 +185,18 @@ pub async fn replay_at_start(owner: &mut Owner, spool: &Spool) -> ReplayReport {
             break;
         }
         report.batches += 1;
+        if from_live_spool {
+            break;
+        }
     }
     report
 }
 
 /// Drains `spool` through the owner's command channel while the daemon runs: the records
 /// of a batch are queued in order, then their answers awaited. Stops like
-/// [`replay_at_start`].
-async fn drain_running(spool: &Spool, cmd_tx: &mpsc::Sender<Command>) -> ReplayReport {
+/// [`replay_at_start`]; the flag is true when it stopped with records left behind (a
+/// failed commit, e.g. a full disk, or an I/O error), so the caller tries again later.
+async fn drain_running(spool: &Spool, cmd_tx: &mpsc::Sender<Command>) -> (ReplayReport, bool) {
     let mut report = ReplayReport::default();
     loop {
         let batch = match take(spool).await {
@@ -193,7 +204,7 @@ async fn drain_running(spool: &Spool, cmd_tx: &mpsc::Sender<Command>) -> ReplayR
             Ok(None) => break,
             Err(e) => {
                 tracing::error!(dir = %spool.dir().display(), "cannot read the hook spool: {e}");
-                break;
+                return (report, true);
             }
         };
         let reqs = prepare(&batch, &mut report);
@@ -202,7 +213,7 @@ async fn drain_running(spool: &Spool, cmd_tx: &mpsc::Sender<Command>) -> ReplayR
         for (id, req) in reqs {
             let (tx, rx) = oneshot::channel();
             if cmd_tx.send(Command::Hook(Box::new(req), tx)).await.is_err() {
-                return report; // The owner stopped: the batch stays for the next start.
+                return (report, false); // The owner stopped: the batch waits for the next start.
             }
             ids.push(id);
             answers.push(rx);
@@ -216,16 +227,24 @@ async fn drain_running(spool: &Spool, cmd_tx: &mpsc::Sender<Command>) -> ReplayR
             }));
         }
         if !settle(&ids, results, &mut report) {
-            break;
+            return (report, true);
         }
         if let Err(e) = finish(spool, batch).await {
             tracing::error!("cannot remove a replayed spool batch: {e}");
-            break;
+            return (report, true);
         }
         report.batches += 1;
     }
-    report
+    (report, false)
 }
+
+/// The first wait before a drain that stopped with records left is tried again; it
+/// doubles on every failure up to [`RETRY_MAX`] (a full disk gets no busy loop), and a
+/// drain that empties the spool resets it.
+const RETRY_FIRST: std::time::Duration = std::time::Duration::from_secs(1);
+/// The longest wait between two attempts: how long the spool may wait after the cause
+/// (a full disk) went away.
+const RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(16);
 
 /// True for an inotify event that may mean new records in the live spool file: data
 /// written to it, or it was created or closed after writing.
@@ -277,8 +296,9 @@ pub fn watch(spool: Spool, cmd_tx: mpsc::Sender<Command>) -> Result<SpoolWatch, 
         })?;
     watcher.watch(spool.dir(), RecursiveMode::NonRecursive)?;
     let task = tokio::spawn(async move {
+        let mut retry = RETRY_FIRST;
         loop {
-            let report = drain_running(&spool, &cmd_tx).await;
+            let (report, stalled) = drain_running(&spool, &cmd_tx).await;
             if report != ReplayReport::default() {
                 tracing::info!(
                     batches = report.batches,
@@ -288,6 +308,20 @@ pub fn watch(spool: Spool, cmd_tx: mpsc::Sender<Command>) -> Result<SpoolWatch, 
                     "drained the hook spool"
                 );
             }
+            if stalled {
+                // Records are left (e.g. the disk is full): no new write may come to kick
+                // the next pass, so try again after a growing wait. Kicks meanwhile fold
+                // into that pass.
+                tracing::warn!(
+                    retry_ms = retry.as_millis() as u64,
+                    "hook spool records are waiting; trying again"
+                );
+                tokio::time::sleep(retry).await;
+                retry = (retry * 2).min(RETRY_MAX);
+                let _ = kick_rx.try_recv();
+                continue;
+            }
+            retry = RETRY_FIRST;
             if kick_rx.recv().await.is_none() {
                 break;
             }

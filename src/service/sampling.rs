@@ -97,6 +97,12 @@ impl Sampler {
         step
     }
 
+    /// The chrome evaluation the last step asked for could not run (the screen was busy):
+    /// it stays pending, due [`CHROME_MIN_INTERVAL_MS`] after that step.
+    pub fn chrome_deferred(&mut self) {
+        self.chrome_pending = true;
+    }
+
     /// When [`Sampler::tick`] must run next; `None` when nothing is due (a quiet pane
     /// with no pending chrome evaluation: no timer).
     pub fn deadline(&self) -> Option<Timestamp> {
@@ -214,6 +220,18 @@ mod tests {
         s.output(t(0), true);
         let step = s.tick(t(60_000));
         assert_eq!(step.claim, Some(Activity::IdleAtPrompt));
+        assert_eq!(s.deadline(), None);
+    }
+
+    #[test]
+    fn a_deferred_chrome_evaluation_is_retried_by_the_timer() {
+        let mut s = Sampler::new();
+        assert!(s.output(t(0), false).evaluate_chrome);
+        // The screen was busy: nothing was evaluated.
+        s.chrome_deferred();
+        assert_eq!(s.deadline(), Some(t(CHROME_MIN_INTERVAL_MS)));
+        assert!(!s.tick(t(CHROME_MIN_INTERVAL_MS - 1)).evaluate_chrome);
+        assert!(s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
         assert_eq!(s.deadline(), None);
     }
 

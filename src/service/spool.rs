@@ -68,6 +68,9 @@ pub struct TornRecord {
 pub struct Replay {
     /// The batch file (`hooks.spool.replaying-…`).
     pub path: PathBuf,
+    /// True for a batch taken earlier and not finished (left by an interrupted replay);
+    /// false for one this call took from the live spool.
+    pub leftover: bool,
     pub records: Vec<SpoolRecord>,
     pub torn: Vec<TornRecord>,
 }
@@ -118,6 +121,24 @@ pub fn append(dir: &Path, rec: &SpoolRecord) -> io::Result<()> {
     Ok(())
 }
 
+/// True when the spool in `dir` holds records the daemon has not applied yet: a non-empty
+/// [`SPOOL_FILE`], or a batch it took and has not finished (`hooks.spool.replaying-*`).
+/// The hook client then spools behind them rather than overtake them with a live call
+/// (src/cli/hook.rs), so an agent's hooks are applied in the order they ran. A directory
+/// that cannot be read counts as nothing pending.
+pub fn pending(dir: &Path) -> bool {
+    if fs::metadata(dir.join(SPOOL_FILE)).is_ok_and(|m| m.len() > 0) {
+        return true;
+    }
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(REPLAYING_PREFIX))
+        })
+    })
+}
+
 /// The daemon's side of the spool in one directory.
 #[derive(Debug, Clone)]
 pub struct Spool {
@@ -152,7 +173,7 @@ impl Spool {
     /// Errors: I/O errors reading the directory or the batch file.
     pub fn take_batch(&self) -> io::Result<Option<Replay>> {
         if let Some(path) = self.leftovers()?.into_iter().next() {
-            return read_batch(path).map(Some);
+            return read_batch(path, true).map(Some);
         }
         let live = self.dir.join(SPOOL_FILE);
         let path = {
@@ -171,7 +192,7 @@ impl Spool {
             File::open(&self.dir)?.sync_all()?;
             path
         };
-        read_batch(path).map(Some)
+        read_batch(path, false).map(Some)
     }
 
     /// Deletes a replayed batch file; call it after the batch's records are committed.
@@ -232,7 +253,7 @@ fn lock(dir: &Path) -> io::Result<Flock<File>> {
 }
 
 /// Parses a batch file: every complete line in order; the rest reported as torn.
-fn read_batch(path: PathBuf) -> io::Result<Replay> {
+fn read_batch(path: PathBuf, leftover: bool) -> io::Result<Replay> {
     let bytes = fs::read(&path)?;
     let mut records = Vec::new();
     let mut torn = Vec::new();
@@ -263,6 +284,7 @@ fn read_batch(path: PathBuf) -> io::Result<Replay> {
     }
     Ok(Replay {
         path,
+        leftover,
         records,
         torn,
     })

@@ -114,7 +114,9 @@ impl Env {
         all
     }
 
-    /// Starts `attend daemon --no-tray --no-notifications` and waits until it answers.
+    /// Starts `attend daemon --no-tray --no-notifications` and waits until it answers and
+    /// has logged "attend daemon ready" (the name is owned, and `Version` answers, before
+    /// the spool is replayed and the attach socket bound).
     pub fn start_daemon(&mut self) -> u32 {
         std::fs::create_dir_all(self.dir.path().join("run")).unwrap();
         self.starts += 1;
@@ -130,6 +132,10 @@ impl Env {
         self.daemon = Some(child);
         self.wait_until("the daemon answers", || {
             self.cmd().arg("version").output().unwrap().status.success()
+        });
+        let log = self.log_path();
+        self.wait_until("the daemon is ready", || {
+            std::fs::read_to_string(&log).is_ok_and(|l| l.contains("attend daemon ready"))
         });
         pid
     }

@@ -64,7 +64,15 @@ pub enum AdapterError {
     /// Neither the payload's `hook_event_name` nor the EVENT argument names the event.
     #[error("hook payload names no event and no EVENT argument was given")]
     MissingEvent,
+    /// The session id (a key the daemon files panes under) is longer than
+    /// [`MAX_SESSION_ID`] bytes: no agent makes such ids (theirs are UUIDs), and a cut one
+    /// could merge two sessions.
+    #[error("hook payload's session id is longer than {MAX_SESSION_ID} bytes")]
+    SessionIdTooLong,
 }
+
+/// Longest session id (bytes, after cleaning) a hook may carry; agents use UUIDs (36).
+pub const MAX_SESSION_ID: usize = 256;
 
 /// What a per-agent table returns for one event.
 struct Mapped {
@@ -109,8 +117,8 @@ pub fn map_hook(
 ///
 /// Errors: [`AdapterError::Json`] for malformed JSON (with line and column),
 /// [`AdapterError::NotAnObject`], [`AdapterError::MissingEvent`],
-/// [`AdapterError::UnknownAgent`] for [`AgentKind::Shell`] (checked in that order). Never
-/// panics.
+/// [`AdapterError::UnknownAgent`] for [`AgentKind::Shell`] (checked in that order), then
+/// [`AdapterError::SessionIdTooLong`]. Never panics.
 pub fn map_hook_with(
     policy: &NotificationPolicy,
     agent: AgentKind,
@@ -147,6 +155,10 @@ pub fn map_hook_with(
         AgentKind::Gemini => (gemini::map(&event, &p, policy), gemini::identity(&p)),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
+    let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);
+    if too_long(&identity.session_id) || too_long(&require_session) {
+        return Err(AdapterError::SessionIdTooLong);
+    }
     let signal =
         Signal::new(mapped.kind, Source::hook(agent.as_str(), &event), at).with_identity(identity);
     Ok(HookMapping {
@@ -160,14 +172,15 @@ pub fn map_hook_with(
     })
 }
 
-/// The event name: the payload's `hook_event_name`, else the EVENT argument, else
-/// `"notify"` for a Codex payload that carries the notify `type` field.
+/// The event name: the payload's `hook_event_name`, else the EVENT argument (cleaned
+/// like the payload's strings, [`clean_text`]: it reaches the event log and every surface),
+/// else `"notify"` for a Codex payload that carries the notify `type` field.
 fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Option<String> {
     if let Some(name) = p.str("hook_event_name") {
         return Some(name.to_string());
     }
-    if let Some(arg) = event_arg.filter(|a| !a.is_empty()) {
-        return Some(arg.to_string());
+    if let Some(arg) = event_arg.map(clean_text).filter(|a| !a.is_empty()) {
+        return Some(arg);
     }
     (agent == AgentKind::Codex && p.str("type").is_some()).then(|| codex::NOTIFY_EVENT.to_string())
 }
@@ -222,7 +235,14 @@ fn clean_strings(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::String(s) => *s = clean_text(s),
         serde_json::Value::Array(a) => a.iter_mut().for_each(clean_strings),
-        serde_json::Value::Object(o) => o.values_mut().for_each(clean_strings),
+        serde_json::Value::Object(o) => {
+            // Keys too: a tool input reaches prompts as JSON text, keys and all (found by
+            // tests/fuzz/hooks.rs).
+            for (key, mut value) in std::mem::take(o) {
+                clean_strings(&mut value);
+                o.insert(clean_text(&key), value);
+            }
+        }
         _ => {}
     }
 }

@@ -51,9 +51,16 @@ pub enum DbError {
     DuplicateDelivery(String),
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// Migrating the schema failed (also when the file was written by a newer Attend).
+    /// Migrating the schema failed.
     #[error("database migration failed: {0}")]
     Migration(#[from] rusqlite_migration::Error),
+    /// The file's schema version is newer than this program knows: written by a newer
+    /// Attend. Not damage: it is left as it is and the caller refuses to start.
+    #[error(
+        "database {path} was written by a newer Attend (schema version {found}); it is left \
+         untouched: run the newer Attend, or move the file away to start with an empty state"
+    )]
+    TooNew { path: PathBuf, found: i64 },
     #[error("cannot encode JSON: {0}")]
     Json(#[from] serde_json::Error),
 }
@@ -79,7 +86,7 @@ impl Db {
     /// schema to the latest version. Opening twice is harmless.
     ///
     /// Errors: `Dir`, `Open`, `Corrupt` (not a database, or quick_check found damage),
-    /// `Migration`.
+    /// `TooNew` (a newer Attend's file, left untouched), `Migration`.
     pub fn open(path: &Path) -> Result<Db, DbError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             DirBuilder::new()
@@ -130,7 +137,20 @@ impl Db {
             .map_err(opening)?;
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(opening)?;
-        schema::migrations().to_latest(&mut conn)?;
+        match schema::migrations().to_latest(&mut conn) {
+            Err(rusqlite_migration::Error::MigrationDefinition(
+                rusqlite_migration::MigrationDefinitionError::DatabaseTooFarAhead,
+            )) => {
+                let found = conn
+                    .pragma_query_value(None, "user_version", |r| r.get(0))
+                    .map_err(opening)?;
+                return Err(DbError::TooNew {
+                    path: path.to_path_buf(),
+                    found,
+                });
+            }
+            other => other?,
+        }
         conn.set_prepared_statement_cache_capacity(32);
         Ok(Db {
             conn,

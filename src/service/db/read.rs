@@ -60,7 +60,9 @@ impl Db {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT payload FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
-        let events = stmt.query_map((after_seq, limit), |r| Ok(r.get::<_, Json<Event>>(0)?.0))?;
+        // Seqs are stored as SQLite integers (i64); any larger `after_seq` is past them all.
+        let after = i64::try_from(after_seq).unwrap_or(i64::MAX);
+        let events = stmt.query_map((after, limit), |r| Ok(r.get::<_, Json<Event>>(0)?.0))?;
         Ok(events.collect::<rusqlite::Result<_>>()?)
     }
 

@@ -30,6 +30,11 @@ use std::collections::VecDeque;
 pub const STAGE: usize = 48;
 /// The most rows one piece may push: below `STAGE`, so the count is exact.
 const MAX_PUSH: usize = STAGE - 1;
+/// Smallest screen side given to vt100: vt100 0.16 panics (an overflow in
+/// `Grid::col_wrap`, then an unwrap) when text wraps on a 1-row screen or a wide
+/// character lands on a 1-column one, which reset the screen on every wrap (found by
+/// `tests/fuzz/pane.rs`). A 1-row or 1-column pane is emulated one row or column larger.
+pub const MIN_SIZE: u16 = 2;
 
 const ESC: u8 = 0x1b;
 const CAN: u8 = 0x18;
@@ -64,6 +69,8 @@ pub struct Terminal {
     region: bool,
     /// Lines never parsed thanks to coalescing.
     skipped: u64,
+    /// The start of a UTF-8 character whose end has not come yet (see `run_piece`).
+    utf8_tail: Vec<u8>,
 }
 
 /// Cutting one `feed` call into pieces.
@@ -74,10 +81,11 @@ struct Cutter {
 }
 
 impl Terminal {
-    /// A `rows`×`cols` screen that keeps `history` lines of history.
+    /// A `rows`×`cols` screen that keeps `history` lines of history (at least
+    /// [`MIN_SIZE`] each way).
     pub fn new(rows: u16, cols: u16, history: usize) -> Terminal {
         Terminal {
-            parser: vt100::Parser::new(rows.max(1), cols.max(1), STAGE),
+            parser: vt100::Parser::new(rows.max(MIN_SIZE), cols.max(MIN_SIZE), STAGE),
             history: VecDeque::new(),
             history_max: history,
             seq: Seq::Ground,
@@ -86,6 +94,7 @@ impl Terminal {
             csi_n: 0,
             region: false,
             skipped: 0,
+            utf8_tail: Vec::new(),
         }
     }
 
@@ -94,9 +103,11 @@ impl Terminal {
         self.parser.screen()
     }
 
-    /// Resizes the screen.
+    /// Resizes the screen (at least [`MIN_SIZE`] each way).
     pub fn set_size(&mut self, rows: u16, cols: u16) {
-        self.parser.screen_mut().set_size(rows, cols);
+        self.parser
+            .screen_mut()
+            .set_size(rows.max(MIN_SIZE), cols.max(MIN_SIZE));
     }
 
     /// The last `n` history lines (oldest first), each the formatted bytes of one screen
@@ -330,7 +341,25 @@ impl Terminal {
     }
 
     /// Processes one piece and moves the rows it pushed into the history.
+    ///
+    /// vt100 only ever gets whole UTF-8 characters: a character cut at the end of a piece
+    /// waits for the next one. vte 0.15 (vt100's parser) mishandles a character split
+    /// across two calls when what follows it holds another incomplete one: it drops the
+    /// byte after the character (`\xc2` then `\xb7 \xe2` shows `·` and loses the space),
+    /// so the screen depended on where the reads happened to end (found by
+    /// `tests/fuzz/pane.rs`).
     fn run_piece(&mut self, piece: &[u8]) {
+        let joined;
+        let mut piece = piece;
+        if !self.utf8_tail.is_empty() {
+            joined = [std::mem::take(&mut self.utf8_tail).as_slice(), piece].concat();
+            piece = &joined;
+        }
+        let (piece, tail) = piece.split_at(piece.len() - incomplete_utf8(piece));
+        self.utf8_tail = tail.to_vec();
+        if piece.is_empty() {
+            return;
+        }
         let screen = self.parser.screen_mut();
         let alt_before = screen.alternate_screen();
         screen.set_scrollback(usize::MAX);
@@ -367,6 +396,23 @@ impl Terminal {
         }
         self.parser.screen_mut().set_scrollback(0);
     }
+}
+
+/// Length (0 to 3) of an incomplete UTF-8 character at the end of `bytes`: a lead byte
+/// followed by fewer continuation bytes than it announces.
+fn incomplete_utf8(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        let need = match bytes[n - back] {
+            0x80..=0xbf => continue,
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => return 0,
+        };
+        return if back < need { back } else { 0 };
+    }
+    0
 }
 
 #[cfg(test)]
@@ -487,6 +533,23 @@ mod tests {
         assert_eq!(t.history_len(), 100);
         // 10 rows: lines 4991 to 4999 and "tail" are on the screen.
         assert_eq!(t.history(1), vec![b"line 4990".to_vec()]);
+    }
+
+    #[test]
+    fn a_character_split_across_feeds_loses_nothing() {
+        // Claude's footer "· ← for agents" cut inside "·": vte alone drops the space
+        // (so `check_same`, whose reference gets the same cuts, cannot be used here).
+        let text = "· ← for agents".as_bytes();
+        for at in 1..text.len() {
+            let mut t = Terminal::new(3, 20, 10);
+            t.feed(&text[..at]);
+            t.feed(&text[at..]);
+            assert_eq!(t.screen().contents(), "· ← for agents", "cut at {at}");
+        }
+        assert_eq!(incomplete_utf8(b"a\xe2\x86"), 2);
+        assert_eq!(incomplete_utf8(b"a\xe2\x86\x90"), 0);
+        assert_eq!(incomplete_utf8(b"\xf0\x9f\x98"), 3);
+        assert_eq!(incomplete_utf8(b"\x80\x80\x80"), 0);
     }
 
     #[test]

@@ -303,11 +303,12 @@ impl Overview {
     }
 
     /// Waybar's custom-module JSON: `{"text", "tooltip", "class", "alt"}`, class and alt
-    /// = [`Overview::class`].
+    /// = [`Overview::class`]. Waybar renders text and tooltip as Pango markup, so both are
+    /// escaped ([`escape_markup`]): an agent's message shows as typed, never as markup.
     pub fn waybar(&self) -> Value {
         json!({
-            "text": self.text(),
-            "tooltip": self.tooltip(),
+            "text": escape_markup(&self.text()),
+            "tooltip": escape_markup(&self.tooltip()),
             "class": self.class(),
             "alt": self.class(),
         })
