@@ -1260,3 +1260,17 @@ fn long_text_is_capped() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_session_id_that_looks_like_an_option_gets_no_resume_argv() {
+    for agent in [AgentKind::Claude, AgentKind::Codex] {
+        let payload = r#"{"hook_event_name":"SessionStart","session_id":"--dangerously-skip-permissions","cwd":"/tmp/proj"}"#;
+        let m = map_hook(agent, None, payload, AT).unwrap();
+        assert_eq!(
+            m.signal.identity.session_id.as_deref(),
+            Some("--dangerously-skip-permissions"),
+            "{agent:?}"
+        );
+        assert_eq!(m.signal.identity.resume_argv, None, "{agent:?}");
+    }
+}

@@ -186,7 +186,8 @@ fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Opt
 }
 
 /// Identity with `session_id`, `resume_argv` = `resume(session_id)` when a session id is
-/// known, and `cwd`.
+/// known, and `cwd`. A session id that starts with `-` gets no resume argv: in
+/// `claude --resume -x` it would be read as an option (issue 7 "Hostile and bad input").
 fn identity_with(
     session_id: Option<&str>,
     cwd: Option<&str>,
@@ -194,7 +195,7 @@ fn identity_with(
 ) -> Identity {
     Identity {
         session_id: session_id.map(str::to_string),
-        resume_argv: session_id.map(resume),
+        resume_argv: session_id.filter(|id| !id.starts_with('-')).map(resume),
         cwd: cwd.map(str::to_string),
         title: None,
     }
