@@ -35,7 +35,7 @@ if want engine; then
     cargo bench --no-default-features --bench engine 2>>"$log" | tee -a "$log" |
         awk -v load="$(load)" '/signals\/s$/ { rate = $(NF - 1) }
             END { printf "RESULT\t2\tengine: signals/s, one core\t>= 1 000 000\t%d (%.1fx)\t%s\t%s\n",
-                  rate, rate / 1e6, rate >= 1e6 ? "met" : "MISSED", load }' >>"$out/results"
+                  rate, rate / 1e6, (rate >= 1e6 ? "met" : "MISSED"), load }' >>"$out/results"
 fi
 
 if want hook-rt; then
@@ -46,7 +46,7 @@ if want hook-rt; then
             awk -F'|' -v load="$(load)" '/ratio hook \/ dbus-send/ {
                     gsub(/[ ×]/, "", $3); gsub(/[ ×]/, "", $4)
                     printf "RESULT\t1\thook round trip / dbus-send Version, median (p95)\t<= 1.0\t%.2f (%.2f)\t%s\t%s\n",
-                        $3, $4, $3 <= 1.0 ? "met" : "MISSED", load }' "$out/hook-rt.txt" >>"$out/results"
+                        $3, $4, ($3 <= 1.0 ? "met" : "MISSED"), load }' "$out/hook-rt.txt" >>"$out/results"
         else
             printf 'RESULT\t1\thook round trip / dbus-send\t<= 1.0\tfailed (see %s)\tMISSED\t%s\n' \
                 "$log" "$(load)" >>"$out/results"
