@@ -127,16 +127,10 @@ pub fn append(dir: &Path, rec: &SpoolRecord) -> io::Result<()> {
 /// (src/cli/hook.rs), so an agent's hooks are applied in the order they ran. A directory
 /// that cannot be read counts as nothing pending.
 pub fn pending(dir: &Path) -> bool {
-    if fs::metadata(dir.join(SPOOL_FILE)).is_ok_and(|m| m.len() > 0) {
-        return true;
-    }
-    fs::read_dir(dir).is_ok_and(|entries| {
-        entries.filter_map(Result::ok).any(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with(REPLAYING_PREFIX))
-        })
-    })
+    fs::metadata(dir.join(SPOOL_FILE)).is_ok_and(|m| m.len() > 0)
+        || Spool::new(dir)
+            .leftovers()
+            .is_ok_and(|batches| !batches.is_empty())
 }
 
 /// The daemon's side of the spool in one directory.
