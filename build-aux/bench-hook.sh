@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Hook latency benchmark (issue 4 "Performance"; issue 7 item 1): the wall time of
+# Hook latency benchmark (docs/benchmarks.md, item 1; the hook client must not slow the
+# agent down: docs/adapters.md#never-block-never-fail-never-lose): the wall time of
 # `attend hook claude` (a real PreToolUse payload, delivered to a running daemon) against
 # `dbus-send --print-reply` calling the daemon's `Version` method (the C reference
 # client), in the same run, alternating A B A B ….

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# All benchmarks of issue 7 in one command; prints every goal with the measured figure
-# and ratio as one Markdown table (the one kept in docs/benchmarks.md), with the machine
-# load next to each row.
+# All benchmarks (docs/benchmarks.md, items 1–7) in one command; prints every goal with the
+# measured figure and ratio as one Markdown table (the one kept in docs/benchmarks.md), with
+# the machine load next to each row.
 #
 # Usage: build-aux/bench.sh [NAME…]
 #   NAME: engine, hook-rt (item 1, build-aux/bench-hook.sh), store, hook, pty, idle,

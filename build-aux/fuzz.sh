@@ -1,5 +1,5 @@
 #!/bin/sh
-# Long fuzz run (issue 7, "Fuzzing"): the mutation fuzzers of tests/fuzz_inputs.rs in a
+# Long fuzz run (docs/reliability.md#fuzzing): the mutation fuzzers of tests/fuzz_inputs.rs in a
 # release build, each target for its share of SECONDS (default 3600), one after another.
 #
 #   build-aux/fuzz.sh [SECONDS]          e.g. nice -n 19 build-aux/fuzz.sh 1500

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The one test command (README quick start, step 2; `.ci/run` calls exactly this).
 # Installs what it needs, then runs format, lint and every test in stages, each with a
-# time budget (issue 7: "`.ci/run` keeps a time budget per stage").
+# time budget (docs/reliability.md#ci-budget).
 #
 # Stages and budgets (seconds; measured on 2 cores in docs/reliability.md "CI budget"):
 #   deps, agents, fmt, clippy, build, unit (lib and bin tests), integration

@@ -1,5 +1,5 @@
-//! The bare PTY reader: the physical limit of PTY throughput on this machine (issue 7,
-//! benchmark 3).
+//! The bare PTY reader: the physical limit of PTY throughput on this machine
+//! (`docs/benchmarks.md`, item 3).
 //!
 //! Opens a PTY of 40×120, runs `sh -c COMMAND` on its slave side as a session leader
 //! with the PTY as its controlling terminal, reads the master side until end of output

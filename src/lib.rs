@@ -1,7 +1,8 @@
 //! Attend: lifecycle and attention tracking for AI coding agents on the Linux desktop.
 //!
-//! - [`model`]: the vocabulary (seed 000, CONTRACT §1).
-//! - [`engine`]: pure transitions, ordering and summaries (seed 000, spec 024).
+//! - [`model`]: the vocabulary (`docs/lifecycle-attention.md`, `docs/taxonomy.md`).
+//! - [`engine`]: pure transitions, ordering and summaries (`docs/lifecycle-attention.md`,
+//!   spec 024).
 //! - [`cli`]: the `attend` command line.
 
 pub mod adapters;

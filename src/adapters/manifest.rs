@@ -1,4 +1,5 @@
-//! Screen manifests: the needs-input chrome rung of seed 004's evidence ladder (r4).
+//! Screen manifests: the needs-input chrome rung of the evidence ladder
+//! (`docs/taxonomy.md#rungs`, `docs/taxonomy.md#screen-manifests`).
 //!
 //! A manifest is a TOML file of rules, one per blocking dialog an agent draws. Attend ships
 //! one per agent in `data/manifests/<agent>.toml` (compiled in, see [`shipped`]); a file of
@@ -265,7 +266,8 @@ pub struct Evaluation<'m> {
     pub nearest: Option<Near<'m>>,
 }
 
-/// Evaluates `manifest` on `screen` (seed 004 r4: needs-input only, live screen only).
+/// Evaluates `manifest` on `screen` (needs-input only, live screen only:
+/// `docs/taxonomy.md#rungs`, ADR 0001).
 pub fn evaluate<'m>(manifest: &'m Manifest, screen: &Screen) -> Evaluation<'m> {
     let mut out = Evaluation::default();
     for rule in &manifest.rules {

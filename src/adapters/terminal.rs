@@ -1,7 +1,7 @@
 //! Terminal byte stream scanner: BEL and OSC sequences → terminal events.
 //!
 //! [`TerminalScanner`] is a small, pure state machine (no I/O) over the bytes a program
-//! writes to its PTY. It finds the signals listed in AGENTS-REFERENCE "Terminal signals":
+//! writes to its PTY. It finds the signals listed in `docs/adapters.md#terminal-signals`:
 //!
 //! | bytes | event |
 //! | --- | --- |
@@ -24,8 +24,9 @@
 //! never exceeds [`MAX_BUFFERED`] bytes. All text in events is already passed through
 //! [`sanitize_text`]; [`to_signal`] sanitises again, so hand-built events are safe too.
 //!
-//! [`to_signal`] maps events onto the engine's signals (CONTRACT §2 rows "terminal
-//! notification", "bell", "prompt marks"; titles and cwd become identity-only signals).
+//! [`to_signal`] maps events onto the engine's signals
+//! (`docs/lifecycle-attention.md#signals`, rows "terminal notification", "BEL", "OSC 133
+//! marks"; titles and cwd become identity-only signals).
 
 use crate::model::{Identity, PromptMark, Signal, SignalKind, Source, Timestamp};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -503,8 +504,8 @@ fn notification(title: &str, body: &str) -> Option<TerminalEvent> {
 }
 
 /// OSC 9 payload: ConEmu commands start with digits followed by `;` or the end
-/// (AGENTS-REFERENCE); of those only `4;state;percent` (progress) is reported.
-/// Anything else is an iTerm2 notification text.
+/// (`docs/adapters.md#terminal-signals`); of those only `4;state;percent` (progress) is
+/// reported. Anything else is an iTerm2 notification text.
 fn osc9(rest: &str) -> Option<TerminalEvent> {
     let (head, tail) = rest.split_once(';').unwrap_or((rest, ""));
     let conemu = !head.is_empty() && head.bytes().all(|b| b.is_ascii_digit());
@@ -652,11 +653,11 @@ fn skip_string(chars: &mut Chars<'_>) {
     }
 }
 
-/// The engine signal a terminal event implies (CONTRACT §2): notifications →
-/// `TerminalNotification` (text `title: body`), BEL → `Bell`, OSC 133 → `Prompt`, titles
-/// and cwd → `IdentityOnly` carrying `Identity{title}` / `Identity{cwd}`. Sources are
-/// `Source::terminal("notification" | "bel" | "osc133" | "title" | "cwd")`. `None` for
-/// progress, focus reporting and Codex state (not signals yet).
+/// The engine signal a terminal event implies (`docs/lifecycle-attention.md#signals`):
+/// notifications → `TerminalNotification` (text `title: body`), BEL → `Bell`, OSC 133 →
+/// `Prompt`, titles and cwd → `IdentityOnly` carrying `Identity{title}` / `Identity{cwd}`.
+/// Sources are `Source::terminal("notification" | "bel" | "osc133" | "title" | "cwd")`.
+/// `None` for progress, focus reporting and Codex state (not signals yet).
 pub fn to_signal(ev: &TerminalEvent, at: Timestamp) -> Option<Signal> {
     let signal = match ev {
         TerminalEvent::Bell => Signal::new(SignalKind::Bell, Source::terminal("bel"), at),

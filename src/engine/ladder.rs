@@ -1,4 +1,5 @@
-//! Seed 004's evidence ladder: ranked, time-bounded evidence and ONE arbitration point.
+//! The evidence ladder: ranked, time-bounded evidence and ONE arbitration point
+//! (`docs/taxonomy.md#the-evidence-ladder`).
 //!
 //! Pure: evidence and time in, verdict out. Every signal becomes [`Evidence`] on a
 //! [`Rung`]; [`Ladder::observe`] drops stale or reordered evidence (per-source monotonic
@@ -20,7 +21,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How long a hook's activity claim keeps authority without being re-affirmed (ms). Hooks
-/// are the only rung that does not self-date its evidence (seed 004).
+/// are the only rung that does not self-date its evidence
+/// (`docs/taxonomy.md#hook-authority-is-time-bounded`).
 pub const HOOK_AUTHORITY_MS: i64 = 30_000;
 /// How long the window-sampling rung's last claim stays fresh (ms).
 pub const SAMPLING_FRESH_MS: i64 = 60_000;
@@ -36,7 +38,8 @@ pub const AGREEMENT_MIN_MS: i64 = 10 * 60_000;
 /// this long for the hook that usually accompanies it (a Stop) before it applies (ms).
 pub const CORRECTION_GRACE_MS: i64 = 400;
 
-/// Seed 004's activity axis. `unknown` is honest: the oracle cannot tell.
+/// The activity axis (`docs/taxonomy.md#axes`). `unknown` is honest: the oracle cannot
+/// tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Activity {
@@ -56,7 +59,8 @@ impl Activity {
     }
 }
 
-/// needs-input as count + reason, never a status value (seed 004).
+/// needs-input as count + reason, never a status value
+/// (`docs/taxonomy.md#needs-input-is-a-count-and-a-reason`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NeedsInput {
     pub count: u32,
@@ -71,7 +75,7 @@ pub struct Claim {
     pub needs_input: Option<NeedsInput>,
 }
 
-/// One observation on a rung (seed 004; issue "evidence ladder").
+/// One observation on a rung (`docs/taxonomy.md#the-evidence-ladder`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     pub rung: Rung,
@@ -139,7 +143,7 @@ pub const LADDER: [Rung; 4] = [
     Rung::WindowSampling,
 ];
 
-/// The initial rung inventory of an agent: (rung, coverage, trust). CONTRACT §7; every
+/// The initial rung inventory of an agent: (rung, coverage, trust). ADR 0002; every
 /// deviation is recorded in `docs/decisions/`.
 pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
     use Coverage::*;
@@ -172,8 +176,8 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
 }
 
 /// Rungs whose evidence is recorded (for `explain`) but never decides and is never
-/// promoted: window titles (Claude shows its idle glyph while its permission dialog
-/// waits; seed 004 "titles only as low-trust evidence").
+/// promoted: window titles (Claude shows its idle glyph while its permission dialog waits;
+/// ADR 0003).
 pub const LOW_TRUST: [Rung; 1] = [Rung::Terminal];
 
 /// State of one rung on one pane.
@@ -262,8 +266,9 @@ impl Ladder {
         }
     }
 
-    /// Handover (seed 004): a new occupant inherits no authority — evidence cleared,
-    /// trust back to the inventory of `agent`. Health history is kept for `explain`.
+    /// Handover (`docs/taxonomy.md#handover`): a new occupant inherits no authority —
+    /// evidence cleared, trust back to the inventory of `agent`. Health history is kept for
+    /// `explain`.
     pub fn handover(&mut self, agent: AgentKind) {
         let health = std::mem::take(&mut self.health);
         *self = Ladder::new(agent);
@@ -277,8 +282,9 @@ impl Ladder {
 
     /// A source became unreadable, stale or missing (a self-report file deleted, its pid
     /// dead, its `procStart` not the process's): its rung's evidence is dropped, so the
-    /// arbitration falls down the ladder silently (seed 004). Per-source seqs are kept, so
-    /// older evidence stays rejected. Returns true when evidence was dropped.
+    /// arbitration falls down the ladder silently
+    /// (`docs/taxonomy.md#unreadable-evidence-falls-down-the-ladder`). Per-source seqs are
+    /// kept, so older evidence stays rejected. Returns true when evidence was dropped.
     pub fn withdraw(&mut self, rung: Rung) -> bool {
         self.rungs
             .get_mut(&rung)
@@ -554,11 +560,11 @@ fn needs(count: u32, reason: Option<&str>) -> Option<NeedsInput> {
 }
 
 /// The low-trust claim of an agent's window title (OSC 0/2), from the title conventions in
-/// AGENTS-REFERENCE: a braille spinner glyph (U+2801–U+28FF) first means working (Claude
-/// `⠂ Claude Code`, Codex `⠋ … | dir`); Claude's `✳` means idle — and also shows while
-/// its permission dialog waits, which is why titles never decide; Codex `[ ! ] Action
-/// Required` and Gemini `✋ Action Required` claim a prompt; Gemini `◇ Ready` idle and
-/// `✦ Working…` working. `None` for shells, empty titles and anything else.
+/// `docs/adapters.md#window-titles`: a braille spinner glyph (U+2801–U+28FF) first means
+/// working (Claude `⠂ Claude Code`, Codex `⠋ … | dir`); Claude's `✳` means idle — and also
+/// shows while its permission dialog waits, which is why titles never decide; Codex `[ ! ]
+/// Action Required` and Gemini `✋ Action Required` claim a prompt; Gemini `◇ Ready` idle
+/// and `✦ Working…` working. `None` for shells, empty titles and anything else.
 pub fn title_claim(agent: AgentKind, title: &str) -> Option<Claim> {
     let t = title.trim_start();
     let first = t.chars().next()?;
@@ -588,8 +594,8 @@ pub fn title_claim(agent: AgentKind, title: &str) -> Option<Claim> {
 }
 
 /// The self-report claim of Codex's private `OSC 7501;state=…:app=codex:kind=…`
-/// (AGENTS-REFERENCE): `working` → working; `idle` → idle-at-prompt with no prompt;
-/// `blocked` → idle-at-prompt with one prompt ("permission prompt" for
+/// (`docs/adapters.md#self-report-file`): `working` → working; `idle` → idle-at-prompt with
+/// no prompt; `blocked` → idle-at-prompt with one prompt ("permission prompt" for
 /// `kind=permission`, else "input needed"). Unknown states claim nothing.
 pub fn codex_state_claim(state: &str, kind: Option<&str>) -> Option<Claim> {
     match state {

@@ -1,8 +1,9 @@
 //! The pure state engine: transitions, ordering and summaries.
 //!
 //! Inputs are [`crate::model::Signal`]s and [`crate::model::Action`]s with their time;
-//! outputs are the new state and the [`crate::model::Event`]s it emitted. No I/O, no
-//! clock (seed 000, spec 024, CONTRACT §2–§4, §8).
+//! outputs are the new state and the [`crate::model::Event`]s it emitted. No I/O, no clock.
+//! The rules: `docs/lifecycle-attention.md` (signals, clearing rules, session end and exit,
+//! names and ordering) and spec 024.
 
 pub mod ladder;
 mod order;

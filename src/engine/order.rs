@@ -1,4 +1,4 @@
-//! "Jump to next unread" (seed 000; CONTRACT §8).
+//! "Jump to next unread" (`docs/lifecycle-attention.md#next-unread`).
 
 use crate::model::{Attention, Pane, PaneId};
 use std::cmp::Reverse;

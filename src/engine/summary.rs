@@ -1,5 +1,5 @@
-//! The per-workspace sidebar summary (seed 000 "Sidebar summary"), derived from panes
-//! only, never from telemetry.
+//! The per-workspace sidebar summary (`docs/lifecycle-attention.md#workspace-summary`),
+//! derived from panes only, never from telemetry.
 
 use crate::model::{AgentKind, Attention, Lifecycle, Pane, PaneId, Timestamp};
 use serde::Serialize;
@@ -21,7 +21,7 @@ pub struct WorkspaceSummary {
     pub panes: Vec<PaneId>,
     /// blocked > failed > working > done > idle > unknown ([`Lifecycle::summary_rank`]).
     pub worst_lifecycle: Lifecycle,
-    /// The severity order of seed 000.
+    /// The severity order of `docs/lifecycle-attention.md#attention`.
     pub worst_attention: Attention,
     /// Latest explicit message (hook summary or notification text) across its panes.
     pub latest_message: Option<String>,

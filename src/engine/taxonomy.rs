@@ -1,15 +1,16 @@
-//! Seed 004's three-axis taxonomy and derived diagnoses, computed at read time and never
-//! stored (CONTRACT §6). One function projects, one bridge renders; every surface shows
+//! The three-axis taxonomy and derived diagnoses (`docs/taxonomy.md`), computed at read
+//! time and never stored. One function projects, one bridge renders; every surface shows
 //! these values.
 //!
-//! The activity oracle here never reads tasks or holds (seed 004's non-inference
-//! contract): [`diagnose`] is a separate query layer over [`project`]'s output.
+//! The activity oracle here never reads tasks or holds
+//! (`docs/taxonomy.md#the-oracle-never-reads-tasks-or-holds`): [`diagnose`] is a separate
+//! query layer over [`project`]'s output.
 
 use super::ladder::{Activity, NeedsInput};
 use crate::model::{Lifecycle, Live, Pane, Timestamp};
 use serde::Serialize;
 
-/// Session presence: does a process exist (seed 004 axis 1).
+/// Session presence: does a process exist (`docs/taxonomy.md#axes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Presence {
@@ -35,7 +36,7 @@ impl Presence {
     }
 }
 
-/// What a non-present agent can come back as (seed 004 axis 3).
+/// What a non-present agent can come back as (`docs/taxonomy.md#axes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Resumability {
@@ -58,7 +59,7 @@ impl Resumability {
     }
 }
 
-/// The projection of one pane on seed 004's axes.
+/// The projection of one pane on the taxonomy's axes (`docs/taxonomy.md#axes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Taxonomy {
     pub session: Presence,
@@ -69,7 +70,7 @@ pub struct Taxonomy {
     pub resumability: Resumability,
 }
 
-/// Seed 004's derived diagnoses.
+/// The derived diagnoses (`docs/taxonomy.md#diagnoses`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Diagnoses {
     /// (idle-at-prompt or needs-input) × open obligations, and not held.
@@ -102,9 +103,9 @@ pub fn display_activity(activity: Activity, needs_input: &NeedsInput) -> &'stati
     }
 }
 
-/// Projects `pane` (CONTRACT §6). `ladder_reason` is the needs-input reason the evidence
-/// ladder decided (chrome first, then self-report, then hooks: `Ladder::decide`); when
-/// given it names the reason of a non-zero count, else the open decision's kind does
+/// Projects `pane` (`docs/taxonomy.md#axes`). `ladder_reason` is the needs-input reason the
+/// evidence ladder decided (chrome first, then self-report, then hooks: `Ladder::decide`);
+/// when given it names the reason of a non-zero count, else the open decision's kind does
 /// ("permission prompt", "input needed"), else "usage limit".
 pub fn project(pane: &Pane, facts: RuntimeFacts, ladder_reason: Option<&str>) -> Taxonomy {
     let session = match pane.live {
@@ -149,7 +150,8 @@ pub fn project(pane: &Pane, facts: RuntimeFacts, ladder_reason: Option<&str>) ->
     }
 }
 
-/// Seed 004's diagnoses over a projection: PARKED, HELD, DONE-UNSEEN (CONTRACT §6).
+/// The diagnoses over a projection: PARKED, HELD, DONE-UNSEEN
+/// (`docs/taxonomy.md#diagnoses`).
 pub fn diagnose(pane: &Pane, taxonomy: &Taxonomy, now: Timestamp) -> Diagnoses {
     let held = pane
         .hold

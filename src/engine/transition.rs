@@ -1,8 +1,8 @@
 //! Per-pane transitions: one function for signals, one for user actions.
 //!
-//! Rules come from seed 000 (lifecycle, attention, clearing rules), spec 024 (reviewed
-//! terminal attention stays reviewed) and CONTRACT §2–§4. Each rule has a test named
-//! after it in `tests/engine_rules.rs`.
+//! The rules are stated in `docs/lifecycle-attention.md` (values, signals, clearing rules,
+//! session end and exit) and spec 024 (reviewed terminal attention stays reviewed). Each
+//! rule has a test named after it in `tests/engine_rules.rs`.
 
 use crate::model::{
     Action, Attention, AttentionItem, Decision, DecisionKind, EventKind, GateRef, Lifecycle, Live,
@@ -13,14 +13,15 @@ use crate::model::{
 pub const SESSION_ENDED_MESSAGE: &str = "session ended";
 
 /// Session-end reasons that hand the pane over to a new session instead of ending it
-/// (CONTRACT §4).
+/// (`docs/lifecycle-attention.md#session-ended`).
 const HANDOVER_REASONS: [&str; 3] = ["clear", "resume", "compact"];
 
 /// Terminal notifications (OSC 9/99/777) re-raise attention at most once per this many
 /// milliseconds on a pane; a flood inside the interval only updates the message.
 pub const TERMINAL_NOTIFICATION_INTERVAL_MS: i64 = 1_000;
 
-/// The needs-input reason left by a usage or rate limit failure (seed 004).
+/// The needs-input reason left by a usage or rate limit failure
+/// (`docs/taxonomy.md#needs-input-is-a-count-and-a-reason`).
 pub const USAGE_LIMIT_REASON: &str = "usage limit";
 
 /// Events emitted by one transition, each with its source, before the store gives them a
@@ -57,8 +58,8 @@ impl Ctx<'_> {
     }
 
     /// Raises an ordinary item (unread, warning, error). On a focused pane it counts as
-    /// seen at once: no item, no event (CONTRACT §3). One item per level: a repeat
-    /// refreshes it and still re-raises (`attention.created`).
+    /// seen at once: no item, no event (`docs/lifecycle-attention.md#focus`). One item per
+    /// level: a repeat refreshes it and still re-raises (`attention.created`).
     fn add_ordinary(&mut self, level: Attention) {
         debug_assert!(!level.is_required() && level != Attention::None);
         if self.pane.focused {
@@ -159,8 +160,8 @@ impl Ctx<'_> {
         Some(decision)
     }
 
-    /// mark_seen (CONTRACT §3): last_seen_at = now, ordinary items removed, required
-    /// items and the decision kept, lifecycle untouched.
+    /// mark_seen (`docs/lifecycle-attention.md#clearing-rules`): last_seen_at = now,
+    /// ordinary items removed, required items and the decision kept, lifecycle untouched.
     fn mark_seen(&mut self) {
         self.pane.last_seen_at = Some(self.at);
         let mut levels = Vec::new();
@@ -205,8 +206,8 @@ impl Ctx<'_> {
         self.set_lifecycle(Lifecycle::Unknown);
     }
 
-    /// Applies identity fields first (spec 024 FR-001). A different session id than the
-    /// one on record is a handover (seed 004), never an activity transition.
+    /// Applies identity fields first (spec 024 FR-001). A different session id than the one
+    /// on record is a handover (`docs/taxonomy.md#handover`), never an activity transition.
     fn apply_identity(&mut self, signal: &Signal) {
         let id = &signal.identity;
         let mut changed = false;
@@ -237,8 +238,8 @@ impl Ctx<'_> {
         }
     }
 
-    /// A decision open ⇒ the pane is blocked (CONTRACT §1: required items exist only
-    /// while bound to an open decision; seed 000: blocked = waiting on the human).
+    /// A decision open ⇒ the pane is blocked
+    /// (`docs/lifecycle-attention.md#an-open-decision-means-blocked`).
     fn keep_gate_invariant(&mut self) {
         if self.pane.pending_decision.is_some() {
             self.set_lifecycle(Lifecycle::Blocked);
@@ -427,7 +428,8 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
     cx.out
 }
 
-/// CONTRACT §4, session ended (spec 024 FR-001, FR-003, FR-005, US2, US3).
+/// Session ended (`docs/lifecycle-attention.md#session-ended`; spec 024 FR-001, FR-003,
+/// FR-005, US2, US3).
 fn session_ended(cx: &mut Ctx<'_>, reason: Option<&str>) {
     if reason.is_some_and(|r| HANDOVER_REASONS.contains(&r)) {
         // A handover, not an end: the new session id (when it arrives) hands over.
@@ -449,7 +451,7 @@ fn session_ended(cx: &mut Ctx<'_>, reason: Option<&str>) {
     cx.add_ordinary(Attention::Unread);
 }
 
-/// CONTRACT §4, process exited (spec 024 FR-002; seed 000 clearing rules).
+/// Process exited (`docs/lifecycle-attention.md#process-exited`; spec 024 FR-002).
 fn process_exited(cx: &mut Ctx<'_>, code: Option<i32>, signal: Option<i32>) {
     let reviewed = cx.pane.is_reviewed_terminal();
     cx.pane.last_lifecycle = Some(cx.pane.lifecycle);
@@ -493,8 +495,8 @@ pub enum ActionError {
     NoDecision,
 }
 
-/// Applies a user action at `now` (seed 000 clearing rules; CONTRACT §3). On `Answer` the
-/// resolved decision is returned so the caller can type its answer keys.
+/// Applies a user action at `now` (`docs/lifecycle-attention.md#clearing-rules`). On
+/// `Answer` the resolved decision is returned so the caller can type its answer keys.
 pub fn apply_action(
     pane: &mut Pane,
     action: &Action,

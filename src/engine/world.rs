@@ -37,8 +37,8 @@ pub struct NewPane {
     pub owned: bool,
 }
 
-/// Every pane plus the store-wide counters. Pane ids, decision ids, task ids and event
-/// seqs are monotonic and never reused (CONTRACT §8).
+/// Every pane plus the store-wide counters. Pane ids, decision ids, task ids and event seqs
+/// are monotonic and never reused (`docs/lifecycle-attention.md#names-and-ordering`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct World {
     pub panes: BTreeMap<PaneId, Pane>,
@@ -175,7 +175,8 @@ impl World {
     }
 
     /// Moves task `tid` to `state` (start → working, report → reported) with an optional
-    /// message. Settling a task does not change the pane's attention (CONTRACT §5).
+    /// message. Settling a task does not change the pane's attention
+    /// (`docs/lifecycle-attention.md#tasks-and-holds`).
     pub fn set_task_state(
         &mut self,
         tid: TaskId,
@@ -220,7 +221,8 @@ impl World {
         Ok(self.stamp(id, now, vec![(EventKind::PaneChanged, Source::user())]))
     }
 
-    /// The pane to jump to next (CONTRACT §8), skipping focused panes.
+    /// The pane to jump to next (`docs/lifecycle-attention.md#next-unread`), skipping
+    /// focused panes.
     pub fn next_unread(&self) -> Option<PaneId> {
         super::order::next_unread_order(self.panes.values())
             .into_iter()

@@ -15,8 +15,8 @@ pub(super) fn hook_command(attend_exe: &Path, agent: AgentKind) -> Result<String
     Ok(format!("{quoted} hook {}", agent.as_str()))
 }
 
-/// The Codex `notify` argv: `[<attend>, "hook", "codex", "--notify"]` (CONTRACT §8); no
-/// quoting, Codex executes the argv directly.
+/// The Codex `notify` argv: `[<attend>, "hook", "codex", "--notify"]`
+/// (`docs/adapters.md#the-hook-wire`); no quoting, Codex executes the argv directly.
 pub(super) fn notify_argv(attend_exe: &Path) -> Result<Vec<String>, InstallError> {
     let exe = exe_str(attend_exe)?;
     Ok(vec![

@@ -2,7 +2,7 @@
 //! Codex and Cursor `hooks.json`), edited through a concrete syntax tree (`jsonc-parser`)
 //! so the user's key order, indentation, newlines and (Gemini) comments stay as written.
 //!
-//! Shapes (AGENTS-REFERENCE.md):
+//! Shapes (`docs/adapters.md#hook-configuration-files`):
 //! - grouped (Claude, Codex, Gemini): `{"hooks": {"<Event>": [{"matcher": "…", "hooks":
 //!   [{"type": "command", "command": "…", "timeout": N}]}]}}`;
 //! - flat (Cursor): `{"version": 1, "hooks": {"<event>": [{"command": "…"}]}}`.

@@ -1,6 +1,7 @@
 //! `attend install-hooks AGENT [--scope user|project] [--dry-run] [--uninstall]`: merges
-//! Attend's hook entries into the agent's own configuration (DESIGN "Shape"; CONTRACT §8;
-//! AGENTS-REFERENCE.md for each agent's file format).
+//! Attend's hook entries into the agent's own configuration
+//! (`docs/adapters.md#hook-delivery`; each agent's file format:
+//! `docs/adapters.md#hook-configuration-files`).
 //!
 //! Every entry runs this `attend` binary by absolute path (`<attend> hook <agent>`; Codex
 //! `notify = [<attend>, "hook", "codex", "--notify"]`), so it works whatever the agent's

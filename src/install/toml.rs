@@ -1,6 +1,6 @@
 //! Codex `notify` in `config.toml`, edited with `toml_edit` so the user's comments, key
 //! order and spacing stay as written. Codex runs one notify program only
-//! (AGENTS-REFERENCE.md "Codex CLI"), so Attend never replaces someone else's.
+//! (`docs/adapters.md#hook-configuration-files`), so Attend never replaces someone else's.
 
 use super::command::Matcher;
 use super::InstallError;

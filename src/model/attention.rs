@@ -2,9 +2,9 @@ use super::{source::Source, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Whether the human must look at a pane (seed 000, "Attention").
+/// Whether the human must look at a pane (`docs/lifecycle-attention.md#attention`).
 ///
-/// The derived `Ord` **is** the seed's severity order and the only one in the program:
+/// The derived `Ord` **is** the severity order and the only one in the program:
 /// `error > permission_required > input_required > warning > unread > none`.
 /// Declaration order below is ascending severity; do not reorder.
 #[derive(
@@ -55,7 +55,8 @@ impl Attention {
         Attention::ALL.into_iter().find(|a| a.as_str() == s)
     }
 
-    /// Required levels exist only while bound to an open decision (CONTRACT §1).
+    /// Required levels exist only while bound to an open decision
+    /// (`docs/lifecycle-attention.md#attention`).
     pub fn is_required(self) -> bool {
         matches!(
             self,
@@ -70,9 +71,9 @@ impl fmt::Display for Attention {
     }
 }
 
-/// One outstanding attention item of a pane (CONTRACT §1): `{level, source, at,
-/// decision?}`. Required items carry the id of the decision they are bound to; ordinary
-/// items (unread, warning, error) carry none.
+/// One outstanding attention item of a pane (`docs/lifecycle-attention.md#attention`):
+/// `{level, source, at, decision?}`. Required items carry the id of the decision they are
+/// bound to; ordinary items (unread, warning, error) carry none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttentionItem {
     pub level: Attention,

@@ -1,7 +1,7 @@
 use super::{source::Source, Timestamp};
 use serde::{Deserialize, Serialize};
 
-/// What kind of answer a decision waits for (CONTRACT §1).
+/// What kind of answer a decision waits for (`docs/lifecycle-attention.md#decisions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionKind {
@@ -36,7 +36,8 @@ pub struct AnswerKey {
     pub keys: String,
 }
 
-/// An open question or approval gate on a pane (CONTRACT §1). At most one per pane.
+/// An open question or approval gate on a pane (`docs/lifecycle-attention.md#decisions`).
+/// At most one per pane.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// Unique across the store; assigned by [`crate::engine::World`].

@@ -3,8 +3,9 @@ use super::{
 };
 use serde::{Deserialize, Serialize};
 
-/// What happened (seed 000: every transition emits `agent.<state>` with the previous
-/// value and the source; attention.created / .cleared; decisions; exit; tasks).
+/// What happened (every lifecycle change emits `agent.<state>` with the previous value and
+/// the source, `docs/lifecycle-attention.md#every-lifecycle-change-is-an-event`;
+/// attention.created / .cleared; decisions; exit; tasks).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
@@ -43,9 +44,10 @@ pub enum EventKind {
     PaneChanged,
     /// `task.<state>`.
     Task { id: TaskId, state: TaskState },
-    /// `rung.health`: the trust of an evidence rung changed (seed 004: promotion after an
-    /// agreement window, degradation on persistent contradiction). `from` and `to` are
-    /// trust wire names (`authoritative`, `trial`, `identity-only`, `absent`).
+    /// `rung.health`: the trust of an evidence rung changed
+    /// (`docs/taxonomy.md#trust-and-promotion`: promotion after an agreement window,
+    /// degradation on persistent contradiction). `from` and `to` are trust wire names
+    /// (`authoritative`, `trial`, `identity-only`, `absent`).
     RungHealth {
         rung: super::Rung,
         from: String,

@@ -1,9 +1,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// What the agent in a pane is doing (seed 000, "Agent lifecycle").
+/// What the agent in a pane is doing (`docs/lifecycle-attention.md#lifecycle`).
 ///
-/// Never `exited`: process liveness is [`Live`], orthogonal to this (CONTRACT §1).
+/// Never `exited`: process liveness is [`Live`], orthogonal to this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Lifecycle {
@@ -50,10 +50,11 @@ impl Lifecycle {
         Lifecycle::ALL.into_iter().find(|l| l.as_str() == s)
     }
 
-    /// Rank for the workspace summary's "worst lifecycle" (seed 000 sidebar summary:
-    /// blocked > failed > working > done > idle). `unknown` ranks lowest: it is the
-    /// absence of a signal, so any pane that says something outranks it, and a workspace
-    /// whose panes all say nothing honestly shows `unknown`.
+    /// Rank for the workspace summary's "worst lifecycle"
+    /// (`docs/lifecycle-attention.md#workspace-summary`): blocked > failed > working >
+    /// done > idle. `unknown` ranks lowest: it is the absence of a signal, so any pane that
+    /// says something outranks it, and a workspace whose panes all say nothing honestly
+    /// shows `unknown`.
     pub fn summary_rank(self) -> u8 {
         match self {
             Lifecycle::Blocked => 5,
@@ -77,8 +78,8 @@ impl fmt::Display for Lifecycle {
     }
 }
 
-/// Process liveness of a pane, orthogonal to [`Lifecycle`] (seed 000: `exited` keeps the
-/// last lifecycle; CONTRACT §1).
+/// Process liveness of a pane, orthogonal to [`Lifecycle`]; on exit the pane keeps its last
+/// lifecycle (`docs/lifecycle-attention.md#liveness`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Live {

@@ -1,8 +1,8 @@
 //! The vocabulary of Attend: lifecycle, attention, decisions, panes, signals and events.
 //!
-//! Everything here is plain data. No I/O, no clock: times are [`Timestamp`] values that
-//! the caller passes in. The values and their meaning come from seed 000 ("Lifecycle &
-//! Attention Models") and `CONTRACT.md` §1.
+//! Everything here is plain data. No I/O, no clock: times are [`Timestamp`] values that the
+//! caller passes in. The values and their meaning: `docs/lifecycle-attention.md` ("Two
+//! independent axes") and `docs/taxonomy.md`.
 
 mod attention;
 mod decision;

@@ -2,7 +2,7 @@ use super::{Attention, AttentionItem, Decision, Hold, Lifecycle, Live, Task, Tim
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A pane id: `p1`, `p2`, … never reused (CONTRACT §8).
+/// A pane id: `p1`, `p2`, … never reused (`docs/lifecycle-attention.md#pane-ids`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub struct PaneId(pub u64);
@@ -112,18 +112,20 @@ impl Identity {
     }
 }
 
-/// One pane (a "seat" in seed 004): all state attaches here, never to the agent session
-/// occupying it.
+/// One pane (the "seat"): all state attaches here, never to the agent session occupying it
+/// (`docs/taxonomy.md#handover`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pane {
     pub id: PaneId,
-    /// Workspace key: git top-level path, else the cwd (CONTRACT §8).
+    /// Workspace key: git top-level path, else the cwd
+    /// (`docs/lifecycle-attention.md#workspace-key`).
     pub workspace: String,
     pub tab: String,
     pub name: String,
     pub agent: AgentKind,
     pub lifecycle: Lifecycle,
-    /// The lifecycle at the moment the process exited (seed 000); `None` while running.
+    /// The lifecycle at the moment the process exited
+    /// (`docs/lifecycle-attention.md#liveness`); `None` while running.
     pub last_lifecycle: Option<Lifecycle>,
     pub live: Live,
     /// Outstanding attention items; the shown attention is their maximum.
@@ -142,7 +144,8 @@ pub struct Pane {
     pub attention_changed_at: Option<Timestamp>,
     /// When the pane last entered `done` (for DONE-UNSEEN).
     pub done_at: Option<Timestamp>,
-    /// A focused pane counts new ordinary items as seen at once (CONTRACT §3).
+    /// A focused pane counts new ordinary items as seen at once
+    /// (`docs/lifecycle-attention.md#focus`).
     pub focused: bool,
     /// Started with `--oneshot`: exit code 0 means done.
     pub oneshot: bool,
@@ -205,7 +208,8 @@ impl Pane {
         }
     }
 
-    /// The shown attention: the highest outstanding item (seed 000), `none` when empty.
+    /// The shown attention: the highest outstanding item, `none` when empty
+    /// (`docs/lifecycle-attention.md#attention`).
     pub fn attention(&self) -> Attention {
         self.items
             .iter()

@@ -1,8 +1,9 @@
 use super::{AnswerKey, DecisionKind, Identity, Source, Timestamp};
 use serde::{Deserialize, Serialize};
 
-/// Which gate an agent notification names, when it does (CONTRACT §2 "agent
-/// notification": unchanged, or blocked if it names a gate/question).
+/// Which gate an agent notification names, when it does
+/// (`docs/lifecycle-attention.md#signals`, "agent notification": unchanged, or blocked if
+/// it names a gate/question).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GateRef {
@@ -27,8 +28,8 @@ pub enum PromptMark {
     CommandFinished { code: Option<i32> },
 }
 
-/// A normalised, agent-independent signal (CONTRACT §2). Adapters map hooks and terminal
-/// bytes onto these.
+/// A normalised, agent-independent signal (`docs/lifecycle-attention.md#signals`). Adapters
+/// map hooks and terminal bytes onto these.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SignalKind {
@@ -147,7 +148,7 @@ impl Signal {
     }
 }
 
-/// An explicit user action on a pane (seed 000 clearing rules; CONTRACT §3).
+/// An explicit user action on a pane (`docs/lifecycle-attention.md#clearing-rules`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {

@@ -1,9 +1,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The rung of seed 004's evidence ladder a signal comes from, plus the non-evidence
-/// origins (process, user). Carried by every signal and event from day one so the ladder
-/// can arbitrate later.
+/// The rung of the evidence ladder (`docs/taxonomy.md#rungs`) a signal comes from, plus the
+/// non-evidence origins (process, user). Carried by every signal and event from day one so
+/// the ladder can arbitrate later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rung {
@@ -37,7 +37,8 @@ impl Rung {
         }
     }
 
-    /// Explicit events override heuristics (seed 000): hooks, self-report, exit, user.
+    /// Explicit events override heuristics: hooks, self-report, exit, user
+    /// (`docs/lifecycle-attention.md#explicit-events-override-heuristics`).
     pub fn is_explicit(self) -> bool {
         matches!(
             self,

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 /// Task id, unique across the store, never reused.
 pub type TaskId = u64;
 
-/// State of an obligation (CONTRACT §5): open → working → reported | failed |
-/// input_required.
+/// State of an obligation (`docs/lifecycle-attention.md#tasks-and-holds`): open → working →
+/// reported | failed | input_required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskState {
@@ -34,7 +34,8 @@ impl TaskState {
     }
 }
 
-/// An obligation on a pane (seed 004 "open obligations"; CONTRACT §5).
+/// An obligation on a pane (`docs/lifecycle-attention.md#tasks-and-holds`); open ones make
+/// a stopped pane PARKED (`docs/taxonomy.md#diagnoses`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Task {
     pub id: TaskId,
@@ -46,7 +47,7 @@ pub struct Task {
     pub updated_at: Timestamp,
 }
 
-/// A deliberate stop (seed 004 HELD): armed while `now < wake`.
+/// A deliberate stop (HELD, `docs/taxonomy.md#diagnoses`): armed while `now < wake`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hold {
     pub owner: String,

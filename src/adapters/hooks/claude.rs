@@ -17,8 +17,8 @@ const ASK_USER_QUESTION: &str = "AskUserQuestion";
 /// don't ask again … / 3 No).
 const PERMISSION_OPTIONS: [&str; 3] = ["Yes", "Yes, and don't ask again", "No"];
 
-/// Error kinds of `StopFailure` that mean a usage limit (seed 004 needs-input "usage
-/// limit").
+/// Error kinds of `StopFailure` that mean a usage limit (needs-input reason "usage limit",
+/// `docs/adapters.md#claude-notification-types`).
 const USAGE_LIMIT_ERRORS: [&str; 2] = ["rate_limit", "billing_error"];
 
 /// Which agent speaks Claude's hook schema.
@@ -67,7 +67,8 @@ pub(super) fn map(
             Dialect::Codex => codex::permission(p),
         },
         // The human answered the question: their reply reaches the agent, which goes on
-        // working (CONTRACT §2 "turn started" resolves an open question).
+        // working ("turn started" resolves an open question:
+        // `docs/lifecycle-attention.md#signals`).
         "PostToolUse" if asks_question => TurnStarted,
         "PostToolUse" => ToolFinished {
             tool: tool.map(str::to_string),

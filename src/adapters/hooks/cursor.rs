@@ -1,5 +1,5 @@
-//! Cursor agent hooks (IDE agent and `cursor-agent`; field lists from AGENTS-REFERENCE,
-//! not yet recorded) → signals. Rows and decisions: `docs/adapters.md` ("Cursor").
+//! Cursor agent hooks (IDE agent and `cursor-agent`; the documented field lists, not yet
+//! recorded) → signals. Rows and decisions: `docs/adapters.md` ("Cursor").
 
 use super::payload::Payload;
 use super::{identity_with, Mapped};

@@ -9,7 +9,8 @@
 //! The per-agent tables live in `claude` (shared by Codex hooks, whose schema copies
 //! Claude's), `codex` (`--notify` and the approval dialog), `cursor` and `gemini`;
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
-//! from `AGENTS-REFERENCE.md`; the signal semantics from CONTRACT §2.
+//! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
+//! `docs/lifecycle-attention.md#signals`.
 
 mod claude;
 mod codex;
@@ -187,7 +188,8 @@ fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Opt
 
 /// Identity with `session_id`, `resume_argv` = `resume(session_id)` when a session id is
 /// known, and `cwd`. A session id that starts with `-` gets no resume argv: in
-/// `claude --resume -x` it would be read as an option (issue 7 "Hostile and bad input").
+/// `claude --resume -x` it would be read as an option
+/// (`docs/reliability.md#hostile-and-bad-input`).
 fn identity_with(
     session_id: Option<&str>,
     cwd: Option<&str>,

@@ -22,10 +22,10 @@ pub enum NotificationAction {
 /// Per-type behaviour of agent notifications (Claude `Notification`, Gemini
 /// `Notification` other than `ToolPermission`). Types missing from `by_type` use `other`.
 ///
-/// Default (AGENTS-REFERENCE, Claude `notification_type`): `permission_prompt` →
-/// gate permission, `elicitation_dialog` → gate question, `idle_prompt` → unread, any
-/// other type → unread. `idle_prompt` fires ~60 s after a turn ended and re-raises unread
-/// on a pane already seen; set it to [`NotificationAction::Ignore`] to silence that.
+/// Default (`docs/adapters.md#claude-notification-types`): `permission_prompt` → gate
+/// permission, `elicitation_dialog` → gate question, `idle_prompt` → unread, any other type
+/// → unread. `idle_prompt` fires ~60 s after a turn ended and re-raises unread on a pane
+/// already seen; set it to [`NotificationAction::Ignore`] to silence that.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotificationPolicy {
     pub by_type: BTreeMap<String, NotificationAction>,

@@ -1,5 +1,5 @@
 //! Lenient reading of a hook payload object: missing or mistyped fields read as absent,
-//! never as errors (AGENTS-REFERENCE: "treat unknown fields … as normal").
+//! never as errors (`docs/adapters.md#common-rules`: unknown fields are normal).
 
 use crate::model::AnswerKey;
 use serde_json::{Map, Value};
@@ -115,8 +115,8 @@ pub(super) fn tool_prompt(tool: &str, input: Option<&Value>) -> String {
     }
 }
 
-/// The answer keys of the numbered approval dialogs of Claude, Codex and Gemini
-/// (`1` = allow once, `3` = no/deny; AGENTS-REFERENCE "Approval dialog").
+/// The answer keys of the numbered approval dialogs of Claude, Codex and Gemini (`1` =
+/// allow once, `3` = no/deny; `docs/adapters.md#approval-dialogs`).
 pub(super) fn allow_deny_keys() -> Vec<AnswerKey> {
     vec![
         AnswerKey {
