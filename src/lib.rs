@@ -7,6 +7,7 @@
 
 pub mod adapters;
 pub mod cli;
+pub mod client;
 pub mod config;
 pub mod engine;
 pub mod install;

@@ -1,7 +1,8 @@
-//! The CLI's D-Bus client of `io.github.attend.Attend1`, and the mapping of its failures
-//! to exit codes (documented in `docs/dbus-api.md` and `attend --help`).
+//! The CLI's D-Bus client of `io.github.attend.Attend1` (the typed proxy of
+//! [`crate::client`]), and the mapping of its failures to exit codes (documented in
+//! `docs/dbus-api.md` and `attend --help`).
 
-use crate::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use crate::client::Attend1Proxy;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use zbus::zvariant::{DynamicType, Type};
@@ -68,7 +69,7 @@ pub fn classify(e: zbus::Error) -> CliError {
         zbus::Error::MethodError(name, msg, _) => {
             let name = name.as_str();
             let text = msg.clone().unwrap_or_else(|| name.to_string());
-            match name.strip_prefix("io.github.attend.Attend1.Error.") {
+            match crate::client::error_name(&e) {
                 Some("Internal") => CliError::new(EXIT_INTERNAL, text),
                 Some(_) => CliError::bad_input(text),
                 None if name.starts_with("org.freedesktop.DBus.Error.ServiceUnknown")
@@ -89,28 +90,98 @@ pub fn classify(e: zbus::Error) -> CliError {
     }
 }
 
-/// A connection to the session bus (`DBUS_SESSION_BUS_ADDRESS`).
+/// Maps the failure of the typed call `method` (the proxy's Rust name, e.g.
+/// `list_panes`): a reply of the wrong shape is "unexpected reply to ListPanes: …" (exit
+/// 4), anything else as [`classify`] says.
+pub fn reply_error(method: &str, e: zbus::Error) -> CliError {
+    match e {
+        zbus::Error::Variant(e) => CliError::new(
+            EXIT_INTERNAL,
+            format!("unexpected reply to {}: {e}", member_name(method)),
+        ),
+        e => classify(e),
+    }
+}
+
+/// The D-Bus member name of a proxy method: `list_panes` → `ListPanes` (zbus's rule).
+fn member_name(method: &str) -> String {
+    method
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+/// One typed call of the daemon: `call!(c, get_pane(&pane))` awaits
+/// `c.proxy.get_pane(&pane)` and maps its failure with [`reply_error`], so each method
+/// keeps its exit code and message.
+macro_rules! call {
+    ($c:expr, $method:ident($($arg:expr),* $(,)?)) => {
+        $c.proxy
+            .$method($($arg),*)
+            .await
+            .map_err(|e| $crate::cli::client::reply_error(stringify!($method), e))
+    };
+}
+pub(crate) use call;
+
+/// A connection to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and the daemon's typed
+/// proxy on it.
 #[derive(Clone)]
 pub struct Client {
     pub conn: zbus::Connection,
+    /// `io.github.attend.Attend1` (no property cache: the interface has no properties).
+    pub proxy: Attend1Proxy<'static>,
 }
 
 impl Client {
     /// Connects to the session bus; exit 3 when that fails.
     pub async fn connect() -> Result<Client, CliError> {
         let conn = zbus::Connection::session().await.map_err(unreachable)?;
-        Ok(Client { conn })
+        let proxy = Attend1Proxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .map_err(classify)?;
+        Ok(Client { conn, proxy })
     }
 
-    /// Calls `method` with `body` and decodes the reply as `R`.
+    /// A stream of the daemon's `Event` signals as the bus routes them, at most
+    /// `max_queued` waiting (zbus's default 64 when `None`); decode each with
+    /// [`crate::client::Event::from_message`]. A message stream rather than the proxy's
+    /// `receive_event()`, which skips errors: a bus failure arrives here as an error item.
+    pub async fn event_messages(
+        &self,
+        max_queued: Option<usize>,
+    ) -> Result<zbus::MessageStream, CliError> {
+        let daemon = self.proxy.inner();
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(daemon.interface().clone())
+            .and_then(|b| b.member("Event"))
+            .and_then(|b| b.path(daemon.path().clone()))
+            .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?
+            .build();
+        zbus::MessageStream::for_match_rule(rule, &self.conn, max_queued)
+            .await
+            .map_err(classify)
+    }
+
+    /// Calls `method` by name with `body` and decodes the reply as `R`: the untyped path,
+    /// kept for the hook's zbus fallback (`hook.rs`); every command uses [`call!`].
     pub async fn call<B, R>(&self, method: &str, body: &B) -> Result<R, CliError>
     where
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + Type,
     {
         let msg = self
-            .conn
-            .call_method(Some(BUS_NAME), OBJECT_PATH, Some(INTERFACE), method, body)
+            .proxy
+            .inner()
+            .call_method(method, body)
             .await
             .map_err(classify)?;
         msg.body()
@@ -154,5 +225,28 @@ mod tests {
         ));
         assert_eq!(e.code, EXIT_UNREACHABLE);
         assert!(e.message.contains("DBUS_SESSION_BUS_ADDRESS"));
+    }
+
+    #[test]
+    fn a_reply_of_the_wrong_shape_names_the_member() {
+        assert_eq!(member_name("list_panes"), "ListPanes");
+        assert_eq!(member_name("set_task_state"), "SetTaskState");
+        assert_eq!(member_name("version"), "Version");
+        let e = reply_error(
+            "get_pane",
+            zbus::Error::Variant(zbus::zvariant::Error::Message("bad".into())),
+        );
+        assert_eq!(
+            e,
+            CliError::new(EXIT_INTERNAL, "unexpected reply to GetPane: bad")
+        );
+        let e = reply_error(
+            "get_pane",
+            method_error(
+                "io.github.attend.Attend1.Error.NoSuchPane",
+                "no such pane: x",
+            ),
+        );
+        assert_eq!(e, CliError::bad_input("no such pane: x"));
     }
 }

@@ -1,9 +1,9 @@
 //! The client subcommands: each is one or two D-Bus calls and a rendering.
 
-use super::client::{CliError, Client, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
-use super::render::{self, Dict};
+use super::client::{call, CliError, Client, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
+use super::render;
 use super::{Cmd, RunArgs};
-use crate::service::dbus::{INTERFACE, OBJECT_PATH};
+use crate::client::EventTuple;
 use std::collections::HashMap;
 use std::future::Future;
 use std::io::Write;
@@ -11,9 +11,6 @@ use zbus::export::futures_core::Stream;
 use zbus::zvariant::Value;
 
 type Result<T> = std::result::Result<T, CliError>;
-
-/// One entry of `Events`.
-type EventTuple = (u64, String, String, Dict);
 
 /// Runs a client subcommand on a one-thread runtime; returns its exit code.
 pub fn run(cmd: Cmd) -> Result<i32> {
@@ -46,7 +43,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             held,
             done_unseen,
         } => {
-            let mut panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+            let mut panes = call!(c, list_panes())?;
             if let Some(d) = super::ladder::Diagnosis::from_flags(parked, held, done_unseen) {
                 panes.retain(|p| super::ladder::has_diagnosis(&render::pane_json(p), d));
             }
@@ -63,7 +60,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             }
         }
         Cmd::Show { pane, json } => {
-            let p: Dict = c.call("GetPane", &(pane.as_str(),)).await?;
+            let p = call!(c, get_pane(&pane))?;
             if json {
                 print(&json_line(&render::pane_json(&p)))
             } else {
@@ -71,7 +68,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             }
         }
         Cmd::Workspaces { json } => {
-            let ws: Vec<Dict> = c.call("ListWorkspaces", &()).await?;
+            let ws = call!(c, list_workspaces())?;
             if json {
                 let v: Vec<_> = ws
                     .iter()
@@ -83,20 +80,20 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             }
         }
         Cmd::Seen { pane } => {
-            c.call::<_, ()>("MarkSeen", &(pane.as_str(),)).await?;
+            call!(c, mark_seen(&pane))?;
             Ok(EXIT_OK)
         }
         Cmd::Focus { pane } => {
-            c.call::<_, ()>("Focus", &(pane.as_str(),)).await?;
+            call!(c, focus(&pane))?;
             Ok(EXIT_OK)
         }
         Cmd::Next { json } => {
-            let pane: String = c.call("NextUnread", &()).await?;
+            let pane = call!(c, next_unread())?;
             if json {
                 let v = if pane.is_empty() {
                     serde_json::Value::Null
                 } else {
-                    let p: Dict = c.call("GetPane", &(pane.as_str(),)).await?;
+                    let p = call!(c, get_pane(&pane))?;
                     render::pane_json(&p)
                 };
                 print(&json_line(&v))?;
@@ -110,8 +107,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             })
         }
         Cmd::Answer { pane, choice } => {
-            c.call::<_, ()>("Answer", &(pane.as_str(), choice.as_str()))
-                .await?;
+            call!(c, answer(&pane, &choice))?;
             Ok(EXIT_OK)
         }
         Cmd::Send { pane, text, enter } => {
@@ -119,16 +115,16 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             if enter {
                 data.push(b'\r');
             }
-            c.call::<_, ()>("SendInput", &(pane.as_str(), data)).await?;
+            call!(c, send_input(&pane, &data))?;
             Ok(EXIT_OK)
         }
         Cmd::Kill { pane, signal } => {
             let sig = parse_signal(&signal)?;
-            c.call::<_, ()>("Kill", &(pane.as_str(), sig)).await?;
+            call!(c, kill(&pane, sig))?;
             Ok(EXIT_OK)
         }
         Cmd::Resume { pane } => {
-            c.call::<_, ()>("Resume", &(pane.as_str(),)).await?;
+            call!(c, resume(&pane))?;
             Ok(EXIT_OK)
         }
         Cmd::Attach { pane, detach_key } => attach(&c, &pane, &detach_key).await,
@@ -139,7 +135,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             json,
         } => events(&c, after, limit, follow, json).await,
         Cmd::Explain { pane, json } => {
-            let d: Dict = c.call("Explain", &(pane.as_str(),)).await?;
+            let d = call!(c, explain(&pane))?;
             let obj = serde_json::Value::Object(render::dict_json(&d));
             if json {
                 print(&json_line(&obj))
@@ -159,7 +155,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
         }
         Cmd::Unhold { pane } => super::ladder::unhold(&c, &pane).await,
         Cmd::Version => {
-            let v: String = c.call("Version", &()).await?;
+            let v = call!(c, version())?;
             print(&format!(
                 "attend {} (daemon {v})\n",
                 env!("CARGO_PKG_VERSION")
@@ -249,7 +245,7 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
         spec.insert("rows", Value::from(rows));
         spec.insert("cols", Value::from(cols));
     }
-    let pane: String = c.call("Run", &(spec,)).await?;
+    let pane = call!(c, run(&spec))?;
     print(&format!("{pane}\n"))
 }
 
@@ -258,7 +254,7 @@ async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
     let key = parse_detach_key(detach_key).ok_or_else(|| {
         CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
     })?;
-    let socket: String = c.call("Attach", &(pane,)).await?;
+    let socket = call!(c, attach(pane))?;
     let pane = pane.to_string();
     // The attach client drives the terminal with blocking I/O.
     let result = tokio::task::spawn_blocking(move || {
@@ -293,17 +289,7 @@ async fn events(
 ) -> Result<i32> {
     // Subscribe before catching up so that nothing falls between the two.
     let mut stream = if follow {
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface(INTERFACE)
-            .and_then(|b| b.member("Event"))
-            .and_then(|b| b.path(OBJECT_PATH))
-            .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?
-            .build();
-        let s = zbus::MessageStream::for_match_rule(rule, &c.conn, None)
-            .await
-            .map_err(super::client::classify)?;
-        Some(s)
+        Some(c.event_messages(None).await?)
     } else {
         None
     };
@@ -314,7 +300,7 @@ async fn events(
         if want == 0 {
             break;
         }
-        let page: Vec<EventTuple> = c.call("Events", &(last, want)).await?;
+        let page = call!(c, events(last, want))?;
         for e in &page {
             print_event(e, json)?;
             last = e.0;
@@ -334,9 +320,13 @@ async fn events(
             return Ok(EXIT_OK);
         };
         let msg = msg.map_err(super::client::classify)?;
-        let Ok(e) = msg.body().deserialize::<EventTuple>() else {
+        let Some(event) = crate::client::Event::from_message(msg) else {
             continue;
         };
+        let Ok(args) = event.args() else {
+            continue;
+        };
+        let e: EventTuple = (args.seq, args.kind, args.pane, args.data);
         if e.0 > last {
             last = e.0;
             print_event(&e, json)?;

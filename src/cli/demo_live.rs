@@ -8,7 +8,7 @@
 //!
 //! `attend demo` without `--live` stays the offline replay through the engine.
 
-use super::client::{CliError, Client, EXIT_INTERNAL, EXIT_OK};
+use super::client::{call, CliError, Client, EXIT_INTERNAL, EXIT_OK};
 use crate::service::paths::runtime_dir;
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
@@ -291,7 +291,7 @@ pub fn run() -> Result<i32, CliError> {
         .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
     rt.block_on(async move {
         let c = Client::connect().await?;
-        let _: String = c.call("Version", &()).await?;
+        call!(c, version())?;
         let attend = std::env::current_exe()
             .map_err(|e| CliError::new(EXIT_INTERNAL, format!("cannot find attend itself: {e}")))?;
         let root = runtime_dir()
@@ -330,7 +330,7 @@ pub fn run() -> Result<i32, CliError> {
                 .into_iter()
                 .collect();
             spec.insert("env", Value::from(env));
-            let id: String = c.call("Run", &(spec,)).await?;
+            let id = call!(c, run(&spec))?;
             started.push((id, pane.workspace, pane.name));
         }
         println!("attend demo: four scripted Claude Code panes, driven through `attend hook`:");

@@ -1,8 +1,8 @@
 //! The seed-004 commands: `attend task …`, `attend hold` / `unhold`, the diagnoses
 //! filters of `attend ls`, and the people's rendering of `attend explain`.
 
-use super::client::{CliError, Client, EXIT_OK};
-use super::render::{self, Dict};
+use super::client::{call, CliError, Client, EXIT_OK};
+use super::render;
 use clap::Subcommand;
 use serde_json::{json, Value as Json};
 use std::io::Write;
@@ -78,22 +78,20 @@ pub fn has_diagnosis(pane: &Json, d: Diagnosis) -> bool {
 pub async fn task(c: &Client, cmd: TaskCmd) -> Result<i32> {
     match cmd {
         TaskCmd::Add { pane, text } => {
-            let id: u64 = c.call("AddTask", &(pane.as_str(), text.as_str())).await?;
+            let id = call!(c, add_task(&pane, &text))?;
             print(&format!("{id}\n"))
         }
         TaskCmd::Start { id } => {
-            c.call::<_, ()>("SetTaskState", &(id, "working", ""))
-                .await?;
+            call!(c, set_task_state(id, "working", ""))?;
             Ok(EXIT_OK)
         }
         TaskCmd::Done { id, message } => {
             let m = message.unwrap_or_default();
-            c.call::<_, ()>("SetTaskState", &(id, "reported", m.as_str()))
-                .await?;
+            call!(c, set_task_state(id, "reported", &m))?;
             Ok(EXIT_OK)
         }
         TaskCmd::Ls { pane, json } => {
-            let panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+            let panes = call!(c, list_panes())?;
             let tasks: Vec<Json> = panes
                 .iter()
                 .map(render::pane_json)
@@ -145,14 +143,13 @@ pub fn parse_wake(s: &str, now_ms: i64) -> Result<i64> {
 pub async fn hold(c: &Client, pane: &str, owner: &str, wake: &str, reason: &str) -> Result<i32> {
     let now = crate::service::dbus::now().0;
     let wake = parse_wake(wake, now)?;
-    c.call::<_, ()>("SetHold", &(pane, owner, wake, reason))
-        .await?;
+    call!(c, set_hold(pane, owner, wake, reason))?;
     Ok(EXIT_OK)
 }
 
 /// Runs `attend unhold PANE`.
 pub async fn unhold(c: &Client, pane: &str) -> Result<i32> {
-    c.call::<_, ()>("ClearHold", &(pane,)).await?;
+    call!(c, clear_hold(pane))?;
     Ok(EXIT_OK)
 }
 

@@ -6,11 +6,9 @@
 use crate::engine::PaneView;
 use crate::model::Timestamp;
 use serde_json::{json, Map, Value as Json};
-use std::collections::HashMap;
-use zbus::zvariant::{OwnedValue, Value};
+use zbus::zvariant::Value;
 
-/// An `a{sv}` reply.
-pub type Dict = HashMap<String, OwnedValue>;
+pub use crate::client::Dict;
 
 /// Keys `attend show --json` always has (issue 3).
 pub const PANE_KEYS: [&str; 21] = [
@@ -277,6 +275,8 @@ pub fn event_line(seq: u64, kind: &str, pane: &str, data: &Dict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+    use zbus::zvariant::OwnedValue;
 
     fn dict(pairs: Vec<(&str, Value<'static>)>) -> Dict {
         pairs

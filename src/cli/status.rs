@@ -14,9 +14,9 @@
 //! the offline line when the daemon stops and carries on when it comes back. It never
 //! starts the daemon itself (no D-Bus activation from a status bar).
 
-use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
-use super::render::{self, Dict};
-use crate::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use super::client::{call, classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
+use super::render;
+use crate::config::BUS_NAME;
 use crate::service::surfaces::overview::Overview;
 use std::future::Future;
 use std::io::Write;
@@ -72,13 +72,13 @@ async fn overview(c: &Client) -> Result<Overview, CliError> {
         return Ok(Overview::offline());
     }
     let fetch = async {
-        let panes: Vec<Dict> = c.call("ListPanes", &()).await?;
+        let panes = call!(c, list_panes())?;
         let views = panes
             .iter()
             .map(render::pane_view)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
-        let next: String = c.call("NextUnread", &()).await?;
+        let next = call!(c, next_unread())?;
         Ok::<_, CliError>(Overview::new(&views, Some(&next)))
     };
     match fetch.await {
@@ -120,16 +120,7 @@ pub fn run(format: Format, follow: bool) -> Result<i32, CliError> {
 
 async fn follow_status(c: &Client, format: Format) -> Result<i32, CliError> {
     // Subscribe first, then read: nothing falls between the two.
-    let events = zbus::MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .interface(INTERFACE)
-        .and_then(|b| b.member("Event"))
-        .and_then(|b| b.path(OBJECT_PATH))
-        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?
-        .build();
-    let mut events = zbus::MessageStream::for_match_rule(events, &c.conn, Some(256))
-        .await
-        .map_err(classify)?;
+    let mut events = c.event_messages(Some(256)).await?;
     let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
     let mut owners = dbus
         .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])

@@ -11,7 +11,8 @@
 //! the only thing it remembers across daemons; the snapshot it shows is always new.
 
 use super::data::Snapshot;
-use super::proxy::{Attend1Proxy, BUS_NAME};
+use crate::client::Attend1Proxy;
+use crate::config::BUS_NAME;
 use async_channel::{Receiver, Sender};
 use std::time::Duration;
 use tokio::time::Instant;

@@ -10,8 +10,7 @@ use crate::model::{Attention, Lifecycle};
 use std::collections::HashMap;
 use zbus::zvariant::{OwnedValue, Value};
 
-/// An `a{sv}` reply of the daemon.
-pub type Dict = HashMap<String, OwnedValue>;
+pub use crate::client::Dict;
 
 /// A dictionary the panel cannot render.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -23,7 +23,6 @@ mod indicator;
 pub mod labels;
 mod pane_detail;
 mod pane_row;
-pub mod proxy;
 pub mod terminal;
 mod window;
 mod workspace_row;
