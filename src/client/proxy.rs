@@ -5,7 +5,7 @@
 //! them equal to [`crate::config::BUS_NAME`], [`crate::config::OBJECT_PATH`] and
 //! [`crate::config::INTERFACE`], the one home of those names.
 
-use super::{Dict, EventTuple};
+use super::types::{Dict, EventTuple};
 use std::collections::HashMap;
 use zbus::zvariant::Value;
 
