@@ -51,23 +51,7 @@ fn assert_nothing_lost(env: &Env, before: &Stored, case: &str) {
     );
     assert_eq!(after.events, before.events, "{case}: the event log changed");
     assert_eq!(after.panes, before.panes, "{case}: the panes changed");
-    assert_eq!(spooled(env), 0, "{case}: bad input must never be spooled");
-}
-
-/// Records in the live spool and in batches being replayed.
-fn spooled(env: &Env) -> usize {
-    let dir = env.dir.path().join("run/attend");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0;
-    };
-    entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name == SPOOL_FILE || name.starts_with("hooks.spool.replaying-")
-        })
-        .map(|p| std::fs::read(p).unwrap().split(|b| *b == b'\n').count() - 1)
-        .sum()
+    assert_eq!(env.spooled(), 0, "{case}: bad input must never be spooled");
 }
 
 fn stop(session: &str, message: &str) -> String {
@@ -1245,7 +1229,7 @@ fn a_spool_with_garbage_lines_replays_the_good_records_and_reports_the_rest() {
     assert_eq!(log.matches("spooled hook dropped").count(), 2, "{log}");
     assert!(log.contains("session id is longer than 256 bytes"), "{log}");
     assert!(log.contains("the limit is 1048576"), "{log}");
-    env.wait_until("the spool is emptied", || spooled(&env) == 0);
+    env.wait_until("the spool is emptied", || env.spooled() == 0);
     println!(
         "garbage spool: 2 applied, 3 torn and 2 refused reported: {}",
         log.lines()
