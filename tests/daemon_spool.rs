@@ -222,8 +222,13 @@ fn a_hook_the_daemon_does_not_answer_in_time_is_spooled_and_applied_once() {
     let id = pane["id"].as_str().unwrap().to_string();
     env.wait_until("the spool is drained", || env.spool_records().is_empty());
     env.wait_pane(&id, "working", |v| v["lifecycle"] == "working");
-    // Give a second delivery every chance to show up.
-    std::thread::sleep(Duration::from_millis(500));
+    // Both copies are through before the absence of a second delivery is asserted: every
+    // spooled batch is applied (no live file, no batch being replayed), and a marker hook
+    // sent now — on the daemon's bus connection behind the late call — is stored.
+    env.wait_until("every spooled batch is applied", || env.spooled() == 0);
+    let marker = hook(&env, None, &prompt("s-marker", "marker"));
+    assert_eq!(marker.status.code(), Some(0));
+    pane_of_session(&env, "s-marker");
     let events = env.events();
     assert_eq!(events_of(&events, &id, "pane.added").len(), 1);
     assert_eq!(events_of(&events, &id, "agent.").len(), 1, "applied once");
