@@ -5,7 +5,6 @@
 mod support;
 
 use serde_json::Value;
-use std::time::Duration;
 use support::Env;
 
 fn claude_hook(env: &Env, pane: &str, payload: &str, delivery: &str) {
@@ -210,7 +209,12 @@ fn explain_names_the_deciding_evidence_its_rung_age_and_trust() {
 fn answer_types_the_manifest_keys_when_the_decision_has_none() {
     let env = Env::with_daemon();
     let out = env.work_dir().join("answer.txt");
-    let script = format!("stty raw -echo; head -c 1 > '{}'", out.display());
+    let ready = env.work_dir().join("raw");
+    let script = format!(
+        "stty raw -echo; touch '{}'; head -c 1 > '{}'",
+        ready.display(),
+        out.display()
+    );
     let p = env.run(&["--agent", "claude", "--", "sh", "-c", &script]);
     // A Notification that names a permission gate opens a decision without keys.
     claude_hook(
@@ -225,8 +229,8 @@ fn answer_types_the_manifest_keys_when_the_decision_has_none() {
         Value::Array(vec![]),
         "{v:#}"
     );
-    // Let the shell reach `head` (raw mode) before the key arrives.
-    std::thread::sleep(Duration::from_millis(300));
+    // The terminal is in raw mode before the key arrives.
+    env.wait_until("the terminal in raw mode", || ready.exists());
     env.ok(&["answer", &p, "allow"]);
     env.wait_until("the answer typed into the pane", || {
         std::fs::read_to_string(&out).unwrap_or_default() == "1"

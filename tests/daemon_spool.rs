@@ -24,20 +24,6 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// The spool directory the test's `attend` processes use (`$XDG_RUNTIME_DIR/attend`).
-fn spool_dir(env: &Env) -> PathBuf {
-    env.dir.path().join("run/attend")
-}
-
-/// The records in the live spool file.
-fn spooled(env: &Env) -> Vec<SpoolRecord> {
-    std::fs::read_to_string(spool_dir(env).join(SPOOL_FILE))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn prompt(session: &str, text: &str) -> String {
     json!({"session_id": session, "cwd": "/tmp/proj", "hook_event_name": "UserPromptSubmit", "prompt": text}).to_string()
 }
@@ -118,9 +104,9 @@ fn two_hundred_hooks_fired_while_the_daemon_is_down_are_replayed_in_order_once()
         handles.into_iter().for_each(|h| h.join().unwrap());
         now_ms()
     });
-    let records = spooled(&env);
+    let records = env.spool_records();
     assert_eq!(records.len(), 200, "every hook was spooled");
-    let spool_copy = std::fs::read(spool_dir(&env).join(SPOOL_FILE)).unwrap();
+    let spool_copy = std::fs::read(env.spool_dir().join(SPOOL_FILE)).unwrap();
 
     env.start_daemon();
     let events = env.events();
@@ -145,19 +131,20 @@ fn two_hundred_hooks_fired_while_the_daemon_is_down_are_replayed_in_order_once()
         assert_eq!(v["last_message"], format!("msg-{pane}-49"));
         assert_eq!(v["session_id"], format!("s-{pane}"));
     }
-    assert!(spooled(&env).is_empty(), "the spool was consumed");
+    assert!(env.spool_records().is_empty(), "the spool was consumed");
 
     // A crash between the commit and the removal of the batch: the same records come back
     // as a leftover batch at the next start, and nothing is applied twice.
     std::fs::write(
-        spool_dir(&env).join("hooks.spool.replaying-00000000000000000001"),
+        env.spool_dir()
+            .join("hooks.spool.replaying-00000000000000000001"),
         &spool_copy,
     )
     .unwrap();
     env.kill_daemon();
     env.start_daemon();
     assert_eq!(env.events(), events, "the replayed batch changed nothing");
-    let left: Vec<_> = std::fs::read_dir(spool_dir(&env))
+    let left: Vec<_> = std::fs::read_dir(env.spool_dir())
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().contains("replaying"))
@@ -172,7 +159,7 @@ fn two_hundred_hooks_fired_while_the_daemon_is_down_are_replayed_in_order_once()
 fn a_spool_that_grows_while_the_daemon_runs_is_drained() {
     let env = Env::with_daemon();
     let p = env.run(&["--agent", "claude", "--", "sleep", "1000"]);
-    let dir = spool_dir(&env);
+    let dir = env.spool_dir();
     std::fs::create_dir_all(&dir).unwrap();
     // A writer that died mid-record.
     std::fs::OpenOptions::new()
@@ -233,10 +220,15 @@ fn a_hook_the_daemon_does_not_answer_in_time_is_spooled_and_applied_once() {
 
     let pane = pane_of_session(&env, "s-slow");
     let id = pane["id"].as_str().unwrap().to_string();
-    env.wait_until("the spool is drained", || spooled(&env).is_empty());
+    env.wait_until("the spool is drained", || env.spool_records().is_empty());
     env.wait_pane(&id, "working", |v| v["lifecycle"] == "working");
-    // Give a second delivery every chance to show up.
-    std::thread::sleep(Duration::from_millis(500));
+    // Both copies are through before the absence of a second delivery is asserted: every
+    // spooled batch is applied (no live file, no batch being replayed), and a marker hook
+    // sent now — on the daemon's bus connection behind the late call — is stored.
+    env.wait_until("every spooled batch is applied", || env.spooled() == 0);
+    let marker = hook(&env, None, &prompt("s-marker", "marker"));
+    assert_eq!(marker.status.code(), Some(0));
+    pane_of_session(&env, "s-marker");
     let events = env.events();
     assert_eq!(events_of(&events, &id, "pane.added").len(), 1);
     assert_eq!(events_of(&events, &id, "agent.").len(), 1, "applied once");
@@ -265,7 +257,7 @@ fn the_hook_client_spools_refuses_bad_input_and_never_fails() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stderr(&out), "");
-    let recs = spooled(&env);
+    let recs = env.spool_records();
     assert_eq!(recs.len(), 1);
     let r = &recs[0];
     assert_eq!(r.agent, "claude");
@@ -289,7 +281,11 @@ fn the_hook_client_spools_refuses_bad_input_and_never_fails() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert_eq!(spooled(&env).len(), 1, "nothing spooled for bad input");
+    assert_eq!(
+        env.spool_records().len(),
+        1,
+        "nothing spooled for bad input"
+    );
 
     // No bus at all: still spooled.
     let out = env.attend_with(
@@ -298,7 +294,7 @@ fn the_hook_client_spools_refuses_bad_input_and_never_fails() {
         &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")],
     );
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
-    assert_eq!(spooled(&env).len(), 2);
+    assert_eq!(env.spool_records().len(), 2);
 
     // The runtime directory cannot be made (its parent is a file): one warning line.
     let file = env.dir.path().join("not-a-dir");

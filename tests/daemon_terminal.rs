@@ -114,20 +114,17 @@ fn a_focused_pane_counts_new_output_and_bells_as_seen() {
         "--",
         "sh",
         "-c",
-        "read x; printf 'ring\\a'; touch rang; sleep 100",
+        "read x; printf 'ring\\a\\033]0;rang\\007'; sleep 100",
     ]);
-    env.busctl("SetFocused", "sb", &[&p, "true"]).unwrap();
+    env.set_focused(&p, true);
     assert_eq!(env.show(&p)["focused"], true);
     env.ok(&["send", &p, "go", "--enter"]);
-    let rang = env.work_dir().join("rang");
-    env.wait_until("the program rang", || rang.exists());
-    // Output and bell were read before the file appeared; give the daemon a moment to
-    // apply them, then nothing may be outstanding.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let v = env.show(&p);
+    // The title is a marker behind the output and the bell on the same terminal: once it
+    // shows, both were applied, and nothing may be outstanding.
+    let v = env.wait_pane(&p, "the title set after the bell", |v| v["title"] == "rang");
     assert_eq!(v["attention"], "none", "{v}");
     assert!(v["last_seen_at"].is_string());
-    env.busctl("SetFocused", "sb", &[&p, "false"]).unwrap();
+    env.set_focused(&p, false);
     assert_eq!(env.show(&p)["focused"], false);
 }
 

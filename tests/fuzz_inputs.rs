@@ -5,3 +5,5 @@
 //! variables, and `build-aux/fuzz.sh` for a long run.
 
 mod fuzz;
+#[path = "support/hook_events.rs"]
+mod hook_events;

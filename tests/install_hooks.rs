@@ -2,6 +2,9 @@
 //! (install, idempotence, the user's other hooks, byte-identical round trip, dry-run diff,
 //! invalid files, backups), for Claude, Codex, Cursor and Gemini, in temporary homes.
 
+#[path = "support/hook_events.rs"]
+mod hook_events;
+
 use attend::install::{
     config_paths, plan_install, plan_uninstall, Dirs, InstallError, InstallPlan, Scope,
 };
@@ -202,22 +205,7 @@ fn commands(value: &Value, event: &str) -> Vec<String> {
 
 fn events(agent: AgentKind) -> &'static [&'static str] {
     match agent {
-        AgentKind::Claude => &[
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreToolUse",
-            "PermissionRequest",
-            "PostToolUse",
-            "PostToolUseFailure",
-            "Notification",
-            "Stop",
-            "StopFailure",
-            "SubagentStart",
-            "SubagentStop",
-            "PreCompact",
-            "PostCompact",
-            "SessionEnd",
-        ],
+        AgentKind::Claude => hook_events::CLAUDE,
         AgentKind::Codex => &[
             "SessionStart",
             "UserPromptSubmit",

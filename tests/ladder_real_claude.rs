@@ -192,10 +192,10 @@ fn lifecycle(s: &Value) -> &str {
 #[test]
 fn permission_dialog_cancelled_with_esc_is_dismissed_without_a_hook() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(rig) = Rig::start(vec![Reply::claude_bash(
-        "echo attend-ladder > out.txt",
-        "Write a file",
-    )]) else {
+    let Some(rig) = Rig::start(vec![
+        Reply::claude_bash("echo attend-ladder > out.txt", "Write a file"),
+        Reply::text("The marker turn."),
+    ]) else {
         return;
     };
     rig.prompt("write the file");
@@ -268,9 +268,33 @@ fn permission_dialog_cancelled_with_esc_is_dismissed_without_a_hook() {
         hooks.is_empty(),
         "a hook fired before the dismissal: {hooks:#?}"
     );
-    // The dismissal sticks (no late hook reopens the gate).
-    std::thread::sleep(Duration::from_secs(2));
+    // The dismissal sticks: no late hook of the cancelled dialog. A marker through the
+    // same ordered path — the next prompt, whose UserPromptSubmit hook Claude runs after
+    // any hook still due — bounds the wait; no hook may come between the two.
     assert_eq!(lifecycle(&rig.show()), "idle");
+    let resolved_seq = resolved["seq"].as_u64().unwrap();
+    rig.prompt("marker");
+    let marker_source = "lifecycle-hooks:claude.UserPromptSubmit";
+    rig.wait("the marker prompt's hook", AGENT_STEP, |_, _| {
+        rig.events_after(resolved_seq)
+            .iter()
+            .any(|e| e["source"] == marker_source)
+    });
+    let after = rig.events_after(resolved_seq);
+    let late: Vec<&Value> = after
+        .iter()
+        .take_while(|e| e["source"] != marker_source)
+        .filter(|e| {
+            e["kind"] == "decision.opened"
+                || e["source"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("lifecycle-hooks:"))
+        })
+        .collect();
+    assert!(
+        late.is_empty(),
+        "a late hook after the dismissal: {late:#?}\n--- all after it ---\n{after:#?}"
+    );
     assert!(
         !Path::new(&rig.home.project.join("out.txt")).exists(),
         "the cancelled command did not run"

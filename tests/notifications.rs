@@ -5,6 +5,7 @@
 //! action); `dunstctl context` picks a button through the `dmenu` of dunst's config.
 
 mod desktop;
+mod support;
 
 use desktop::{claude_payload, Desk, Side};
 use serde_json::{json, Value};

@@ -194,7 +194,7 @@ fn agent(banner: &str, fixtures: &[&str]) -> Vec<String> {
         let payload = Path::new(FIXTURES).join(f);
         script.push_str(&format!(
             "{} hook claude < {}; ",
-            quote(env!("CARGO_BIN_EXE_attend")),
+            quote(support::attend_bin()),
             quote(payload.to_str().unwrap())
         ));
     }

@@ -452,6 +452,7 @@ fn another_uid_cannot_connect_to_the_attach_socket_or_open_the_files() {
 fn another_uid_cannot_call_the_daemon_on_the_session_bus() {
     let env = Env::with_daemon();
     let p = env.run(&["--", "sleep", "1000"]);
+    let marker = env.run(&["--", "sleep", "1000"]);
     let before = env.show(&p);
     let out = Command::new("busctl")
         .arg(format!("--address={}", env.bus.address))
@@ -473,7 +474,12 @@ fn another_uid_cannot_call_the_daemon_on_the_session_bus() {
         err.trim_end()
     );
     assert!(!out.status.success(), "another uid reached the daemon");
-    std::thread::sleep(Duration::from_millis(200));
+    // A marker through the same path: our own Kill of a second pane, sent after the
+    // refused call, and its exit recorded. A Kill that got through would be ahead of it.
+    assert!(env.busctl("Kill", "si", &[&marker, "9"]).is_ok());
+    env.wait_pane(&marker, "the marker pane killed", |v| {
+        v["live"]["state"] == "exited"
+    });
     assert_eq!(env.show(&p), before, "the pane was not killed");
     // The same call as us works (the refusal is the bus's, not a bad call).
     assert!(env.busctl("Kill", "si", &[&p, "9"]).is_ok());

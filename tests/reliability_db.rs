@@ -57,21 +57,6 @@ fn with_state() -> Env {
     env
 }
 
-/// SIGTERM the daemon and wait for it (a clean stop: SQLite checkpoints its log).
-fn stop_daemon(env: &mut Env) {
-    let mut d = env.daemon.take().expect("a daemon");
-    let pid = nix::unistd::Pid::from_raw(d.id() as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-    let start = Instant::now();
-    while d.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < support::TIMEOUT,
-            "the daemon did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Starts `attend daemon` expecting it to refuse: its exit code and stderr (bounded).
 fn daemon_refuses(env: &Env) -> (Option<i32>, String) {
     let mut child = env
@@ -140,7 +125,7 @@ fn a_database_deleted_while_stopped_is_reported_and_its_log_kept_aside() {
 #[test]
 fn a_database_deleted_after_a_clean_stop_is_reported() {
     let mut env = with_state();
-    stop_daemon(&mut env);
+    env.stop_daemon();
     assert!(
         files(&env, "attend.db-").is_empty(),
         "a clean stop leaves no log"
@@ -196,7 +181,7 @@ fn assert_moved_aside(env: &Env, bad: &[u8]) -> String {
 #[test]
 fn a_database_damaged_in_the_middle_is_moved_aside_intact_and_reported() {
     let mut env = with_state();
-    stop_daemon(&mut env);
+    env.stop_daemon();
     let path = db_path(&env);
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size >= 4 * 4096, "a database of a few pages: {size}");
@@ -211,7 +196,7 @@ fn a_database_damaged_in_the_middle_is_moved_aside_intact_and_reported() {
 #[test]
 fn a_truncated_database_is_moved_aside_intact_and_reported() {
     let mut env = with_state();
-    stop_daemon(&mut env);
+    env.stop_daemon();
     let path = db_path(&env);
     let size = std::fs::metadata(&path).unwrap().len();
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -228,7 +213,7 @@ fn a_truncated_database_is_moved_aside_intact_and_reported() {
 #[test]
 fn a_database_from_a_newer_attend_is_refused_and_left_alone() {
     let mut env = with_state();
-    stop_daemon(&mut env);
+    env.stop_daemon();
     let path = db_path(&env);
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.pragma_update(None, "user_version", 999).unwrap();
@@ -317,25 +302,6 @@ impl Drop for Tmpfs {
     }
 }
 
-/// Hook records waiting in the spool (the live file and batches being replayed).
-fn spooled(env: &Env) -> usize {
-    let dir = env.dir.path().join("run/attend");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0;
-    };
-    entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("hooks.spool")
-        })
-        .filter(|p| !p.to_string_lossy().ends_with(".lock"))
-        .map(|p| std::fs::read(p).unwrap().split(|b| *b == b'\n').count() - 1)
-        .sum()
-}
-
 /// `attend hook claude` from outside Attend for session `session`: it must succeed
 /// silently (delivered or spooled).
 fn fire(env: &Env, session: &str, vars: &[(&str, &str)]) -> String {
@@ -395,7 +361,7 @@ fn a_full_disk_spools_the_hooks_loses_nothing_and_replays_when_space_returns() {
         env.daemon_log().contains("database or disk is full")
     });
     assert_eq!(
-        spooled(&env),
+        env.spooled(),
         during.len(),
         "every unacknowledged hook waits"
     );
@@ -433,7 +399,7 @@ fn a_full_disk_spools_the_hooks_loses_nothing_and_replays_when_space_returns() {
         "space returned: the 10 spooled hooks applied {:?} later",
         freed.elapsed()
     );
-    env.wait_until("the spool is empty", || spooled(&env) == 0);
+    env.wait_until("the spool is empty", || env.spooled() == 0);
     // Live hooks work again, and everything is on disk.
     let after = names("c-after", 3);
     for s in &after {

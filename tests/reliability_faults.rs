@@ -281,25 +281,8 @@ fn wait_ready(env: &Env) {
 fn stop_daemon(env: &mut Env) {
     wait_ready(env);
     assert_alive(env);
-    let mut daemon = env.daemon.take().unwrap();
-    let pid = nix::unistd::Pid::from_raw(daemon.id() as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-    let start = Instant::now();
-    loop {
-        if let Some(status) = daemon.try_wait().unwrap() {
-            assert!(status.success(), "the daemon stopped with {status}");
-            return;
-        }
-        if start.elapsed() > DRAIN_LIMIT {
-            let _ = daemon.kill();
-            let _ = daemon.wait();
-            panic!(
-                "the daemon did not stop on SIGTERM\n--- daemon log ---\n{}",
-                env.daemon_log()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let status = env.stop_daemon_within(DRAIN_LIMIT);
+    assert!(status.success(), "the daemon stopped with {status}");
 }
 
 /// Records read back from the spool by the daemon, from the replay reports in its logs

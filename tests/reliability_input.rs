@@ -51,23 +51,7 @@ fn assert_nothing_lost(env: &Env, before: &Stored, case: &str) {
     );
     assert_eq!(after.events, before.events, "{case}: the event log changed");
     assert_eq!(after.panes, before.panes, "{case}: the panes changed");
-    assert_eq!(spooled(env), 0, "{case}: bad input must never be spooled");
-}
-
-/// Records in the live spool and in batches being replayed.
-fn spooled(env: &Env) -> usize {
-    let dir = env.dir.path().join("run/attend");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0;
-    };
-    entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name == SPOOL_FILE || name.starts_with("hooks.spool.replaying-")
-        })
-        .map(|p| std::fs::read(p).unwrap().split(|b| *b == b'\n').count() - 1)
-        .sum()
+    assert_eq!(env.spooled(), 0, "{case}: bad input must never be spooled");
 }
 
 fn stop(session: &str, message: &str) -> String {
@@ -789,6 +773,7 @@ fn a_hostile_message_reaches_the_notification_neutralised() {
     d.start_dunst();
     d.start_daemon(&["--no-tray"]);
     let p = d.claude_pane("api");
+    let marker = d.claude_pane("marker");
     d.hook(
         Some(&p),
         &desktop::claude_payload(
@@ -804,7 +789,8 @@ fn a_hostile_message_reaches_the_notification_neutralised() {
     // (BEL is unread without a completion).
     let flag = d.path("bells.done");
     let script = format!(
-        "head -c 10000 /dev/zero | tr '\\0' '\\a'; touch {}; exec sleep 1000",
+        "head -c 10000 /dev/zero | tr '\\0' '\\a'; printf '\\033]0;rung\\007'; touch {}; \
+         exec sleep 1000",
         flag.display()
     );
     let bells = d
@@ -812,15 +798,37 @@ fn a_hostile_message_reaches_the_notification_neutralised() {
         .trim()
         .to_string();
     d.wait_until("the BELs are written", || flag.exists());
-    d.wait_until("the BELs are applied", || {
-        d.show(&bells)["attention"] == "unread"
+    // The title is a marker behind the BELs on the same terminal.
+    let v = d.wait_pane(&bells, "the title set after the BELs", |v| {
+        v["title"] == "rung"
     });
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(d.displayed(), 1, "the BEL flood raised no notification");
+    assert_eq!(v["attention"], "unread", "{v}");
+    // A marker through the same path: a completion on another pane, after the BELs were
+    // applied. Once it is shown, a notification for the BELs would have been shown too.
+    d.hook(
+        Some(&marker),
+        &desktop::claude_payload(
+            "Stop.json",
+            "s-marker",
+            &[("last_assistant_message", json!("marker done"))],
+        ),
+        &[],
+    );
+    d.wait_until("the marker completion is notified", || d.displayed() >= 2);
 
     let history = d.close_all();
-    assert_eq!(history.len(), 1, "{history:?}");
-    let n = &history[0];
+    let body =
+        |n: &serde_json::Map<String, Value>| n["body"].as_str().unwrap_or_default().to_string();
+    assert_eq!(
+        history.len(),
+        2,
+        "the BEL flood raised no notification (only the completion and the marker): {history:?}"
+    );
+    assert!(
+        history.iter().any(|n| body(n) == "marker done"),
+        "the marker is the second notification: {history:?}"
+    );
+    let n = history.iter().find(|n| body(n) != "marker done").unwrap();
     let text = |k: &str| n[k].as_str().unwrap_or_default().to_string();
     let (summary, body) = (text("summary"), text("body"));
     println!("notification summary: {summary:?}\nnotification body: {body:?}");
@@ -981,8 +989,10 @@ fn a_flood_of_10000_bels_is_one_attention() {
     let flag = env.dir.path().join("bells.done");
     // One write per BEL (many PTY reads), then one 10 000-byte burst after a mark seen.
     let script = format!(
-        "i=0; while [ $i -lt 10000 ]; do printf '\\a'; i=$((i+1)); done; touch {0}.1; \
-         read x; head -c 10000 /dev/zero | tr '\\0' '\\a'; touch {0}.2; exec sleep 1000",
+        "i=0; while [ $i -lt 10000 ]; do printf '\\a'; i=$((i+1)); done; \
+         printf '\\033]0;mark1\\007'; touch {0}.1; read x; \
+         head -c 10000 /dev/zero | tr '\\0' '\\a'; printf '\\033]0;mark2\\007'; touch {0}.2; \
+         exec sleep 1000",
         flag.display()
     );
     let start = Instant::now();
@@ -990,7 +1000,11 @@ fn a_flood_of_10000_bels_is_one_attention() {
     let first = PathBuf::from(format!("{}.1", flag.display()));
     env.wait_until("10 000 BELs written", || first.exists());
     let written = start.elapsed();
-    std::thread::sleep(Duration::from_millis(300));
+    // The title is a marker behind the BELs on the same terminal: once it shows, every
+    // BEL was applied (a title is state, not an event).
+    env.wait_pane(&p, "the title set after the BELs", |v| {
+        v["title"] == "mark1"
+    });
     let evs = events_of(&env, &p);
     let created = |evs: &[Value]| {
         evs.iter()
@@ -1011,7 +1025,9 @@ fn a_flood_of_10000_bels_is_one_attention() {
     env.ok(&["send", &p, "go", "--enter"]);
     let second = PathBuf::from(format!("{}.2", flag.display()));
     env.wait_until("the burst written", || second.exists());
-    std::thread::sleep(Duration::from_millis(300));
+    env.wait_pane(&p, "the title set after the burst", |v| {
+        v["title"] == "mark2"
+    });
     let evs = events_of(&env, &p);
     println!(
         "after seen + a 10 000-BEL burst: {} events for the pane, {} attention.created",
@@ -1245,7 +1261,7 @@ fn a_spool_with_garbage_lines_replays_the_good_records_and_reports_the_rest() {
     assert_eq!(log.matches("spooled hook dropped").count(), 2, "{log}");
     assert!(log.contains("session id is longer than 256 bytes"), "{log}");
     assert!(log.contains("the limit is 1048576"), "{log}");
-    env.wait_until("the spool is emptied", || spooled(&env) == 0);
+    env.wait_until("the spool is emptied", || env.spooled() == 0);
     println!(
         "garbage spool: 2 applied, 3 torn and 2 refused reported: {}",
         log.lines()

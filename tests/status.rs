@@ -3,6 +3,7 @@
 //! `Event` signal to the line — and carrying on across a daemon restart.
 
 mod desktop;
+mod support;
 
 use desktop::{claude_payload, Desk, Side};
 use serde_json::{json, Value};

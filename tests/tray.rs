@@ -5,6 +5,7 @@
 //! menu entries with dbusmenu `Event` calls.
 
 mod desktop;
+mod support;
 
 use desktop::{claude_payload, Desk, PanelLog, Side};
 use serde_json::json;

@@ -1,20 +1,15 @@
-//! What every service benchmark needs: a private `dbus-daemon`, the real `attend daemon`
-//! binary with temporary state and runtime directories, a zbus client of it, process
-//! figures from `/proc`, and the result lines that `build-aux/bench.sh` turns into the
-//! table of `docs/benchmarks.md`.
+//! What every service benchmark needs beyond `tests/support` (the private bus, the real
+//! `attend daemon` with temporary directories, `$ATTEND_BIN`): a zbus client of the
+//! daemon, process figures from `/proc`, and the result lines that `build-aux/bench.sh`
+//! turns into the table of `docs/benchmarks.md`.
 
+use crate::support::Env;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use zbus::zvariant::Value;
-
-/// The `attend` binary under test: `$ATTEND_BIN` when set (e.g. an older build, for a
-/// before/after figure), else the one built with this bench (release profile).
-pub fn attend_bin() -> String {
-    std::env::var("ATTEND_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_attend").to_string())
-}
 
 /// The machine load as `/proc/loadavg` gives it (1, 5 and 15 minute averages), for the
 /// line printed next to each table.
@@ -58,112 +53,47 @@ pub fn percentile(xs: &mut [f64], p: f64) -> f64 {
     xs[rank.clamp(1, xs.len()) - 1]
 }
 
-/// A private `dbus-daemon --session`, killed on drop.
-pub struct Bus {
-    child: Child,
-    pub address: String,
-}
-
-impl Bus {
-    pub fn start() -> Bus {
-        let mut child = Command::new("dbus-daemon")
-            .args(["--session", "--print-address", "--nofork", "--nopidfile"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dbus-daemon must be installed");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped"))
-            .read_line(&mut line)
-            .expect("dbus-daemon prints its address");
-        Bus {
-            child,
-            address: line.trim().to_string(),
-        }
-    }
-}
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A running `attend daemon` on its own bus, with temporary directories; stopped with
-/// SIGTERM on drop.
+/// A running `attend daemon` (a `tests/support` [`Env`], which it dereferences to) and a
+/// zbus client of it; the daemon is stopped with SIGTERM on drop.
 pub struct Daemon {
-    pub bus: Bus,
-    pub dir: tempfile::TempDir,
-    child: Child,
+    pub env: Env,
     pub conn: zbus::Connection,
 }
 
 pub const BUS_NAME: &str = "io.github.attend.Attend1";
 pub const PATH: &str = "/io/github/attend/Attend1";
 
+impl Deref for Daemon {
+    type Target = Env;
+    fn deref(&self) -> &Env {
+        &self.env
+    }
+}
+
 impl Daemon {
-    /// Starts `attend daemon --no-tray --no-notifications ARGS` and waits (≤ 20 s) until
-    /// it answers `Version`.
+    /// Starts `attend daemon --no-tray --no-notifications ARGS`, waits until it is ready
+    /// and connects to its bus; then waits (≤ 20 s) until it answers `Version` there.
     pub async fn start(args: &[&str]) -> Daemon {
-        let bus = Bus::start();
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(dir.path().join("run")).expect("run dir");
-        let log = std::fs::File::create(dir.path().join("daemon.log")).expect("log");
-        let child = Self::command(&bus.address, dir.path())
-            .args(["daemon", "--no-tray", "--no-notifications"])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("spawn attend daemon");
-        let conn = zbus::connection::Builder::address(bus.address.as_str())
+        let mut env = Env::new();
+        let mut all = vec!["--no-tray", "--no-notifications"];
+        all.extend_from_slice(args);
+        env.start_daemon_with(&all, &[]);
+        let conn = zbus::connection::Builder::address(env.bus.address.as_str())
             .expect("address")
             .build()
             .await
             .expect("connect to the private bus");
-        let d = Daemon {
-            bus,
-            dir,
-            child,
-            conn,
-        };
+        let d = Daemon { env, conn };
         let start = Instant::now();
         while d.call::<String, _>("Version", &()).await.is_err() {
             assert!(
                 start.elapsed() < Duration::from_secs(20),
                 "the daemon did not answer: {}",
-                d.log()
+                d.daemon_log()
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         d
-    }
-
-    /// `attend` with this daemon's environment (bus, state, runtime, home).
-    pub fn command(address: &str, dir: &Path) -> Command {
-        let mut c = Command::new(attend_bin());
-        c.env("DBUS_SESSION_BUS_ADDRESS", address)
-            .env("ATTEND_STATE_DIR", dir.join("state"))
-            .env("XDG_RUNTIME_DIR", dir.join("run"))
-            .env("HOME", dir)
-            .env_remove("ATTEND_PANE")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null());
-        c
-    }
-
-    /// `attend ARGS` against this daemon.
-    pub fn attend(&self) -> Command {
-        Self::command(&self.bus.address, self.dir.path())
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("daemon.log")).unwrap_or_default()
     }
 
     /// Calls `method` of Attend1 and deserializes the reply body.
@@ -179,7 +109,8 @@ impl Daemon {
         reply.body().deserialize::<R>()
     }
 
-    /// `Run` with `argv`, a `rows`×`cols` terminal, `oneshot`, in `cwd`; the pane id.
+    /// `Run` with `argv`, a `rows`×`cols` terminal, `oneshot`, in the test directory; the
+    /// pane id.
     pub async fn run(&self, argv: &[&str], rows: u16, cols: u16, oneshot: bool) -> String {
         let mut spec: HashMap<&str, Value<'_>> = HashMap::new();
         spec.insert("argv", Value::from(argv.to_vec()));
@@ -189,23 +120,7 @@ impl Daemon {
         spec.insert("cwd", Value::from(self.dir.path().to_str().expect("utf-8")));
         self.call::<String, _>("Run", &(spec,))
             .await
-            .unwrap_or_else(|e| panic!("Run {argv:?}: {e}\n{}", self.log()))
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
-        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(5) {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+            .unwrap_or_else(|e| panic!("Run {argv:?}: {e}\n{}", self.daemon_log()))
     }
 }
 

@@ -26,7 +26,7 @@ pub async fn hook(d: &Daemon, pane: &str, payload: &str, delivery: &str) -> u64 
     ctx.insert("delivery_id", Value::from(delivery));
     d.call::<u64, _>("Hook", &("claude", "", payload, ctx))
         .await
-        .unwrap_or_else(|e| panic!("Hook: {e}\n{}", d.log()))
+        .unwrap_or_else(|e| panic!("Hook: {e}\n{}", d.daemon_log()))
 }
 
 /// Hooks per second for `n` calls with `window` in flight.

@@ -31,13 +31,13 @@ pub async fn run() {
     // Let start-up work settle (git lookups run on tokio's blocking threads, which exit
     // after 10 s without work).
     tokio::time::sleep(Duration::from_secs(12)).await;
-    let (a0, t0) = (proc_figures(d.pid()), proc_figures(tmux_pid));
+    let (a0, t0) = (proc_figures(d.daemon_pid()), proc_figures(tmux_pid));
     tokio::time::sleep(WINDOW).await;
-    let (a1, t1) = (proc_figures(d.pid()), proc_figures(tmux_pid));
+    let (a1, t1) = (proc_figures(d.daemon_pid()), proc_figures(tmux_pid));
     let ms = |ticks: u64| ticks as f64 * 1000.0 / ticks_per_second();
     let (a_cpu, a_sw) = (a1.cpu_ticks - a0.cpu_ticks, wakeups(&a0, &a1));
     let (t_cpu, t_sw) = (t1.cpu_ticks - t0.cpu_ticks, wakeups(&t0, &t1));
-    let threads = std::fs::read_dir(format!("/proc/{}/task", d.pid()))
+    let threads = std::fs::read_dir(format!("/proc/{}/task", d.daemon_pid()))
         .map(|r| r.count())
         .unwrap_or(0);
     println!(

@@ -15,6 +15,8 @@ mod memory;
 mod pty_throughput;
 mod scale;
 mod store;
+#[path = "../../tests/support/mod.rs"]
+mod support;
 
 const ALL: [&str; 7] = ["store", "hook", "pty", "idle", "memory", "latency", "scale"];
 

@@ -36,7 +36,7 @@ async fn attend_rss(file: &Path, panes: usize) -> u64 {
     for _ in 0..panes {
         d.run(&["sh", "-c", &s], 40, 120, false).await;
     }
-    settled_rss(d.pid()).await
+    settled_rss(d.daemon_pid()).await
 }
 
 async fn tmux_rss(file: &Path, panes: usize) -> u64 {

@@ -46,11 +46,7 @@ fn ls_ms(d: &Daemon, panes: usize) -> f64 {
     let mut xs = Vec::new();
     for _ in 0..7 {
         let start = Instant::now();
-        let out = d
-            .attend()
-            .args(["ls", "--json"])
-            .output()
-            .expect("attend ls");
+        let out = d.cmd().args(["ls", "--json"]).output().expect("attend ls");
         xs.push(start.elapsed().as_secs_f64() * 1e3);
         assert!(out.status.success(), "attend ls --json failed");
         let n = serde_json::from_slice::<serde_json::Value>(&out.stdout)

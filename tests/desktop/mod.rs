@@ -1,26 +1,27 @@
-//! Test support for the desktop-surface tests (notifications, tray, status bar): a
-//! private D-Bus bus WITHOUT service activation (so nothing but what a test starts is on
-//! it), an optional Xvfb display, Debian's real `dunst` notification server, the real
-//! `attend daemon` and CLI, and small D-Bus servers written in the test (a fake panel,
-//! a StatusNotifierWatcher). Every wait is bounded and fails with the daemon's log.
+//! Test support for the desktop-surface tests (notifications, tray, status bar): the
+//! world of `tests/support` ([`Env`]: the real `attend daemon` and CLI) on a private
+//! D-Bus bus WITHOUT service activation (so nothing but what a test starts is on it),
+//! with an optional Xvfb display, Debian's real `dunst` notification server, and small
+//! D-Bus servers written in the test (a fake panel, a StatusNotifierWatcher). Every wait
+//! is bounded and fails with the daemon's log. A test using it declares `mod support;`
+//! too.
 #![allow(dead_code)]
 
+pub use crate::support::attend_bin;
+use crate::support::{stop, Bus, Env, STOP_GRACE};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::ops::{Deref, DerefMut};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use zbus::zvariant::OwnedValue;
 
 /// How long a condition may take before the test fails.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
-
-/// The `attend` binary under test.
-pub fn attend_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_attend")
-}
 
 /// A hook payload recorded from Claude Code 2.1.197 (`tests/fixtures/claude/2.1.197/`),
 /// with `set` applied (`a.b` keys reach into objects) and the session id `session`.
@@ -44,60 +45,6 @@ pub fn claude_payload(name: &str, session: &str, set: &[(&str, Value)]) -> Strin
         target[parts[parts.len() - 1]] = value.clone();
     }
     v.to_string()
-}
-
-/// A `dbus-daemon` on a config of our own: no service directories (no activation), so a
-/// notification server or tray watcher is there only when the test starts one.
-pub struct Bus {
-    child: Child,
-    pub address: String,
-}
-
-impl Bus {
-    pub fn start(dir: &Path) -> Bus {
-        let config = dir.join("bus.conf");
-        std::fs::write(
-            &config,
-            format!(
-                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir={}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"#,
-                dir.display()
-            ),
-        )
-        .unwrap();
-        let mut child = Command::new("dbus-daemon")
-            .arg(format!("--config-file={}", config.display()))
-            .args(["--print-address", "--nofork", "--nopidfile"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dbus-daemon must be installed");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("dbus-daemon prints its address");
-        let address = line.trim().to_string();
-        assert!(address.starts_with("unix:"), "bad bus address {address:?}");
-        Bus { child, address }
-    }
-}
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// An Xvfb server on a free display (`-displayfd`).
@@ -141,33 +88,39 @@ impl Drop for Xvfb {
     }
 }
 
-fn stop(child: &mut Child) {
-    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        if let Ok(Some(_)) = child.try_wait() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// One test's desktop: bus, directories, and what the test started.
+/// One test's desktop: the [`Env`] (bus without activation, directories, daemon) and what
+/// else the test started. Dereferences to the [`Env`].
 pub struct Desk {
-    pub dir: tempfile::TempDir,
-    pub bus: Bus,
+    pub env: Env,
     pub x: Option<Xvfb>,
     pub dunst: Option<Child>,
-    pub daemon: Option<Child>,
-    starts: usize,
+}
+
+impl Deref for Desk {
+    type Target = Env;
+    fn deref(&self) -> &Env {
+        &self.env
+    }
+}
+
+impl DerefMut for Desk {
+    fn deref_mut(&mut self) -> &mut Env {
+        &mut self.env
+    }
 }
 
 impl Desk {
     /// A private bus and empty directories.
     pub fn new() -> Desk {
+        Desk::on(None)
+    }
+
+    /// A private bus and an Xvfb display.
+    pub fn with_display() -> Desk {
+        Desk::on(Some(Xvfb::start()))
+    }
+
+    fn on(x: Option<Xvfb>) -> Desk {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("run")).unwrap();
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
@@ -175,63 +128,31 @@ impl Desk {
         // A quiet HOME whose Claude self-report directory exists, so the daemon watches
         // that directory rather than a busy ancestor.
         std::fs::create_dir_all(dir.path().join("home/.claude/sessions")).unwrap();
-        let bus = Bus::start(dir.path());
-        Desk {
-            dir,
-            bus,
-            x: None,
-            dunst: None,
-            daemon: None,
-            starts: 0,
+        let bus = Bus::without_activation(dir.path());
+        let home = dir.path().join("home");
+        let mut vars: Vec<(String, Option<OsString>)> = vec![(
+            "XDG_CONFIG_HOME".into(),
+            Some(dir.path().join("config").into()),
+        )];
+        for name in [
+            "WAYLAND_DISPLAY",
+            "TMUX",
+            "TMUX_PANE",
+            "KITTY_WINDOW_ID",
+            "WEZTERM_PANE",
+            "XDG_ACTIVATION_TOKEN",
+        ] {
+            vars.push((name.into(), None));
         }
-    }
-
-    /// A private bus and an Xvfb display.
-    pub fn with_display() -> Desk {
-        let mut d = Desk::new();
-        d.x = Some(Xvfb::start());
-        d
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    /// Environment for every program of the test.
-    fn env(&self, c: &mut Command) {
-        c.env("DBUS_SESSION_BUS_ADDRESS", &self.bus.address)
-            .env("ATTEND_STATE_DIR", self.path("state"))
-            .env("XDG_RUNTIME_DIR", self.path("run"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("HOME", self.path("home"))
-            .env_remove("ATTEND_PANE")
-            .env_remove("WAYLAND_DISPLAY")
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env_remove("KITTY_WINDOW_ID")
-            .env_remove("WEZTERM_PANE")
-            .env_remove("XDG_ACTIVATION_TOKEN");
-        match &self.x {
-            Some(x) => c.env("DISPLAY", &x.display),
-            None => c.env_remove("DISPLAY"),
-        };
-    }
-
-    /// The `attend` command with this test's environment.
-    pub fn cmd(&self) -> Command {
-        let mut c = Command::new(attend_bin());
-        self.env(&mut c);
-        c.env_remove("RUST_LOG")
-            .current_dir(self.path("work"))
-            .stdin(Stdio::null());
-        c
-    }
-
-    /// Any program with this test's environment.
-    pub fn program(&self, name: &str) -> Command {
-        let mut c = Command::new(name);
-        self.env(&mut c);
-        c
+        vars.push((
+            "DISPLAY".into(),
+            x.as_ref().map(|x| x.display.clone().into()),
+        ));
+        Desk {
+            env: Env::with(bus, dir, home, vars, TIMEOUT),
+            x,
+            dunst: None,
+        }
     }
 
     /// Writes `config.toml` for the daemon.
@@ -239,40 +160,10 @@ impl Desk {
         std::fs::write(self.path("config/attend/config.toml"), text).unwrap();
     }
 
-    /// The daemon's stderr so far.
-    pub fn daemon_log(&self) -> String {
-        (1..=self.starts)
-            .map(|i| {
-                std::fs::read_to_string(self.path(&format!("daemon-{i}.log"))).unwrap_or_default()
-            })
-            .collect::<Vec<_>>()
-            .join("")
-    }
-
-    /// Starts `attend daemon ARGS` and waits until it answers.
+    /// Starts `attend daemon ARGS` (logging at debug level) and waits until it is ready.
     pub fn start_daemon(&mut self, args: &[&str]) {
-        self.starts += 1;
-        let log = std::fs::File::create(self.path(&format!("daemon-{}.log", self.starts))).unwrap();
-        let child = self
-            .cmd()
-            .arg("daemon")
-            .args(args)
-            .env("RUST_LOG", "info,attend=debug")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        self.daemon = Some(child);
-        self.wait_until("the daemon answers", || {
-            self.cmd().arg("version").output().unwrap().status.success()
-        });
-    }
-
-    /// SIGTERM the daemon and reap it.
-    pub fn stop_daemon(&mut self) {
-        if let Some(mut d) = self.daemon.take() {
-            stop(&mut d);
-        }
+        self.env
+            .start_daemon_with(args, &[("RUST_LOG", "info,attend=debug")]);
     }
 
     /// Starts dunst with a minimal configuration (nothing times out; the context menu's
@@ -323,7 +214,7 @@ impl Desk {
     /// Stops dunst (SIGTERM) and waits until the name is free.
     pub fn stop_dunst(&mut self) {
         if let Some(mut d) = self.dunst.take() {
-            stop(&mut d);
+            stop(&mut d, STOP_GRACE);
         }
         self.wait_until("org.freedesktop.Notifications is free", || {
             !self.name_has_owner("org.freedesktop.Notifications")
@@ -384,26 +275,8 @@ impl Desk {
     /// history.
     pub fn close_all(&self) -> Vec<serde_json::Map<String, Value>> {
         self.dunstctl(&["close-all"]);
-        std::thread::sleep(Duration::from_millis(200));
+        self.wait_until("dunst closed every notification", || self.displayed() == 0);
         self.history()
-    }
-
-    /// Runs `attend ARGS`.
-    pub fn attend(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().unwrap()
-    }
-
-    /// Runs `attend ARGS`, asserts success, returns stdout.
-    pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.attend(args);
-        assert!(
-            out.status.success(),
-            "attend {args:?} failed ({:?}): {}\n--- daemon log ---\n{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr),
-            self.daemon_log()
-        );
-        String::from_utf8(out.stdout).unwrap()
     }
 
     /// A pane standing in for Claude Code: `attend run -n NAME --agent claude` of a shell
@@ -423,11 +296,6 @@ impl Desk {
             .to_string();
         assert!(id.starts_with('p'), "not a pane id: {id:?}");
         id
-    }
-
-    /// `attend show PANE --json`.
-    pub fn show(&self, pane: &str) -> Value {
-        serde_json::from_str(&self.ok(&["show", pane, "--json"])).unwrap()
     }
 
     /// Delivers `payload` through the real hook client (`attend hook claude`): inside
@@ -463,53 +331,15 @@ impl Desk {
             self.daemon_log()
         );
     }
-
-    /// `SetFocused(pane, focused)` through busctl.
-    pub fn set_focused(&self, pane: &str, focused: bool) {
-        let out = Command::new("busctl")
-            .arg(format!("--address={}", self.bus.address))
-            .args([
-                "call",
-                "io.github.attend.Attend1",
-                "/io/github/attend/Attend1",
-                "io.github.attend.Attend1",
-                "SetFocused",
-                "sb",
-                pane,
-                if focused { "true" } else { "false" },
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    /// Polls `check` until it holds or [`TIMEOUT`] passes.
-    pub fn wait_until(&self, what: &str, mut check: impl FnMut() -> bool) {
-        let start = Instant::now();
-        while start.elapsed() < TIMEOUT {
-            if check() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!(
-            "timed out waiting for {what}\n--- daemon log ---\n{}",
-            self.daemon_log()
-        );
-    }
 }
 
 impl Drop for Desk {
     fn drop(&mut self) {
-        if let Some(mut d) = self.daemon.take() {
-            stop(&mut d);
+        if let Some(mut d) = self.env.daemon.take() {
+            stop(&mut d, STOP_GRACE);
         }
         if let Some(mut d) = self.dunst.take() {
-            stop(&mut d);
+            stop(&mut d, STOP_GRACE);
         }
     }
 }

@@ -17,6 +17,7 @@
 //! mapping; `clean_text` is bounded and idempotent.
 
 use super::{corpus, hash, mutants, run, shown, Entry, Mutant, DEFAULT_CAP};
+use crate::hook_events::CLAUDE as CLAUDE_EVENTS;
 use attend::adapters::hooks::{
     clean_text, map_hook, AdapterError, HookMapping, MAX_HOOK_TEXT, MAX_SESSION_ID,
 };
@@ -26,7 +27,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 const AGENTS: [AgentKind; 4] = [
     AgentKind::Claude,
@@ -36,48 +37,38 @@ const AGENTS: [AgentKind; 4] = [
 ];
 
 /// EVENT arguments: every event the adapters know, `notify`, and hostile names.
-const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Notification",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeModel",
-    "AfterModel",
-    "BeforeToolSelection",
-    "BeforeTool",
-    "AfterTool",
-    "PreCompress",
-    "sessionStart",
-    "sessionEnd",
-    "beforeSubmitPrompt",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "beforeShellExecution",
-    "afterShellExecution",
-    "afterAgentResponse",
-    "stop",
-    "notify",
-    "",
-    " ",
-    "Unknown",
-    "Stop\u{1b}]0;owned\u{7}",
-    "\u{202e}Stop",
-    "Stop\u{0}",
-    "<b>Stop</b>",
-];
+static EVENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut events = CLAUDE_EVENTS.to_vec();
+    events.extend_from_slice(&[
+        "BeforeAgent",
+        "AfterAgent",
+        "BeforeModel",
+        "AfterModel",
+        "BeforeToolSelection",
+        "BeforeTool",
+        "AfterTool",
+        "PreCompress",
+        "sessionStart",
+        "sessionEnd",
+        "beforeSubmitPrompt",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
+        "beforeShellExecution",
+        "afterShellExecution",
+        "afterAgentResponse",
+        "stop",
+        "notify",
+        "",
+        " ",
+        "Unknown",
+        "Stop\u{1b}]0;owned\u{7}",
+        "\u{202e}Stop",
+        "Stop\u{0}",
+        "<b>Stop</b>",
+    ]);
+    events
+});
 
 /// Payload keys the adapters read (src/adapters/hooks), and a few others.
 const KEYS: &[&str] = &[

@@ -73,22 +73,7 @@ impl Cli {
     /// registers the command for each.
     pub fn hook_events(self) -> &'static [&'static str] {
         match self {
-            Cli::Claude => &[
-                "SessionStart",
-                "UserPromptSubmit",
-                "PreToolUse",
-                "PermissionRequest",
-                "PostToolUse",
-                "PostToolUseFailure",
-                "Notification",
-                "SubagentStart",
-                "SubagentStop",
-                "Stop",
-                "StopFailure",
-                "PreCompact",
-                "PostCompact",
-                "SessionEnd",
-            ],
+            Cli::Claude => super::hook_events::CLAUDE,
             Cli::Codex => &[
                 "SessionStart",
                 "UserPromptSubmit",

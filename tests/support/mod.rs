@@ -1,13 +1,22 @@
-//! Test support for the daemon tests: a private D-Bus session bus per test, the real
+//! Test support for the daemon tests, the desktop tests (`tests/desktop`) and the service
+//! benchmarks (`benches/service`): a private D-Bus session bus per test, the real
 //! `attend daemon` binary with temporary state and runtime directories, and the real
 //! `attend` CLI to drive it. Every wait is bounded (generous timeouts, then a panic that
 //! shows the daemon's log).
+//!
+//! The daemon's D-Bus methods are called by name in a few places only, so that they can
+//! move to a typed client in one go: [`Env::busctl`] / [`Env::busctl_on`] (wire-level
+//! calls through `busctl`), [`Env::hook`] and [`Env::set_focused`] (built on them), and
+//! the benchmarks' `Daemon::call` / `Daemon::run` (`benches/service/harness.rs`).
 #![allow(dead_code)]
 
+use attend::service::spool::{SpoolRecord, REPLAYING_PREFIX, SPOOL_FILE};
 use serde_json::Value;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// How long a condition may take before the test fails.
@@ -16,22 +25,98 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// the spool comes first).
 pub const READY_TIMEOUT: Duration = Duration::from_secs(90);
 
-/// The `attend` binary under test.
+/// How long a stopped daemon (or other helper process) may take to exit on SIGTERM when
+/// a test ends, before it is killed.
+pub const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// The `attend` binary under test: `$ATTEND_BIN` when set (e.g. an older build, for a
+/// before/after figure in the benchmarks), else the one Cargo built with this target.
 pub fn attend_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_attend")
+    static BIN: OnceLock<String> = OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var("ATTEND_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_attend").to_string())
+    })
 }
 
-/// A private `dbus-daemon --session`, killed on drop.
+/// Polls `check` every 50 ms until it holds (true) or `limit` passes (false).
+pub fn poll(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if check() {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends SIGTERM to `child` and waits up to `grace` for it to exit: its exit status, or
+/// `None` when it had to be killed (SIGKILL, then reaped).
+pub fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+    let start = Instant::now();
+    while start.elapsed() < grace {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// A private `dbus-daemon`, killed on drop.
 pub struct Bus {
     child: Child,
     pub address: String,
 }
 
 impl Bus {
-    /// Starts a bus and reads its address.
+    /// Starts `dbus-daemon --session` (the system's session configuration, with service
+    /// activation) and reads its address.
     pub fn start() -> Bus {
-        let mut child = Command::new("dbus-daemon")
-            .args(["--session", "--print-address", "--nofork", "--nopidfile"])
+        let mut c = Command::new("dbus-daemon");
+        c.arg("--session");
+        Bus::spawn(c)
+    }
+
+    /// Starts a bus on a configuration of its own in `dir`: no service directories (no
+    /// activation), so a notification server or tray watcher is there only when the test
+    /// starts one.
+    pub fn without_activation(dir: &Path) -> Bus {
+        let config = dir.join("bus.conf");
+        std::fs::write(
+            &config,
+            format!(
+                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir={}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"#,
+                dir.display()
+            ),
+        )
+        .unwrap();
+        let mut c = Command::new("dbus-daemon");
+        c.arg(format!("--config-file={}", config.display()));
+        Bus::spawn(c)
+    }
+
+    fn spawn(mut c: Command) -> Bus {
+        let mut child = c
+            .args(["--print-address", "--nofork", "--nopidfile"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -58,18 +143,21 @@ pub struct Env {
     pub bus: Bus,
     pub dir: tempfile::TempDir,
     pub daemon: Option<Child>,
+    /// How long a condition may take ([`Env::wait_until`], [`Env::wait_pane`],
+    /// [`Env::stop_daemon`]).
+    pub timeout: Duration,
     starts: usize,
+    home: PathBuf,
+    /// Variables set (`Some`) or removed (`None`) for every program, after the defaults.
+    vars: Vec<(String, Option<OsString>)>,
 }
 
 impl Env {
     /// A bus and empty directories; no daemon yet.
     pub fn new() -> Env {
-        Env {
-            bus: Bus::start(),
-            dir: tempfile::tempdir().unwrap(),
-            daemon: None,
-            starts: 0,
-        }
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_path_buf();
+        Env::with(Bus::start(), dir, home, Vec::new(), TIMEOUT)
     }
 
     /// A bus and a started daemon.
@@ -79,58 +167,101 @@ impl Env {
         env
     }
 
+    /// A world on `bus` in `dir` with `HOME` at `home`, `vars` set (`Some`) or removed
+    /// (`None`) in every program's environment, and conditions bounded by `timeout`.
+    pub fn with(
+        bus: Bus,
+        dir: tempfile::TempDir,
+        home: PathBuf,
+        vars: Vec<(String, Option<OsString>)>,
+        timeout: Duration,
+    ) -> Env {
+        Env {
+            bus,
+            dir,
+            daemon: None,
+            timeout,
+            starts: 0,
+            home,
+            vars,
+        }
+    }
+
+    /// `NAME` inside the test's directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
     pub fn state_dir(&self) -> PathBuf {
-        self.dir.path().join("state")
+        self.path("state")
     }
 
     pub fn work_dir(&self) -> PathBuf {
-        let d = self.dir.path().join("work");
+        let d = self.path("work");
         std::fs::create_dir_all(&d).unwrap();
         d
     }
 
-    /// The `attend` command with this test's environment.
-    pub fn cmd(&self) -> Command {
-        let mut c = Command::new(attend_bin());
+    /// Any program with this test's environment (bus, state, runtime and home
+    /// directories; no `ATTEND_PANE`).
+    pub fn program(&self, name: &str) -> Command {
+        let mut c = Command::new(name);
         c.env("DBUS_SESSION_BUS_ADDRESS", &self.bus.address)
             .env("ATTEND_STATE_DIR", self.state_dir())
-            .env("XDG_RUNTIME_DIR", self.dir.path().join("run"))
-            .env("HOME", self.dir.path())
-            .env_remove("ATTEND_PANE")
-            .env_remove("RUST_LOG")
+            .env("XDG_RUNTIME_DIR", self.path("run"))
+            .env("HOME", &self.home)
+            .env_remove("ATTEND_PANE");
+        for (k, v) in &self.vars {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        c
+    }
+
+    /// The `attend` command with this test's environment.
+    pub fn cmd(&self) -> Command {
+        let mut c = self.program(attend_bin());
+        c.env_remove("RUST_LOG")
             .current_dir(self.work_dir())
             .stdin(Stdio::null());
         c
     }
 
     fn log_path(&self) -> PathBuf {
-        self.dir.path().join(format!("daemon-{}.log", self.starts))
+        self.path(&format!("daemon-{}.log", self.starts))
     }
 
     /// The daemon's stderr so far (for failure messages).
     pub fn daemon_log(&self) -> String {
         let mut all = String::new();
         for i in 1..=self.starts {
-            let p = self.dir.path().join(format!("daemon-{i}.log"));
+            let p = self.path(&format!("daemon-{i}.log"));
             all.push_str(&std::fs::read_to_string(p).unwrap_or_default());
         }
         all
     }
 
-    /// Starts `attend daemon --no-tray --no-notifications` and waits until it answers and
-    /// has logged "attend daemon ready" (the name is owned, and `Version` answers, before
-    /// the spool is replayed and the attach socket bound).
+    /// Starts `attend daemon --no-tray --no-notifications` and waits until it is ready
+    /// (see [`Env::start_daemon_with`]).
     pub fn start_daemon(&mut self) -> u32 {
-        std::fs::create_dir_all(self.dir.path().join("run")).unwrap();
+        self.start_daemon_with(&["--no-tray", "--no-notifications"], &[])
+    }
+
+    /// Starts `attend daemon ARGS` with `vars` in its environment and waits until it
+    /// answers and has logged "attend daemon ready" (the name is owned, and `Version`
+    /// answers, before the spool is replayed and the attach socket bound). The pid.
+    pub fn start_daemon_with(&mut self, args: &[&str], vars: &[(&str, &str)]) -> u32 {
+        std::fs::create_dir_all(self.path("run")).unwrap();
         self.starts += 1;
         let log = std::fs::File::create(self.log_path()).unwrap();
-        let child = self
-            .cmd()
-            .args(["daemon", "--no-tray", "--no-notifications"])
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
+        let mut c = self.cmd();
+        c.arg("daemon").args(args);
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let child = c.stdout(Stdio::null()).stderr(log).spawn().unwrap();
         let pid = child.id();
         self.daemon = Some(child);
         self.wait_until("the daemon answers", || {
@@ -139,16 +270,33 @@ impl Env {
         // The start-up replay of a large spool (thousands of records after a crash test's
         // outage) runs before "ready" and takes seconds in a debug build on a busy machine.
         let log = self.log_path();
-        let start = Instant::now();
-        while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("attend daemon ready")) {
-            assert!(
-                start.elapsed() < READY_TIMEOUT,
-                "timed out waiting for the daemon to be ready\n--- daemon log ---\n{}",
-                self.daemon_log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let ready = poll(READY_TIMEOUT, || {
+            std::fs::read_to_string(&log).is_ok_and(|l| l.contains("attend daemon ready"))
+        });
+        assert!(
+            ready,
+            "timed out waiting for the daemon to be ready\n--- daemon log ---\n{}",
+            self.daemon_log()
+        );
         pid
+    }
+
+    /// SIGTERM the daemon and wait (within [`Env::timeout`]) until it has exited, so its
+    /// database is closed: its exit status. Panics with the log when it does not stop.
+    pub fn stop_daemon(&mut self) -> ExitStatus {
+        self.stop_daemon_within(self.timeout)
+    }
+
+    /// Like [`Env::stop_daemon`] with a bound of its own.
+    pub fn stop_daemon_within(&mut self, limit: Duration) -> ExitStatus {
+        let mut d = self.daemon.take().expect("a daemon");
+        match stop(&mut d, limit) {
+            Some(status) => status,
+            None => panic!(
+                "the daemon did not stop on SIGTERM within {limit:?}\n--- daemon log ---\n{}",
+                self.daemon_log()
+            ),
+        }
     }
 
     /// The daemon's pid.
@@ -219,36 +367,66 @@ impl Env {
             .collect()
     }
 
-    /// Polls `check` until it holds or [`TIMEOUT`] passes.
-    pub fn wait_until(&self, what: &str, mut check: impl FnMut() -> bool) {
-        let start = Instant::now();
-        while start.elapsed() < TIMEOUT {
-            if check() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
+    /// Polls `check` until it holds or [`Env::timeout`] passes; then panics with `what`
+    /// and the daemon's log.
+    pub fn wait_until(&self, what: &str, check: impl FnMut() -> bool) {
+        if !poll(self.timeout, check) {
+            panic!(
+                "timed out waiting for {what}\n--- daemon log ---\n{}",
+                self.daemon_log()
+            );
         }
-        panic!(
-            "timed out waiting for {what}\n--- daemon log ---\n{}",
-            self.daemon_log()
-        );
     }
 
     /// Polls `attend show PANE --json` until `cond` holds; returns that state.
     pub fn wait_pane(&self, pane: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        let start = Instant::now();
         let mut last = Value::Null;
-        while start.elapsed() < TIMEOUT {
+        let held = poll(self.timeout, || {
             last = self.show(pane);
-            if cond(&last) {
-                return last;
-            }
-            std::thread::sleep(Duration::from_millis(50));
+            cond(&last)
+        });
+        if !held {
+            panic!(
+                "timed out waiting for {pane}: {what}\nlast state: {last:#}\n--- daemon log ---\n{}",
+                self.daemon_log()
+            );
         }
-        panic!(
-            "timed out waiting for {pane}: {what}\nlast state: {last:#}\n--- daemon log ---\n{}",
-            self.daemon_log()
-        );
+        last
+    }
+
+    /// The spool directory of the test's `attend` processes (`$XDG_RUNTIME_DIR/attend`).
+    pub fn spool_dir(&self) -> PathBuf {
+        self.path("run/attend")
+    }
+
+    /// The records in the live spool file (not the batches being replayed).
+    pub fn spool_records(&self) -> Vec<SpoolRecord> {
+        std::fs::read_to_string(self.spool_dir().join(SPOOL_FILE))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// Hook records waiting in the spool: the live file and the batches being replayed.
+    pub fn spooled(&self) -> usize {
+        let Ok(entries) = std::fs::read_dir(self.spool_dir()) else {
+            return 0;
+        };
+        entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name == SPOOL_FILE || name.starts_with(REPLAYING_PREFIX)
+            })
+            .map(|p| {
+                std::fs::read(p)
+                    .unwrap_or_default()
+                    .split(|b| *b == b'\n')
+                    .count()
+                    - 1
+            })
+            .sum()
     }
 
     /// Calls a method of the daemon's Attend1 interface with `busctl` (typed arguments as
@@ -306,23 +484,21 @@ impl Env {
         )?;
         Ok(v["data"][0].as_u64().expect("Hook returns t"))
     }
+
+    /// `SetFocused(pane, focused)` through busctl; panics on an error reply.
+    pub fn set_focused(&self, pane: &str, focused: bool) {
+        let flag = if focused { "true" } else { "false" };
+        if let Err(e) = self.busctl("SetFocused", "sb", &[pane, flag]) {
+            panic!("SetFocused {pane} {flag}: {e}");
+        }
+    }
 }
 
 impl Drop for Env {
     fn drop(&mut self) {
         if let Some(mut d) = self.daemon.take() {
             // SIGTERM first: the daemon hangs its panes up on the way out.
-            let pid = nix::unistd::Pid::from_raw(d.id() as i32);
-            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-            let start = Instant::now();
-            while start.elapsed() < Duration::from_secs(5) {
-                if let Ok(Some(_)) = d.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = d.kill();
-            let _ = d.wait();
+            stop(&mut d, STOP_GRACE);
         }
     }
 }
@@ -336,4 +512,5 @@ pub fn cpu_ticks(pid: u32) -> u64 {
 }
 
 pub mod agents;
+pub mod hook_events;
 pub mod model_server;

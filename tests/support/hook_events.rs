@@ -1,0 +1,24 @@
+//! The hook events each agent CLI fires, as the tests know them (from the recorded
+//! fixtures in `tests/fixtures/` and the agents' hook references): one list per agent,
+//! kept apart from the installer's own lists in `src/install/` so that the tests check
+//! those rather than repeat them. Included by `tests/support/mod.rs` and, on its own,
+//! by the tests that need nothing else of the support (`#[path]`).
+#![allow(dead_code)]
+
+/// Claude Code 2.1.197: every hook event, in the order `install-hooks` writes them.
+pub const CLAUDE: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+];
