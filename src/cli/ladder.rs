@@ -143,7 +143,7 @@ pub fn parse_wake(s: &str, now_ms: i64) -> Result<i64> {
 
 /// Runs `attend hold PANE --owner NAME --wake WHEN [--reason R]`.
 pub async fn hold(c: &Client, pane: &str, owner: &str, wake: &str, reason: &str) -> Result<i32> {
-    let now = crate::service::dbus::now().0;
+    let now = crate::service::clock::now().0;
     let wake = parse_wake(wake, now)?;
     c.call::<_, ()>("SetHold", &(pane, owner, wake, reason))
         .await?;

@@ -209,6 +209,12 @@ impl Db {
             .map_err(|e| self.classify(e))
     }
 
+    /// The latest lifecycle event (`agent.*`) of `pane`, or `None` when it has none; one
+    /// lookup in the `(pane, seq)` index.
+    pub fn last_lifecycle(&self, pane: PaneId) -> Result<Option<Event>, DbError> {
+        self.read_last_lifecycle(pane).map_err(|e| self.classify(e))
+    }
+
     /// The seq recorded for hook delivery `delivery_id`, or `None` when it was never
     /// committed (CONTRACT §8: de-duplicates live calls and spool replay).
     pub fn delivery_seen(&self, delivery_id: &str) -> Result<Option<u64>, DbError> {
