@@ -1,6 +1,10 @@
-use super::{
-    Attention, Decision, Lifecycle, PaneId, Resolution, Source, TaskId, TaskState, Timestamp,
-};
+use super::attention::Attention;
+use super::decision::{Decision, Resolution};
+use super::lifecycle::Lifecycle;
+use super::pane_id::PaneId;
+use super::source::Source;
+use super::task::{TaskId, TaskState};
+use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// What happened (seed 000: every transition emits `agent.<state>` with the previous
@@ -47,7 +51,7 @@ pub enum EventKind {
     /// agreement window, degradation on persistent contradiction). `from` and `to` are
     /// trust wire names (`authoritative`, `trial`, `identity-only`, `absent`).
     RungHealth {
-        rung: super::Rung,
+        rung: super::source::Rung,
         from: String,
         to: String,
         reason: String,
