@@ -15,7 +15,7 @@
 //!   `procStart` equal to its start time).
 //! - The `/proc` helpers find a report's process among a pane's PTY child and its
 //!   descendants, and read a process's environment (to learn where its Claude writes);
-//!   `/proc/<pid>/stat` is read with `service::procwatch::stat`.
+//!   `/proc/<pid>/stat` is read with `service::procfs::stat`.
 //! - [`Watcher`] watches the sessions directories with inotify (the `notify` crate, no
 //!   polling): a directory that does not exist yet is awaited by watching its nearest
 //!   existing parent, and every file event of interest is handed to a callback.
