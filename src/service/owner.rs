@@ -37,6 +37,9 @@ const MAX_BATCH: usize = 256;
 /// Most events one `Events` call returns (also what a limit of 0 asks for).
 const MAX_EVENTS: u32 = 10_000;
 
+/// A hook held back while its session's workspace is looked up, with its reply.
+type HeldHook = (HookRequest, Reply<u64>);
+
 type Respond = Box<dyn FnOnce(Option<Attend1Error>) + Send>;
 type Effect = Box<dyn FnOnce(&mut Owner) + Send>;
 
@@ -101,7 +104,7 @@ pub struct Owner {
     /// Hooks that are the first sight of an external session (agent, session id), held
     /// in arrival order while its workspace is looked up off this task
     /// ([`Command::FirstSight`]).
-    first_sight: HashMap<(AgentKind, String), Vec<(HookRequest, Reply<u64>)>>,
+    first_sight: HashMap<(AgentKind, String), Vec<HeldHook>>,
 }
 
 impl Owner {
