@@ -5,13 +5,13 @@ use attend::model::PaneId;
 use attend::service::attach::{
     run_attach_client_on, AttachError, AttachFocus, AttachServer, DEFAULT_DETACH_KEY,
 };
-use attend::service::pty::{PtyEvent, PtyHandle, SpawnSpec};
+use attend::service::pty::{event_channel, PtyEvent, PtyHandle, SpawnSpec};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+use tokio::sync::mpsc::Receiver;
 
 const WAIT: Duration = Duration::from_secs(15);
 
@@ -22,13 +22,13 @@ fn sh(script: &str) -> SpawnSpec {
     )
 }
 
-fn spawn(pane: u64, spec: &SpawnSpec) -> (PtyHandle, UnboundedReceiver<PtyEvent>) {
-    let (tx, rx) = unbounded_channel();
+fn spawn(pane: u64, spec: &SpawnSpec) -> (PtyHandle, Receiver<PtyEvent>) {
+    let (tx, rx) = event_channel();
     let handle = PtyHandle::spawn(PaneId(pane), spec, tx).expect("spawn");
     (handle, rx)
 }
 
-async fn next(rx: &mut UnboundedReceiver<PtyEvent>) -> PtyEvent {
+async fn next(rx: &mut Receiver<PtyEvent>) -> PtyEvent {
     tokio::time::timeout(WAIT, rx.recv())
         .await
         .expect("no PTY event in time")
@@ -38,7 +38,7 @@ async fn next(rx: &mut UnboundedReceiver<PtyEvent>) -> PtyEvent {
 /// Collects terminal events until `done` says so; returns them and whether any chunk was
 /// printable. Panics on exit.
 async fn events_until(
-    rx: &mut UnboundedReceiver<PtyEvent>,
+    rx: &mut Receiver<PtyEvent>,
     done: impl Fn(&[TerminalEvent], bool) -> bool,
 ) -> (Vec<TerminalEvent>, bool) {
     let mut all = Vec::new();
@@ -60,7 +60,7 @@ async fn events_until(
 }
 
 /// Skips output until the exit; returns (code, signal).
-async fn exit_of(rx: &mut UnboundedReceiver<PtyEvent>) -> (Option<i32>, Option<i32>) {
+async fn exit_of(rx: &mut Receiver<PtyEvent>) -> (Option<i32>, Option<i32>) {
     loop {
         if let PtyEvent::Exited { code, signal, .. } = next(rx).await {
             return (code, signal);
@@ -125,7 +125,7 @@ async fn kill_rejects_a_non_signal() {
 
 #[tokio::test]
 async fn missing_program_error_names_it() {
-    let (tx, _rx) = unbounded_channel();
+    let (tx, _rx) = event_channel();
     let spec = SpawnSpec::new(vec!["nosuchprog-attend-test".into()], "/");
     let err = PtyHandle::spawn(PaneId(4), &spec, tx.clone()).unwrap_err();
     assert_eq!(

@@ -8,7 +8,8 @@
 mod desktop;
 mod support;
 
-use attend::service::dbus::{BUS_NAME, INTERFACE, MAX_PAYLOAD, OBJECT_PATH};
+use attend::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use attend::service::intake::MAX_PAYLOAD;
 use attend::service::spool::{SpoolRecord, SPOOL_FILE};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};

@@ -145,7 +145,7 @@ pub fn render_table(panes: &[PaneView]) -> String {
                 .unwrap_or_default();
             [
                 p.id.clone(),
-                super::workspace_name(&p.workspace),
+                super::summary::workspace_name(&p.workspace),
                 p.tab.clone(),
                 p.name.clone(),
                 p.agent.clone(),

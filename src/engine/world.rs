@@ -67,20 +67,44 @@ impl World {
         self.panes.get_mut(&id).ok_or(EngineError::NoSuchPane(id))
     }
 
-    fn stamp(&mut self, pane: PaneId, at: Timestamp, emitted: Emitted) -> Vec<Event> {
+    fn stamp_all(&mut self, pane: PaneId, at: Timestamp, emitted: Emitted) -> Vec<Event> {
         emitted
             .into_iter()
-            .map(|(kind, source)| {
-                self.seq += 1;
-                Event {
-                    seq: self.seq,
-                    pane,
-                    kind,
-                    source,
-                    at,
-                }
-            })
+            .map(|(kind, source)| self.stamp(pane, kind, source, at))
             .collect()
+    }
+
+    /// Stamps one event of `pane` with the next seq (monotonic, never reused; CONTRACT
+    /// §8): for the events the engine has no entry point for (restart, resume, git facts,
+    /// rung health, a changed chrome match), at `at`.
+    pub fn stamp(&mut self, pane: PaneId, kind: EventKind, source: Source, at: Timestamp) -> Event {
+        self.seq += 1;
+        Event {
+            seq: self.seq,
+            pane,
+            kind,
+            source,
+            at,
+        }
+    }
+
+    /// An agent started inside shell pane `id` (a hook or a self-report of `agent` came
+    /// from it): from now on it is that agent's pane, and `pane.changed` is emitted with
+    /// `source` at `at`. `None` (nothing changes) when the pane is not a shell pane, when
+    /// `agent` is the shell itself, or when there is no such pane.
+    pub fn adopt_agent(
+        &mut self,
+        id: PaneId,
+        agent: AgentKind,
+        source: Source,
+        at: Timestamp,
+    ) -> Option<Event> {
+        let pane = self.panes.get_mut(&id)?;
+        if pane.agent != AgentKind::Shell || agent == AgentKind::Shell {
+            return None;
+        }
+        pane.agent = agent;
+        Some(self.stamp(id, EventKind::PaneChanged, source, at))
     }
 
     /// Creates a pane with the next id; emits `pane.added`.
@@ -104,7 +128,7 @@ impl World {
         pane.command = spec.command;
         pane.owned = spec.owned;
         self.panes.insert(id, pane);
-        let ev = self.stamp(
+        let ev = self.stamp_all(
             id,
             now,
             vec![(EventKind::PaneAdded, Source::process("spawn"))],
@@ -115,7 +139,7 @@ impl World {
     /// Forgets a pane (its id is not reused); emits `pane.removed`.
     pub fn remove_pane(&mut self, id: PaneId, now: Timestamp) -> Result<Vec<Event>, EngineError> {
         self.panes.remove(&id).ok_or(EngineError::NoSuchPane(id))?;
-        Ok(self.stamp(id, now, vec![(EventKind::PaneRemoved, Source::user())]))
+        Ok(self.stamp_all(id, now, vec![(EventKind::PaneRemoved, Source::user())]))
     }
 
     /// Applies a signal to pane `id` at `signal.at`.
@@ -124,7 +148,7 @@ impl World {
         let pane = self.pane_mut(id)?;
         let emitted = apply_signal(pane, signal, &mut next);
         self.last_decision = next;
-        Ok(self.stamp(id, signal.at, emitted))
+        Ok(self.stamp_all(id, signal.at, emitted))
     }
 
     /// Applies a user action at `now`. For `Answer`, also returns the resolved decision
@@ -139,7 +163,7 @@ impl World {
         let (emitted, decision) = apply_action(pane, action, now).map_err(|e| match e {
             ActionError::NoDecision => EngineError::NoDecision(id),
         })?;
-        Ok((self.stamp(id, now, emitted), decision))
+        Ok((self.stamp_all(id, now, emitted), decision))
     }
 
     /// Adds an open task (obligation) to pane `id`; emits `task.open`.
@@ -171,7 +195,7 @@ impl World {
             },
             Source::user(),
         )];
-        Ok((tid, self.stamp(id, now, ev)))
+        Ok((tid, self.stamp_all(id, now, ev)))
     }
 
     /// Moves task `tid` to `state` (start → working, report → reported) with an optional
@@ -198,7 +222,7 @@ impl World {
         if let Some(m) = message {
             task.message = Some(m.to_string());
         }
-        Ok(self.stamp(
+        Ok(self.stamp_all(
             pane_id,
             now,
             vec![(EventKind::Task { id: tid, state }, source)],
@@ -218,7 +242,7 @@ impl World {
             }
         }
         self.pane_mut(id)?.hold = hold;
-        Ok(self.stamp(id, now, vec![(EventKind::PaneChanged, Source::user())]))
+        Ok(self.stamp_all(id, now, vec![(EventKind::PaneChanged, Source::user())]))
     }
 
     /// The pane to jump to next (`docs/lifecycle-attention.md#next-unread`), skipping

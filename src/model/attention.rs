@@ -1,4 +1,5 @@
-use super::{source::Source, Timestamp};
+use super::source::Source;
+use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

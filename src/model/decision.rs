@@ -1,4 +1,5 @@
-use super::{source::Source, Timestamp};
+use super::source::Source;
+use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// What kind of answer a decision waits for (`docs/lifecycle-attention.md#decisions`).
@@ -21,10 +22,10 @@ impl DecisionKind {
     }
 
     /// The required attention level this kind raises.
-    pub fn attention(self) -> super::Attention {
+    pub fn attention(self) -> super::attention::Attention {
         match self {
-            DecisionKind::Permission => super::Attention::PermissionRequired,
-            DecisionKind::Question => super::Attention::InputRequired,
+            DecisionKind::Permission => super::attention::Attention::PermissionRequired,
+            DecisionKind::Question => super::attention::Attention::InputRequired,
         }
     }
 }

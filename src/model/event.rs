@@ -1,6 +1,10 @@
-use super::{
-    Attention, Decision, Lifecycle, PaneId, Resolution, Source, TaskId, TaskState, Timestamp,
-};
+use super::attention::Attention;
+use super::decision::{Decision, Resolution};
+use super::lifecycle::Lifecycle;
+use super::pane_id::PaneId;
+use super::source::Source;
+use super::task::{TaskId, TaskState};
+use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// What happened (every lifecycle change emits `agent.<state>` with the previous value and
@@ -49,7 +53,7 @@ pub enum EventKind {
     /// degradation on persistent contradiction). `from` and `to` are trust wire names
     /// (`authoritative`, `trial`, `identity-only`, `absent`).
     RungHealth {
-        rung: super::Rung,
+        rung: super::source::Rung,
         from: String,
         to: String,
         reason: String,

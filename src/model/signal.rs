@@ -1,4 +1,7 @@
-use super::{AnswerKey, DecisionKind, Identity, Source, Timestamp};
+use super::decision::{AnswerKey, DecisionKind};
+use super::pane::Identity;
+use super::source::Source;
+use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// Which gate an agent notification names, when it does

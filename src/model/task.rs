@@ -1,4 +1,5 @@
-use super::{PaneId, Timestamp};
+use super::pane_id::PaneId;
+use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// Task id, unique across the store, never reused.

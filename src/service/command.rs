@@ -2,12 +2,15 @@
 //! PTYs). The D-Bus interface, the attach server and helper tasks only send these; each
 //! request that wants an answer carries a oneshot reply, sent after the owner committed.
 
-use super::dbus::Attend1Error;
+use super::error::Attend1Error;
+use super::git::GitInfo;
+use super::selfreport::WatchEvent;
+use super::surfaces::terminal::TerminalLocation;
 use super::wire::Dict;
 use crate::adapters::hooks::HookMapping;
-use crate::model::{Action, AgentKind, PaneId};
+use crate::model::{Action, AgentKind, Hold, PaneId, TaskId, TaskState};
 use std::collections::BTreeMap;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 /// The reply channel of one request.
 pub type Reply<T> = oneshot::Sender<Result<T, Attend1Error>>;
@@ -35,15 +38,6 @@ pub struct RunSpec {
     pub git: GitInfo,
 }
 
-/// The git facts of a directory (`git rev-parse`); both `None` outside a repository.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GitInfo {
-    /// Absolute path of the top-level directory.
-    pub toplevel: Option<String>,
-    /// Current branch (`HEAD` when detached).
-    pub branch: Option<String>,
-}
-
 /// A hook delivery after the adapter mapped it (CONTRACT §8).
 #[derive(Debug, Clone)]
 pub struct HookRequest {
@@ -61,7 +55,11 @@ pub struct HookRequest {
     pub pids: Vec<(u32, u64)>,
     /// Where an external pane's agent runs (tmux, kitty, WezTerm), from the context's
     /// `terminal` entry; used to focus it (src/service/surfaces/terminal.rs).
-    pub terminal: Option<super::surfaces::TerminalLocation>,
+    pub terminal: Option<TerminalLocation>,
+    /// The workspace key and git facts of the hook's cwd, looked up off the owner task
+    /// when the hook is the first sight of its session (`None` until then; the owner asks
+    /// for it with [`Command::FirstSight`]'s lookup).
+    pub workspace: Option<(String, GitInfo)>,
 }
 
 /// A request to the owner task.
@@ -89,6 +87,47 @@ pub enum Command {
     GetScreen(PaneId, Reply<String>),
     /// A git lookup for a changed cwd finished (no reply).
     Git(PaneId, String, GitInfo),
+    /// The workspace lookup for the first sight of an external session (agent, session
+    /// id) finished: the workspace key and the git facts of its cwd (no reply). The hooks
+    /// of that session held back meanwhile are applied now, in arrival order.
+    FirstSight(AgentKind, String, String, GitInfo),
     /// Tasks, holds and the evidence ladder's inputs (src/service/ladder_host.rs).
-    Ladder(super::ladder_host::LadderCommand),
+    Ladder(LadderCommand),
+}
+
+/// Requests of the obligations surface (tasks and holds, CONTRACT §5) and the ladder's
+/// own inputs; the owner applies them (`Command::Ladder`).
+#[derive(Debug)]
+pub enum LadderCommand {
+    /// `AddTask`: a new open task on a pane → its id.
+    AddTask(PaneId, String, Reply<TaskId>),
+    /// `SetTaskState`: start (working), report (reported) … with an optional message.
+    SetTaskState(TaskId, TaskState, Option<String>, Reply<()>),
+    /// `SetHold` (`Some`) or `ClearHold` (`None`).
+    SetHold(PaneId, Option<Hold>, Reply<()>),
+    Input(LadderInput),
+}
+
+/// Something for the ladder host from outside the owner loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LadderInput {
+    /// The self-report watcher saw a change.
+    Watch(WatchEvent),
+    /// A pane's timer fired (sampling or chrome pacing, or a correction falling due).
+    Due(PaneId),
+}
+
+/// Sends the request `make` builds to the owner task through `tx` and waits for its
+/// reply (sent once the change is committed). Errors: `Internal` when the daemon is
+/// shutting down or dropped the request; else the owner's answer.
+pub async fn ask<T>(
+    tx: &mpsc::Sender<Command>,
+    make: impl FnOnce(Reply<T>) -> Command,
+) -> Result<T, Attend1Error> {
+    let (reply, rx) = oneshot::channel();
+    tx.send(make(reply))
+        .await
+        .map_err(|_| Attend1Error::Internal("the daemon is shutting down".into()))?;
+    rx.await
+        .map_err(|_| Attend1Error::Internal("the daemon dropped the request".into()))?
 }

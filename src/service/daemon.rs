@@ -9,9 +9,11 @@
 use super::attach::{AttachFocus, AttachServer};
 use super::command::Command;
 use super::db::{move_aside, Db, DbError, DB_FILE};
-use super::dbus::{Attend1, Attend1Error, BUS_NAME, OBJECT_PATH};
-use super::owner::{lock, Owner, OwnerConfig, PtyRegistry};
+use super::dbus::{Attend1, BUS_NAME, OBJECT_PATH};
+use super::error::Attend1Error;
+use super::owner::{Owner, OwnerConfig};
 use super::paths::{runtime_dir, state_dir};
+use super::pty::PtyRegistry;
 use super::replay;
 use super::spool::Spool;
 use crate::engine::World;
@@ -25,9 +27,9 @@ use zbus::fdo::{RequestNameFlags, RequestNameReply};
 /// Options of `attend daemon`.
 #[derive(Debug, Clone)]
 pub struct DaemonOptions {
-    /// No tray icon (src/service/tray.rs).
+    /// No tray icon (src/service/surfaces/tray.rs).
     pub no_tray: bool,
-    /// No desktop notifications (src/service/notify.rs).
+    /// No desktop notifications (src/service/surfaces/notifications.rs).
     pub no_notifications: bool,
     /// State directory; default [`state_dir`].
     pub state_dir: Option<PathBuf>,
@@ -341,7 +343,7 @@ fn start_attach(
             }
         }
     };
-    let lookup = move |pane: PaneId| lock(&ptys).get(&pane).cloned();
+    let lookup = move |pane: PaneId| ptys.lock().get(&pane).cloned();
     Ok(tokio::spawn(async move {
         if let Err(e) = server.serve(lookup, on_focus).await {
             tracing::error!("the attach server stopped: {e}");

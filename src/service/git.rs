@@ -2,8 +2,16 @@
 //! pane, refreshed when the cwd changes, never polled). Blocking; call it off the async
 //! threads. Arguments are passed as argv, never through a shell.
 
-use super::command::GitInfo;
 use std::process::{Command, Stdio};
+
+/// The git facts of a directory (`git rev-parse`); both `None` outside a repository.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitInfo {
+    /// Absolute path of the top-level directory.
+    pub toplevel: Option<String>,
+    /// Current branch (`HEAD` when detached).
+    pub branch: Option<String>,
+}
 
 fn git(dir: &str, args: &[&str]) -> Option<String> {
     let out = Command::new("git")
@@ -34,6 +42,36 @@ pub fn info(dir: &str) -> GitInfo {
     GitInfo {
         toplevel: Some(toplevel),
         branch,
+    }
+}
+
+/// [`info`] off the async threads (on tokio's blocking pool); `GitInfo::default()`
+/// without a directory. What `Run` and the owner's lookups await: the owner task never
+/// runs `git` itself.
+pub async fn lookup(dir: Option<String>) -> GitInfo {
+    match dir {
+        Some(dir) => tokio::task::spawn_blocking(move || info(&dir))
+            .await
+            .unwrap_or_default(),
+        None => GitInfo::default(),
+    }
+}
+
+/// The workspace key for a directory: the git top level, else the directory itself
+/// (CONTRACT §8).
+pub fn workspace_of(cwd: &str, info: &GitInfo) -> String {
+    info.toplevel.clone().unwrap_or_else(|| cwd.to_string())
+}
+
+/// The workspace key and git facts of `cwd` (`"external"` without a cwd), read off the
+/// async threads: where a new external pane lives.
+pub async fn workspace(cwd: Option<String>) -> (String, GitInfo) {
+    match cwd {
+        Some(dir) => {
+            let info = lookup(Some(dir.clone())).await;
+            (workspace_of(&dir, &info), info)
+        }
+        None => ("external".to_string(), GitInfo::default()),
     }
 }
 

@@ -2,13 +2,16 @@
 //! live `Hook` D-Bus call (src/service/dbus.rs) and a spooled one (src/service/replay.rs)
 //! share (CONTRACT §8; issue 3 "Bad input"; issue 4 "Identifies the pane").
 
-use super::command::{GitInfo, HookRequest};
-use super::dbus::{Attend1Error, MAX_PAYLOAD};
-use super::git;
-use super::procwatch::Proc;
+use super::command::HookRequest;
+use super::error::Attend1Error;
+use super::procfs::Proc;
 use crate::adapters::hooks::map_hook;
 use crate::model::{AgentKind, PaneId, Timestamp};
 use zbus::zvariant::Value;
+
+/// Largest hook payload accepted (1 MiB); larger ones fail with `PayloadTooLarge` and
+/// nothing is stored (issue 3 "Bad input").
+pub const MAX_PAYLOAD: usize = 1024 * 1024;
 
 /// The parts of a hook's context (the `a{sv}` of `Hook`, or a spool record's `context`)
 /// the daemon uses.
@@ -62,24 +65,6 @@ pub fn pids_from_json(value: Option<&serde_json::Value>) -> Vec<Proc> {
         .collect()
 }
 
-/// The workspace key for a directory: the git top level, else the directory itself
-/// (CONTRACT §8).
-pub fn workspace_of(cwd: &str, info: &GitInfo) -> String {
-    info.toplevel.clone().unwrap_or_else(|| cwd.to_string())
-}
-
-/// The workspace key and git facts of `cwd` (`"external"` without a cwd). Runs `git`:
-/// blocks the calling thread for a few milliseconds.
-pub fn workspace_blocking(cwd: Option<String>) -> (String, GitInfo) {
-    match cwd {
-        Some(dir) => {
-            let info = git::info(&dir);
-            (workspace_of(&dir, &info), info)
-        }
-        None => ("external".to_string(), GitInfo::default()),
-    }
-}
-
 /// Checks and maps one hook call received at `at` (a spooled one: its arrival time).
 ///
 /// - payload over [`MAX_PAYLOAD`] → `PayloadTooLarge`; unknown agent, malformed JSON, no
@@ -131,6 +116,7 @@ pub fn hook_request(
         cwd: context.cwd,
         pids: context.pids,
         terminal: None,
+        workspace: None,
     })
 }
 

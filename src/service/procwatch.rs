@@ -16,8 +16,8 @@
 //! Start times are field 22 of `/proc/<pid>/stat` (clock ticks since boot), as the hook
 //! client reports them; a pid whose start time differs is another process (pid reuse).
 
-use super::owner::{lock, PtyRegistry};
-use super::pty::{EventTx, PtyEvent};
+use super::procfs::{alive, living_start, names, start_time, Proc};
+use super::pty::{EventTx, PtyEvent, PtyRegistry};
 use crate::engine::World;
 use crate::model::{AgentKind, Live, Pane, PaneId};
 use std::collections::HashMap;
@@ -26,47 +26,6 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
-
-/// A process: (pid, start time in clock ticks since boot).
-pub type Proc = (u32, u64);
-
-/// (ppid, start time) of `pid` from `/proc/<pid>/stat` (fields 4 and 22); `None` when the
-/// process does not exist (or `/proc` is unreadable).
-pub fn stat(pid: u32) -> Option<(u32, u64)> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(&s)
-}
-
-/// Parses the text of `/proc/<pid>/stat` into (ppid, start time). The command name
-/// (field 2) may hold spaces and parentheses, so the fields are split after the last `)`.
-pub fn parse_stat(s: &str) -> Option<(u32, u64)> {
-    let rest = s.get(s.rfind(')')? + 2..)?;
-    let fields: Vec<&str> = rest.split(' ').collect();
-    let ppid = fields.get(1)?.parse().ok()?;
-    let start = fields.get(19)?.parse().ok()?;
-    Some((ppid, start))
-}
-
-/// The start time of `pid` (`None`: no such process).
-pub fn start_time(pid: u32) -> Option<u64> {
-    stat(pid).map(|(_, start)| start)
-}
-
-/// The start time of `pid` while it lives: `None` when there is no such process or it
-/// is a zombie (exited, not reaped yet by its parent).
-pub fn living_start(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let state = s.rfind(')').and_then(|i| s.get(i + 2..i + 3));
-    if matches!(state, Some("Z" | "X" | "x")) {
-        return None;
-    }
-    parse_stat(&s).map(|(_, start)| start)
-}
-
-/// True while `proc` names a living process: same pid, same start time, not a zombie.
-pub fn alive(proc: Proc) -> bool {
-    living_start(proc.0) == Some(proc.1)
-}
 
 /// True when the PTY child `child` (pid) is one of the hook's ancestors `pids` with its
 /// current start time: the hook runs inside that pane's process tree. An ancestor chain
@@ -108,7 +67,7 @@ pub fn claim_holds(
     if pids.is_empty() || session.is_some_and(|s| pane.session_id.as_ref() == Some(s)) {
         return true;
     }
-    let child = lock(ptys).get(&id).and_then(|h| h.pid());
+    let child = ptys.lock().get(&id).and_then(|h| h.pid());
     match child {
         Some(child) if living_start(child).is_some() && !runs_under(child, pids) => {
             tracing::warn!(
@@ -141,20 +100,6 @@ pub fn looks_like(agent: AgentKind, name: &str) -> bool {
     agent_names(agent).iter().any(|n| name.starts_with(n))
 }
 
-/// The names of `pid` worth matching: its `comm` and its executable's file name.
-fn names_of(pid: u32) -> Vec<String> {
-    let mut names = Vec::new();
-    if let Ok(comm) = std::fs::read_to_string(format!("/proc/{pid}/comm")) {
-        names.push(comm.trim_end().to_string());
-    }
-    if let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) {
-        if let Some(name) = exe.file_name().and_then(|n| n.to_str()) {
-            names.push(name.to_string());
-        }
-    }
-    names
-}
-
 /// The agent's process among a hook's ancestors `pids` (nearest first): the nearest whose
 /// names ([`looks_like`]) match `agent`, else the first (the hook's parent). `None` only
 /// when `pids` is empty. `names` gives a pid's names (`/proc` in the daemon).
@@ -171,7 +116,7 @@ pub fn pick_agent_with(
 
 /// [`pick_agent_with`] reading the names from `/proc`.
 pub fn pick_agent(agent: AgentKind, pids: &[Proc]) -> Option<Proc> {
-    pick_agent_with(agent, pids, names_of)
+    pick_agent_with(agent, pids, names)
 }
 
 /// Opens a pidfd for `pid` (`pidfd_open(2)`, Linux ≥ 5.3), non-blocking.
@@ -308,14 +253,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stat_is_split_after_the_last_parenthesis() {
-        let line = "4242 (a (weird) name) S 4200 4242 4200 0 -1 4194560 1 0 0 0 3 1 0 0 20 0 \
-                    1 0 987654 10000 100 18446744073709551615";
-        assert_eq!(parse_stat(line), Some((4200, 987654)));
-        assert_eq!(parse_stat("garbage"), None);
-    }
-
-    #[test]
     fn the_agent_is_the_nearest_ancestor_with_its_name_else_the_parent() {
         let names = |pid: u32| -> Vec<String> {
             match pid {
@@ -386,8 +323,7 @@ mod tests {
             .unwrap();
         let pid = child.id();
         let proc = (pid, start_time(pid).unwrap());
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let tx = EventTx::from(tx);
+        let (tx, mut rx) = crate::service::pty::event_channel();
         let mut watch = ProcWatch::default();
         let pane = PaneId(7);
         // Any name: the only ancestor is the pick.

@@ -27,187 +27,47 @@
 //! Dropping the last handle of a running pane hangs it up (SIGHUP to its process group),
 //! as closing a terminal window does.
 
+mod events;
+mod shared;
+mod spawn;
 mod terminal;
+mod threads;
 
-use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
+pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
+pub use spawn::{SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
+pub use threads::EXIT_DRAIN_GRACE;
+
 use crate::model::PaneId;
 use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::{waitpid, WaitStatus};
+use nix::sys::wait::waitpid;
 use nix::unistd::Pid;
 use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
+use shared::{lock, redraw, subscribe, Screen, Shared};
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
-use tokio::sync::{broadcast, mpsc};
-
-/// History lines kept per pane unless the caller asks otherwise.
-pub const DEFAULT_SCROLLBACK: usize = 2000;
+use threads::{parse_loop, read_loop, wait_loop, Chunk};
+use tokio::sync::broadcast;
 
 /// Chunks (of at most [`READ_CHUNK`] bytes; PTY reads mostly return a few KiB) queued
 /// between the reader and the parser. A parser that falls behind takes them all at once,
 /// and only a long batch can be coalesced (src/service/pty/terminal.rs).
 pub const PARSE_QUEUE: usize = 512;
 
-/// How long, after the child exited, the waiter lets the reader drain output before it
-/// reports the exit anyway (a background process may keep the terminal open forever).
-pub const EXIT_DRAIN_GRACE: Duration = Duration::from_secs(1);
-
-/// [`PtyEvent`]s queued for the owner by all panes together ([`event_channel`]): the
-/// owner takes up to this many in one pass of its loop (src/service/owner.rs
-/// `MAX_BATCH`), so one pass can empty a full queue.
-pub const EVENT_QUEUE: usize = 256;
-
 /// Raw output chunks buffered per attach subscriber before it lags (and gets a redraw).
 const BROADCAST_CAPACITY: usize = 1024;
 
-/// Bytes read from the PTY master at once.
-const READ_CHUNK: usize = 16 * 1024;
+/// The live PTYs by pane: owned by the owner task, shared with the attach server, the
+/// evidence ladder and the hook checks (which only look them up). Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct PtyRegistry(Arc<Mutex<HashMap<PaneId, PtyHandle>>>);
 
-/// What to spawn and how big its terminal is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpawnSpec {
-    /// Program and arguments; `argv[0]` is looked up in `PATH` (the one in `env` if given).
-    pub argv: Vec<String>,
-    /// Working directory; must exist.
-    pub cwd: PathBuf,
-    /// Added to the daemon's environment (the caller puts `ATTEND_PANE=<pane>` here).
-    /// `TERM=xterm-256color` is added when this has no `TERM`.
-    pub env: Vec<(String, String)>,
-    pub rows: u16,
-    pub cols: u16,
-    /// History lines kept ([`DEFAULT_SCROLLBACK`]): rows that scrolled off the top of the
-    /// screen, see [`PtyHandle::history`].
-    pub scrollback: usize,
-}
-
-impl SpawnSpec {
-    /// `argv` in `cwd` with a 24×80 terminal, no extra environment and the default
-    /// scrollback.
-    pub fn new(argv: Vec<String>, cwd: impl Into<PathBuf>) -> SpawnSpec {
-        SpawnSpec {
-            argv,
-            cwd: cwd.into(),
-            env: Vec::new(),
-            rows: 24,
-            cols: 80,
-            scrollback: DEFAULT_SCROLLBACK,
-        }
+impl PtyRegistry {
+    /// Locks the registry (a panic elsewhere does not make it unusable).
+    pub fn lock(&self) -> MutexGuard<'_, HashMap<PaneId, PtyHandle>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-/// What the PTY host reports to the daemon, in order, per pane.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PtyEvent {
-    /// One per batch of read chunks, sent once the screen shows them: the terminal events
-    /// found in them (in stream order) and `printable: true` when they held printable
-    /// text outside escape sequences.
-    Output {
-        pane: PaneId,
-        events: Vec<TerminalEvent>,
-        printable: bool,
-    },
-    /// The program exited: `code` for a normal exit, `signal` (number, e.g. 9) when a
-    /// signal killed it. Sent after all output was delivered (see module docs).
-    Exited {
-        pane: PaneId,
-        code: Option<i32>,
-        signal: Option<i32>,
-    },
-}
-
-/// The daemon's queue of [`PtyEvent`]s: bounded to [`EVENT_QUEUE`] events, so that the
-/// PTY threads wait (back-pressure) when the owner is behind.
-pub fn event_channel() -> (EventTx, mpsc::Receiver<PtyEvent>) {
-    let (tx, rx) = mpsc::channel(EVENT_QUEUE);
-    (EventTx::Bounded(tx), rx)
-}
-
-/// Where PTYs (and the external panes' process watch, src/service/procwatch.rs) report
-/// their [`PtyEvent`]s: the daemon's bounded queue ([`event_channel`]), or an unbounded
-/// channel (tests and tools that read every event themselves).
-#[derive(Debug, Clone)]
-pub enum EventTx {
-    Bounded(mpsc::Sender<PtyEvent>),
-    Unbounded(mpsc::UnboundedSender<PtyEvent>),
-}
-
-impl From<mpsc::Sender<PtyEvent>> for EventTx {
-    fn from(tx: mpsc::Sender<PtyEvent>) -> EventTx {
-        EventTx::Bounded(tx)
-    }
-}
-
-impl From<mpsc::UnboundedSender<PtyEvent>> for EventTx {
-    fn from(tx: mpsc::UnboundedSender<PtyEvent>) -> EventTx {
-        EventTx::Unbounded(tx)
-    }
-}
-
-impl EventTx {
-    /// Sends from a plain thread (never from async code: tokio panics), waiting while a
-    /// bounded queue is full. False once the receiver is gone.
-    pub fn blocking_send(&self, ev: PtyEvent) -> bool {
-        match self {
-            EventTx::Bounded(tx) => tx.blocking_send(ev).is_ok(),
-            EventTx::Unbounded(tx) => tx.send(ev).is_ok(),
-        }
-    }
-
-    /// Sends from async code, waiting for room in a bounded queue. False once the
-    /// receiver is gone.
-    pub async fn send(&self, ev: PtyEvent) -> bool {
-        match self {
-            EventTx::Bounded(tx) => tx.send(ev).await.is_ok(),
-            EventTx::Unbounded(tx) => tx.send(ev).is_ok(),
-        }
-    }
-
-    /// Sends without ever waiting, for the owner task itself (the queue's only reader:
-    /// waiting there would deadlock): when a bounded queue is full, a task spawned on the
-    /// current tokio runtime delivers the event once there is room.
-    pub fn send_now(&self, ev: PtyEvent) {
-        match self {
-            EventTx::Bounded(tx) => {
-                if let Err(mpsc::error::TrySendError::Full(ev)) = tx.try_send(ev) {
-                    let tx = tx.clone();
-                    tokio::spawn(async move {
-                        let _ = tx.send(ev).await;
-                    });
-                }
-            }
-            EventTx::Unbounded(tx) => {
-                let _ = tx.send(ev);
-            }
-        }
-    }
-}
-
-/// How the program ended (the payload of [`PtyEvent::Exited`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PtyExit {
-    pub code: Option<i32>,
-    pub signal: Option<i32>,
-}
-
-/// Why a program could not be started. Nothing is left running when this is returned.
-#[derive(Debug, thiserror::Error)]
-pub enum SpawnError {
-    #[error("cannot spawn: the command is empty")]
-    EmptyCommand,
-    /// The program was not found, is not executable, or exec failed:
-    /// "cannot spawn `nosuchprog`: No such file or directory (os error 2)".
-    #[error("cannot spawn `{program}`: {source}")]
-    Program { program: String, source: io::Error },
-    #[error("cannot spawn `{program}` in {}: {source}", cwd.display())]
-    Cwd {
-        program: String,
-        cwd: PathBuf,
-        source: io::Error,
-    },
-    #[error("cannot open a pseudo-terminal: {0}")]
-    Pty(String),
 }
 
 /// A program running in a PTY owned by Attend. Cheap to clone and share
@@ -235,29 +95,6 @@ struct Inner {
     shared: Arc<Shared>,
 }
 
-/// Shared between the handles and the reader and waiter threads.
-struct Shared {
-    screen: Mutex<Screen>,
-    wants_focus: AtomicBool,
-    /// The child was reaped: its pid may belong to another process now, never signal it.
-    reaped: AtomicBool,
-    /// The parser is waiting for room in the owner's queue (the owner is behind).
-    held_up: AtomicBool,
-    exit: Mutex<Option<PtyExit>>,
-}
-
-/// The screen and the raw-output broadcast, under one lock so that a subscriber gets a
-/// redraw and exactly the output after it.
-struct Screen {
-    term: terminal::Terminal,
-    /// `None` once the program exited and its output was drained.
-    broadcast: Option<broadcast::Sender<Arc<[u8]>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl PtyHandle {
     /// Spawns `spec.argv` in a new PTY of `spec.rows`×`spec.cols` and starts reporting
     /// its output and exit on `tx` (a bounded queue makes the PTY threads wait while it is
@@ -269,75 +106,14 @@ impl PtyHandle {
         tx: impl Into<EventTx>,
     ) -> Result<PtyHandle, SpawnError> {
         let tx: EventTx = tx.into();
-        let program = spec.argv.first().ok_or(SpawnError::EmptyCommand)?.clone();
-        if !spec.cwd.is_dir() {
-            let source = std::fs::metadata(&spec.cwd)
-                .err()
-                .unwrap_or_else(|| io::Error::from_raw_os_error(nix::libc::ENOTDIR));
-            return Err(SpawnError::Cwd {
-                program,
-                cwd: spec.cwd.clone(),
-                source,
-            });
-        }
-        let path_var = spec
-            .env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone().into())
-            .or_else(|| std::env::var_os("PATH"));
-        resolve_program(&program, &spec.cwd, path_var.as_deref()).map_err(|source| {
-            SpawnError::Program {
-                program: program.clone(),
-                source,
-            }
-        })?;
-
+        let program = spawn::check(spec)?;
         let size = PtySize {
             rows: spec.rows.max(1),
             cols: spec.cols.max(1),
             pixel_width: 0,
             pixel_height: 0,
         };
-        let pair = native_pty_system()
-            .openpty(size)
-            .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
-        let reader = pair
-            .master
-            .try_clone_reader()
-            .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
-        let writer = pair
-            .master
-            .take_writer()
-            .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
-
-        let mut cmd = CommandBuilder::new(&program);
-        cmd.args(&spec.argv[1..]);
-        cmd.cwd(&spec.cwd);
-        if !spec.env.iter().any(|(k, _)| k == "TERM") {
-            cmd.env("TERM", "xterm-256color");
-        }
-        for (k, v) in &spec.env {
-            cmd.env(k, v);
-        }
-        let child = pair
-            .slave
-            .spawn_command(cmd)
-            .map_err(|e| SpawnError::Program {
-                program: program.clone(),
-                source: match e.downcast::<io::Error>() {
-                    Ok(io) => io,
-                    Err(other) => io::Error::other(format!("{other:#}")),
-                },
-            })?;
-        // Only the child may hold the slave side, so that its exit ends our reads.
-        drop(pair.slave);
-        let pid = child.process_id();
-        // The waiter reaps by pid; the std Child handle is not needed (dropping it does
-        // not signal the process).
-        drop(child);
-
+        let child = start_child(spec, &program, size)?;
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {
                 term: terminal::Terminal::new(size.rows, size.cols, spec.scrollback),
@@ -351,37 +127,16 @@ impl PtyHandle {
         let handle = PtyHandle {
             inner: Arc::new(Inner {
                 pane,
-                pid,
-                master: Mutex::new(pair.master),
-                writer: Mutex::new(writer),
+                pid: child.pid,
+                master: Mutex::new(child.master),
+                writer: Mutex::new(child.writer),
                 shared: shared.clone(),
             }),
         };
-        let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
-        let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Chunk>(PARSE_QUEUE);
-        let started = std::thread::Builder::new()
-            .name(format!("pty-parse-{pane}"))
-            .spawn({
-                let (shared, tx) = (shared.clone(), tx.clone());
-                move || parse_loop(pane, chunk_rx, &shared, &tx, eof_tx)
-            })
-            .and_then(|_| {
-                std::thread::Builder::new()
-                    .name(format!("pty-read-{pane}"))
-                    .spawn({
-                        let shared = shared.clone();
-                        move || read_loop(reader, &shared, chunk_tx)
-                    })
-            })
-            .and_then(|_| {
-                std::thread::Builder::new()
-                    .name(format!("pty-wait-{pane}"))
-                    .spawn(move || wait_loop(pane, pid, &shared, &tx, eof_rx))
-            });
-        if let Err(e) = started {
+        if let Err(e) = start_threads(pane, child.pid, child.reader, &shared, &tx) {
             // Leave nothing behind: kill and reap the child, and mark it reaped so that
             // dropping the handle signals nobody.
-            if let Some(pid) = pid {
+            if let Some(pid) = child.pid {
                 let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
                 let _ = waitpid(Pid::from_raw(pid as i32), None);
             }
@@ -530,6 +285,97 @@ impl PtyHandle {
     }
 }
 
+/// A started child and the master side of its PTY.
+struct Child {
+    pid: Option<u32>,
+    master: Box<dyn MasterPty + Send>,
+    reader: Box<dyn Read + Send>,
+    writer: Box<dyn Write + Send>,
+}
+
+/// Opens a PTY of `size` and starts `program` with `spec`'s arguments, directory and
+/// environment in it (`TERM=xterm-256color` unless `spec.env` has a `TERM`).
+fn start_child(spec: &SpawnSpec, program: &str, size: PtySize) -> Result<Child, SpawnError> {
+    let pair = native_pty_system()
+        .openpty(size)
+        .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
+    let reader = pair
+        .master
+        .try_clone_reader()
+        .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
+    let writer = pair
+        .master
+        .take_writer()
+        .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
+
+    let mut cmd = CommandBuilder::new(program);
+    cmd.args(&spec.argv[1..]);
+    cmd.cwd(&spec.cwd);
+    if !spec.env.iter().any(|(k, _)| k == "TERM") {
+        cmd.env("TERM", "xterm-256color");
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    let child = pair
+        .slave
+        .spawn_command(cmd)
+        .map_err(|e| SpawnError::Program {
+            program: program.to_string(),
+            source: match e.downcast::<io::Error>() {
+                Ok(io) => io,
+                Err(other) => io::Error::other(format!("{other:#}")),
+            },
+        })?;
+    // Only the child may hold the slave side, so that its exit ends our reads.
+    drop(pair.slave);
+    let pid = child.process_id();
+    // The waiter reaps by pid; the std Child handle is not needed (dropping it does
+    // not signal the process).
+    drop(child);
+    Ok(Child {
+        pid,
+        master: pair.master,
+        reader,
+        writer,
+    })
+}
+
+/// Starts the parser, reader and waiter threads of a PTY (see the module docs).
+fn start_threads(
+    pane: PaneId,
+    pid: Option<u32>,
+    reader: Box<dyn Read + Send>,
+    shared: &Arc<Shared>,
+    tx: &EventTx,
+) -> io::Result<()> {
+    let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
+    let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Chunk>(PARSE_QUEUE);
+    std::thread::Builder::new()
+        .name(format!("pty-parse-{pane}"))
+        .spawn({
+            let (shared, tx) = (shared.clone(), tx.clone());
+            move || parse_loop(pane, chunk_rx, &shared, &tx, eof_tx)
+        })
+        .and_then(|_| {
+            std::thread::Builder::new()
+                .name(format!("pty-read-{pane}"))
+                .spawn({
+                    let shared = shared.clone();
+                    move || read_loop(reader, &shared, chunk_tx)
+                })
+        })
+        .and_then(|_| {
+            std::thread::Builder::new()
+                .name(format!("pty-wait-{pane}"))
+                .spawn({
+                    let (shared, tx) = (shared.clone(), tx.clone());
+                    move || wait_loop(pane, pid, &shared, &tx, eof_rx)
+                })
+        })
+        .map(|_| ())
+}
+
 impl Drop for Inner {
     fn drop(&mut self) {
         let running = !self.shared.reaped.load(Ordering::SeqCst);
@@ -539,235 +385,11 @@ impl Drop for Inner {
     }
 }
 
-fn redraw(term: &terminal::Terminal) -> Vec<u8> {
-    let screen = term.screen();
-    let mut out = Vec::new();
-    if screen.alternate_screen() {
-        out.extend_from_slice(b"\x1b[?1049h");
-    }
-    out.extend(screen.state_formatted());
-    out
-}
-
-fn subscribe(screen: &Screen) -> broadcast::Receiver<Arc<[u8]>> {
-    match &screen.broadcast {
-        Some(tx) => tx.subscribe(),
-        None => broadcast::channel(1).1,
-    }
-}
-
-/// Checks that `program` can be executed the way exec would find it: a path containing
-/// `/` relative to `cwd`, else the first match in `path`. Errors are the OS errors exec
-/// would give (ENOENT, EACCES, EISDIR).
-fn resolve_program(
-    program: &str,
-    cwd: &Path,
-    path: Option<&std::ffi::OsStr>,
-) -> io::Result<PathBuf> {
-    use nix::unistd::{access, AccessFlags};
-    let check = |candidate: &Path| -> io::Result<()> {
-        if candidate.is_dir() {
-            return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
-        }
-        access(candidate, AccessFlags::X_OK).map_err(io::Error::from)
-    };
-    if program.contains('/') {
-        let candidate = cwd.join(program);
-        check(&candidate)?;
-        return Ok(candidate);
-    }
-    let mut first_error = None;
-    for dir in std::env::split_paths(path.unwrap_or_default()) {
-        let candidate = cwd.join(dir).join(program);
-        match check(&candidate) {
-            Ok(()) => return Ok(candidate),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_error.unwrap_or_else(|| io::Error::from_raw_os_error(nix::libc::ENOENT)))
-}
-
-/// One read chunk on its way from the reader to the parser.
-struct Chunk {
-    /// What the screen gets (the scanner's filtered bytes).
-    screen: Vec<u8>,
-    /// The raw bytes for attach clients; `None` when the same as `screen` (nothing was
-    /// filtered out).
-    raw: Option<Vec<u8>>,
-    events: Vec<TerminalEvent>,
-    printable: bool,
-}
-
-/// The reader thread: chunk → scanner → parser queue.
-fn read_loop(
-    mut reader: Box<dyn Read + Send>,
-    shared: &Shared,
-    chunks: std::sync::mpsc::SyncSender<Chunk>,
-) {
-    let mut scanner = TerminalScanner::new();
-    let mut buf = vec![0u8; READ_CHUNK];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let raw = &buf[..n];
-        let mut events = Vec::new();
-        let mut screen = Vec::with_capacity(n);
-        let printable = scanner.feed_filtered(raw, &mut events, &mut screen);
-        for ev in &events {
-            if let TerminalEvent::FocusReporting(on) = ev {
-                shared.wants_focus.store(*on, Ordering::Relaxed);
-            }
-        }
-        let raw = (screen.len() != n).then(|| raw.to_vec());
-        let chunk = Chunk {
-            screen,
-            raw,
-            events,
-            printable,
-        };
-        if chunks.send(chunk).is_err() {
-            break;
-        }
-    }
-}
-
-/// Most bytes one batch takes from the queue, so that a redraw or a subscriber never
-/// waits long for the lock.
-const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
-
-/// The parser thread: every queued chunk at once → screen + broadcast → one `Output`.
-fn parse_loop(
-    pane: PaneId,
-    chunks: std::sync::mpsc::Receiver<Chunk>,
-    shared: &Shared,
-    tx: &EventTx,
-    eof: std::sync::mpsc::Sender<()>,
-) {
-    while let Ok(first) = chunks.recv() {
-        let mut batch = vec![first];
-        let mut size = batch[0].screen.len();
-        while size < MAX_BATCH_BYTES {
-            match chunks.try_recv() {
-                Ok(c) => {
-                    size += c.screen.len();
-                    batch.push(c);
-                }
-                Err(_) => break,
-            }
-        }
-        let joined: Vec<u8>;
-        let bytes = match batch.as_slice() {
-            [one] => &one.screen,
-            many => {
-                joined = many.iter().flat_map(|c| c.screen.iter().copied()).collect();
-                &joined
-            }
-        };
-        let mut events = Vec::new();
-        let mut printable = false;
-        {
-            let mut screen = lock(&shared.screen);
-            screen.term.feed(bytes);
-            let live = screen.broadcast.as_ref().filter(|b| b.receiver_count() > 0);
-            for c in batch {
-                if let Some(b) = live {
-                    let raw = c.raw.as_deref().unwrap_or(&c.screen);
-                    // A subscriber that went away meanwhile is not an error.
-                    let _ = b.send(Arc::from(raw));
-                }
-                events.extend(c.events);
-                printable |= c.printable;
-            }
-        }
-        // Waits while the owner is behind (back-pressure, see the module docs).
-        shared.held_up.store(true, Ordering::SeqCst);
-        let _ = tx.blocking_send(PtyEvent::Output {
-            pane,
-            events,
-            printable,
-        });
-        shared.held_up.store(false, Ordering::SeqCst);
-    }
-    let _ = eof.send(());
-}
-
-/// The waiter thread: reap the child, let the reader drain, report the exit.
-fn wait_loop(
-    pane: PaneId,
-    pid: Option<u32>,
-    shared: &Shared,
-    tx: &EventTx,
-    eof: std::sync::mpsc::Receiver<()>,
-) {
-    let exit = match pid {
-        Some(pid) => {
-            let exit = reap(Pid::from_raw(pid as i32));
-            shared.reaped.store(true, Ordering::SeqCst);
-            exit
-        }
-        None => {
-            // Without a pid the end of output is the only sign of exit.
-            let _ = eof.recv();
-            PtyExit {
-                code: None,
-                signal: None,
-            }
-        }
-    };
-    // The grace is for a background process that keeps the terminal open; output merely
-    // held up by a busy owner is waited for, so that the exit still comes after it.
-    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = eof.recv_timeout(EXIT_DRAIN_GRACE) {
-        if !shared.held_up.load(Ordering::SeqCst) {
-            break;
-        }
-    }
-    *lock(&shared.exit) = Some(exit);
-    lock(&shared.screen).broadcast = None;
-    let _ = tx.blocking_send(PtyEvent::Exited {
-        pane,
-        code: exit.code,
-        signal: exit.signal,
-    });
-}
-
-/// Blocks until `pid` terminates; its exit code or killing signal.
-fn reap(pid: Pid) -> PtyExit {
-    loop {
-        match waitpid(pid, None) {
-            Ok(WaitStatus::Exited(_, code)) => {
-                return PtyExit {
-                    code: Some(code),
-                    signal: None,
-                }
-            }
-            Ok(WaitStatus::Signaled(_, sig, _)) => {
-                return PtyExit {
-                    code: None,
-                    signal: Some(sig as i32),
-                }
-            }
-            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-            // Reaped elsewhere (e.g. SIGCHLD ignored): the status is lost.
-            Err(_) => {
-                return PtyExit {
-                    code: None,
-                    signal: None,
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+    use tokio::sync::mpsc;
 
     #[tokio::test]
     async fn history_keeps_the_rows_that_scrolled_off() {
@@ -782,7 +404,7 @@ mod tests {
         );
         spec.rows = 5;
         spec.scrollback = 100;
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = event_channel();
         let pty = PtyHandle::spawn(PaneId(1), &spec, tx).expect("spawn");
         loop {
             let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())

@@ -4,7 +4,7 @@
 //! - [`replay_at_start`]: before the owner loop serves any live `Hook` call (those wait in
 //!   its channel), what is pending at start (batches left by an interrupted replay first,
 //!   then one take of the live spool; src/service/spool.rs) is applied through
-//!   [`Owner::apply_hooks`], in arrival order, each record at its arrival time. Records
+//!   [`ApplyHooks::apply_hooks`], in arrival order, each record at its arrival time. Records
 //!   spooled meanwhile are left to [`watch`]: hooks keep spooling while records are
 //!   pending (src/cli/hook.rs), so a start that chased them could last as long as a
 //!   storm of hooks.
@@ -22,21 +22,32 @@
 //! commit keeps the batch for the next attempt.
 
 use super::command::{Command, HookRequest};
-use super::dbus::Attend1Error;
+use super::error::Attend1Error;
 use super::intake::{hook_request, pids_from_json, HookContext};
-use super::owner::Owner;
 use super::spool::{Replay, Spool, SpoolRecord, SPOOL_FILE};
 use super::surfaces::TerminalLocation;
 use crate::model::Timestamp;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::io;
 use std::os::unix::fs::DirBuilderExt;
 use tokio::sync::{mpsc, oneshot};
 
 /// Most records applied in one commit during the start-up replay.
 const CHUNK: usize = 256;
+
+/// Where the start-up replay applies its requests: the owner task's state, before it
+/// serves anything (src/service/owner/hooks.rs).
+pub trait ApplyHooks {
+    /// Applies `reqs` in order as one batch and commits it. Returns each request's seq or
+    /// why it was refused; when the commit fails every request fails with `Internal`.
+    fn apply_hooks(
+        &mut self,
+        reqs: Vec<HookRequest>,
+    ) -> impl Future<Output = Vec<Result<u64, Attend1Error>>>;
+}
 
 /// What a drain did, for the log.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +167,7 @@ async fn finish(spool: &Spool, batch: Replay) -> io::Result<()> {
 /// order, at most [`CHUNK`] per commit. Records spooled after that take are drained by
 /// [`watch`]. Stops at the first failed commit or I/O error (logged; the batch stays for
 /// the next attempt). Never fails the start-up.
-pub async fn replay_at_start(owner: &mut Owner, spool: &Spool) -> ReplayReport {
+pub async fn replay_at_start(owner: &mut impl ApplyHooks, spool: &Spool) -> ReplayReport {
     let mut report = ReplayReport::default();
     loop {
         let batch = match take(spool).await {

@@ -15,7 +15,7 @@
 //!   `procStart` equal to its start time).
 //! - The `/proc` helpers find a report's process among a pane's PTY child and its
 //!   descendants, and read a process's environment (to learn where its Claude writes);
-//!   `/proc/<pid>/stat` is read with `service::procwatch::stat`.
+//!   `/proc/<pid>/stat` is read with `service::procfs::stat`.
 //! - [`Watcher`] watches the sessions directories with inotify (the `notify` crate, no
 //!   polling): a directory that does not exist yet is awaited by watching its nearest
 //!   existing parent, and every file event of interest is handed to a callback.
@@ -24,11 +24,10 @@
 //! makes the ladder fall to the next rung (seed 004 "unreadable means fall down the ladder,
 //! never error").
 
-use super::procwatch::stat as proc_stat;
 use crate::engine::ladder::{Activity, Claim, NeedsInput};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use serde::Deserialize;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -198,62 +197,6 @@ pub fn sessions_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
     config.is_absolute().then(|| config.join("sessions"))
 }
 
-/// True when `pid` is `root` or one of its descendants (walking parent pids).
-pub fn in_tree(pid: u32, root: u32) -> bool {
-    let mut p = pid;
-    for _ in 0..64 {
-        if p == root {
-            return true;
-        }
-        match proc_stat(p) {
-            Some((parent, _)) if parent > 1 && parent != p => p = parent,
-            _ => return false,
-        }
-    }
-    false
-}
-
-/// `root` and every descendant of it (from one scan of `/proc`).
-pub fn tree(root: u32) -> Vec<u32> {
-    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        for e in entries.flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-                continue;
-            };
-            if let Some((ppid, _)) = proc_stat(pid) {
-                children.entry(ppid).or_default().push(pid);
-            }
-        }
-    }
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() && out.len() < 4096 {
-        if let Some(c) = children.get(&out[i]) {
-            out.extend(c);
-        }
-        i += 1;
-    }
-    out
-}
-
-/// The environment a process was started with (`/proc/<pid>/environ`); empty when
-/// unreadable.
-pub fn environ(pid: u32) -> HashMap<String, String> {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .map(|bytes| {
-            bytes
-                .split(|b| *b == 0)
-                .filter_map(|kv| {
-                    let kv = std::str::from_utf8(kv).ok()?;
-                    let (k, v) = kv.split_once('=')?;
-                    Some((k.to_string(), v.to_string()))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Something the watcher saw: a report file changed or vanished (`File`), or a directory
 /// on the way to a sessions directory appeared (`Dir`: call [`Watcher::refresh`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -399,6 +342,7 @@ impl Watcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::procfs::{environ, in_tree, stat as proc_stat, tree};
 
     const WAITING: &str = r#"{"pid":12759,"sessionId":"dcde","cwd":"/tmp/proj","startedAt":1,"procStart":"28394","version":"2.1.197","kind":"interactive","entrypoint":"cli","name":"proj-6b","status":"waiting","waitingFor":"permission prompt","updatedAt":1000,"statusUpdatedAt":1200}"#;
 

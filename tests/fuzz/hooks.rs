@@ -481,7 +481,7 @@ pub fn check(case: &HookCase) -> Result<(), TestCaseError> {
             prop_assert_eq!(req.pane, pane.and_then(PaneId::parse));
         }
         Err(e) => prop_assert!(
-            first.is_err() || payload.len() > attend::service::dbus::MAX_PAYLOAD,
+            first.is_err() || payload.len() > attend::service::intake::MAX_PAYLOAD,
             "daemon refused ({e}) what the client accepted"
         ),
     }

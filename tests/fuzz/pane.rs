@@ -15,7 +15,7 @@
 use super::{corpus, hash, mutants, run, Mutant};
 use attend::adapters::terminal::{TerminalEvent, TerminalScanner};
 use attend::model::PaneId;
-use attend::service::pty::{PtyEvent, PtyHandle, SpawnSpec};
+use attend::service::pty::{event_channel, PtyEvent, PtyHandle, SpawnSpec};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,7 +86,7 @@ fn run_pane(bytes: &[u8], size: (u16, u16, usize)) -> Result<Outcome, TestCaseEr
         dir.path(),
     );
     (spec.rows, spec.cols, spec.scrollback) = size;
-    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (tx, mut rx) = event_channel();
     let pane = PaneId(NEXT_PANE.fetch_add(1, Ordering::Relaxed));
     let pty = PtyHandle::spawn(pane, &spec, tx).expect("spawn cat");
     let deadline = Instant::now() + Duration::from_secs(30);

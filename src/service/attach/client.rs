@@ -1,7 +1,7 @@
 //! The `attend attach` client: raw mode on the outer terminal, focus reports, SIGWINCH,
 //! the detach key, and the frame loop (protocol in the parent module's docs).
 
-use super::{read_frame_blocking, write_frame_blocking, ClientFrame, ServerFrame};
+use super::frame::{read_frame_blocking, write_frame_blocking, ClientFrame, ServerFrame};
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
 use std::io::{self, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};

@@ -9,9 +9,12 @@
 //! and event seqs are never reused (CONTRACT §8).
 
 mod codec;
+mod error;
 mod read;
 mod schema;
 mod write;
+
+pub use error::DbError;
 
 use crate::engine::World;
 use crate::model::{Event, PaneId, Timestamp};
@@ -27,43 +30,6 @@ pub const DB_FILE: &str = "attend.db";
 
 /// How long a statement waits for another connection's lock before `SQLITE_BUSY`.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Errors of the store.
-#[derive(Debug, thiserror::Error)]
-pub enum DbError {
-    /// The directory for the database could not be created.
-    #[error("cannot create directory {path}: {source}")]
-    Dir { path: PathBuf, source: io::Error },
-    /// SQLite could not open or configure the file (permissions, locked, read-only).
-    #[error("cannot open database {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
-    /// The file is not a sound SQLite database, or holds rows this program cannot read.
-    /// The caller moves it aside ([`move_aside`]) and says so; it never starts fresh
-    /// silently.
-    #[error("database {path} is corrupt: {detail}")]
-    Corrupt { path: PathBuf, detail: String },
-    /// [`Db::commit`] was given a delivery id that is already recorded; nothing was
-    /// written. Check [`Db::delivery_seen`] before applying a hook.
-    #[error("hook delivery {0:?} is already recorded")]
-    DuplicateDelivery(String),
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// Migrating the schema failed.
-    #[error("database migration failed: {0}")]
-    Migration(#[from] rusqlite_migration::Error),
-    /// The file's schema version is newer than this program knows: written by a newer
-    /// Attend. Not damage: it is left as it is and the caller refuses to start.
-    #[error(
-        "database {path} was written by a newer Attend (schema version {found}); it is left \
-         untouched: run the newer Attend, or move the file away to start with an empty state"
-    )]
-    TooNew { path: PathBuf, found: i64 },
-    #[error("cannot encode JSON: {0}")]
-    Json(#[from] serde_json::Error),
-}
 
 /// An open `attend.db`: one connection, used by one thread (the service's store task).
 pub struct Db {
@@ -207,6 +173,12 @@ impl Db {
     pub fn events_after(&self, after_seq: u64, limit: u32) -> Result<Vec<Event>, DbError> {
         self.read_events(after_seq, limit)
             .map_err(|e| self.classify(e))
+    }
+
+    /// The latest lifecycle event (`agent.*`) of `pane`, or `None` when it has none; one
+    /// lookup in the `(pane, seq)` index.
+    pub fn last_lifecycle(&self, pane: PaneId) -> Result<Option<Event>, DbError> {
+        self.read_last_lifecycle(pane).map_err(|e| self.classify(e))
     }
 
     /// The seq recorded for hook delivery `delivery_id`, or `None` when it was never

@@ -4,7 +4,7 @@ use super::codec::{Json, SourceText, Text};
 use super::{Db, DbError};
 use crate::engine::World;
 use crate::model::{Decision, Event, Hold, Live, Pane, PaneId, Task, Timestamp};
-use rusqlite::{types::Type, Row};
+use rusqlite::{types::Type, OptionalExtension, Row};
 use std::collections::BTreeMap;
 
 impl Db {
@@ -64,6 +64,17 @@ impl Db {
         let after = i64::try_from(after_seq).unwrap_or(i64::MAX);
         let events = stmt.query_map((after, limit), |r| Ok(r.get::<_, Json<Event>>(0)?.0))?;
         Ok(events.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub(super) fn read_last_lifecycle(&self, pane: PaneId) -> Result<Option<Event>, DbError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT payload FROM events WHERE pane = ?1 AND kind LIKE 'agent.%' \
+             ORDER BY seq DESC LIMIT 1",
+        )?;
+        let event = stmt
+            .query_row([pane.to_string()], |r| Ok(r.get::<_, Json<Event>>(0)?.0))
+            .optional()?;
+        Ok(event)
     }
 
     /// The pane a `table` row belongs to; foreign keys make a missing one corruption.

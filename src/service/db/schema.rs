@@ -10,8 +10,14 @@ use rusqlite_migration::{Migrations, M};
 
 /// Every migration, oldest first.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1)])
+    Migrations::new(vec![M::up(V1), M::up(V2)])
 }
+
+/// Version 2: the event log indexed by pane and seq, for a pane's latest event of a kind
+/// (`Explain`'s lifecycle source) without a scan of the whole log.
+const V2: &str = r#"
+CREATE INDEX events_by_pane ON events(pane, seq);
+"#;
 
 /// Version 1: the world (workspaces, tabs, panes, decisions, tasks, holds, counters),
 /// the append-only event log and the hook delivery ledger.
@@ -136,5 +142,36 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         super::migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn a_version_1_database_gains_the_pane_index() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        rusqlite_migration::Migrations::new(vec![rusqlite_migration::M::up(super::V1)])
+            .to_latest(&mut conn)
+            .unwrap();
+        conn.execute(
+            "INSERT INTO events (seq, pane, kind, source, at, payload) \
+             VALUES (1, 'p1', 'pane.added', 'process:spawn', 0, '{}')",
+            [],
+        )
+        .unwrap();
+        super::migrations().to_latest(&mut conn).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 2);
+        let index: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'events_by_pane'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(index.contains("events(pane, seq)"), "{index}");
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 1, "the log is kept");
     }
 }

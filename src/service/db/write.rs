@@ -3,7 +3,7 @@
 //! events costs one transaction plus one step per row.
 
 use super::codec::{event_columns, millis, Json};
-use super::DbError;
+use super::error::DbError;
 use crate::engine::{workspace_name, World};
 use crate::model::{Event, EventKind, Live, Pane, PaneId, Timestamp};
 use rusqlite::{named_params, params, ErrorCode, Transaction};

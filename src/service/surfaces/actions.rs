@@ -7,12 +7,12 @@
 use super::launch::{find_program, has_display, spawn_detached};
 use super::terminal::TerminalRegistry;
 use crate::model::{Action, PaneId};
-use crate::service::command::{Command, Reply};
-use crate::service::dbus::Attend1Error;
+use crate::service::command::{ask, Command};
+use crate::service::error::Attend1Error;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{mpsc, Notify};
 use zbus::zvariant::Value;
 
 /// The panel's bus name (its GApplication id) and object path.
@@ -50,22 +50,12 @@ impl Actions {
         }
     }
 
-    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, Attend1Error> {
-        let (reply, rx) = oneshot::channel();
-        self.cmd_tx
-            .send(make(reply))
-            .await
-            .map_err(|_| Attend1Error::Internal("the daemon is shutting down".into()))?;
-        rx.await
-            .map_err(|_| Attend1Error::Internal("the daemon dropped the request".into()))?
-    }
-
     /// A notification click or "Jump to next unread" (CONTRACT §3 "notification click =
     /// focus"): marks the pane seen and emits `FocusRequested` (the `Focus` method's
     /// path), then shows it: its terminal selects it when it runs in tmux, kitty or
     /// WezTerm, else the panel is raised on it with `token` (an XDG activation token).
     pub async fn focus(&self, pane: PaneId, token: Option<String>) -> Result<(), Attend1Error> {
-        self.ask(|r| Command::Focus(pane, r)).await?;
+        ask(&self.cmd_tx, |r| Command::Focus(pane, r)).await?;
         if let Some(location) = self.terminals.get(pane) {
             match location.focus().await {
                 Ok(()) => {
@@ -82,17 +72,17 @@ impl Actions {
     /// Answers the pane's open decision (`attend answer`'s path).
     pub async fn answer(&self, pane: PaneId, choice: &str) -> Result<(), Attend1Error> {
         let choice = choice.to_string();
-        self.ask(|r| Command::Answer(pane, choice, r)).await
+        ask(&self.cmd_tx, |r| Command::Answer(pane, choice, r)).await
     }
 
     /// Marks the pane seen (`attend seen`'s path).
     pub async fn mark_seen(&self, pane: PaneId) -> Result<(), Attend1Error> {
-        self.ask(|r| Command::Act(pane, Action::MarkSeen, r)).await
+        ask(&self.cmd_tx, |r| Command::Act(pane, Action::MarkSeen, r)).await
     }
 
     /// The engine's next unread pane (`attend next`'s path).
     pub async fn next_unread(&self) -> Result<Option<PaneId>, Attend1Error> {
-        let id = self.ask(Command::NextUnread).await?;
+        let id = ask(&self.cmd_tx, Command::NextUnread).await?;
         Ok(PaneId::parse(&id))
     }
 

@@ -8,56 +8,23 @@
 
 mod actions;
 pub mod launch;
+pub mod notifications;
 pub mod overview;
 pub mod settings;
+pub mod snapshot;
 pub mod terminal;
+pub mod tray;
 
 pub use actions::{Actions, PANEL_NAME, PANEL_PATH};
+pub use snapshot::{Snapshot, Update};
 pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 
-use crate::engine::{next_unread_order, summarize_workspaces, PaneView, WorkspaceSummary};
-use crate::model::{Event, Pane, PaneId, Timestamp};
+use crate::model::{Event, Pane, PaneId};
+use crate::service::clock::now;
 use crate::service::command::Command;
-use crate::service::dbus::now;
-use overview::Overview;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
-
-/// Every pane after a commit.
-#[derive(Debug, Clone, Default)]
-pub struct Snapshot {
-    pub panes: BTreeMap<PaneId, Pane>,
-    /// When the snapshot was taken.
-    pub at: Timestamp,
-}
-
-impl Snapshot {
-    /// The engine's next-unread order (CONTRACT §8; focused panes skipped).
-    pub fn next_unread(&self) -> Vec<PaneId> {
-        next_unread_order(self.panes.values())
-    }
-
-    /// The engine's workspace summaries, by key.
-    pub fn workspaces(&self) -> Vec<WorkspaceSummary> {
-        summarize_workspaces(self.panes.values(), self.at)
-    }
-
-    /// Counts and the most urgent pane ([`Overview`]).
-    pub fn overview(&self) -> Overview {
-        let views: Vec<PaneView> = self.panes.values().map(PaneView::of).collect();
-        let next = self.next_unread().first().map(|p| p.to_string());
-        Overview::new(&views, next.as_deref())
-    }
-}
-
-/// One committed batch: its events (ascending seq) and the panes after it. The first
-/// update a surface receives has no events: the state at start-up.
-#[derive(Debug, Clone)]
-pub struct Update {
-    pub events: Vec<Event>,
-    pub snapshot: Arc<Snapshot>,
-}
 
 /// Which surfaces to run (`attend daemon --no-tray --no-notifications`).
 #[derive(Debug, Clone, Copy)]
@@ -124,7 +91,7 @@ pub async fn start(
         let settings = settings::Settings::load();
         let (tx, rx) = mpsc::unbounded_channel();
         surfaces.subscribers.push(tx);
-        tokio::spawn(super::notify::run(
+        tokio::spawn(notifications::run(
             conn.clone(),
             rx,
             actions.clone(),
@@ -136,7 +103,7 @@ pub async fn start(
     if opts.tray {
         let (tx, rx) = mpsc::unbounded_channel();
         surfaces.subscribers.push(tx);
-        tokio::spawn(super::tray::run(rx, actions));
+        tokio::spawn(tray::run(rx, actions));
     } else {
         tracing::info!("tray icon off (--no-tray)");
     }

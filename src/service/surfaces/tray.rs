@@ -16,9 +16,10 @@
 //! - No `StatusNotifierWatcher` on the bus: logged once, the daemon runs without a
 //!   tray; when a watcher appears, ksni registers the item.
 
+use super::actions::Actions;
+use super::overview::{escape_markup, icon_name, Overview};
+use super::snapshot::{Snapshot, Update};
 use crate::model::{Attention, PaneId};
-use crate::service::surfaces::overview::{escape_markup, icon_name, Overview};
-use crate::service::surfaces::{Actions, Snapshot, Update};
 use ksni::menu::{StandardItem, SubMenu};
 use ksni::{MenuItem, Status, ToolTip, TrayMethods};
 use std::path::PathBuf;

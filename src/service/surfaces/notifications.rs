@@ -18,11 +18,12 @@
 //! - No server on the bus: logged once, the daemon goes on; when a server appears or
 //!   restarts (`NameOwnerChanged`), the notifications still wanted are raised again.
 
+use super::actions::Actions;
+use super::overview::{escape_markup, icon_name, message, pane_title, reason};
+use super::settings::Settings;
+use super::snapshot::{Snapshot, Update};
 use crate::engine::PaneView;
 use crate::model::{Attention, DecisionKind, EventKind, Lifecycle, Pane, PaneId};
-use crate::service::surfaces::overview::{escape_markup, icon_name, message, pane_title, reason};
-use crate::service::surfaces::settings::Settings;
-use crate::service::surfaces::{Actions, Snapshot, Update};
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;

@@ -1,0 +1,227 @@
+//! The ladder's read side: the taxonomy projection and diagnoses of a pane, the keys it
+//! adds to a pane dictionary, and `Explain`'s ladder part.
+use super::{LadderHost, PaneLadder};
+use crate::engine::ladder::{inventory, Evidence, HealthChange, Trust};
+use crate::engine::taxonomy::{diagnose, project, Diagnoses, RuntimeFacts, Taxonomy};
+use crate::model::{Pane, Rung, Timestamp};
+use crate::service::procfs;
+use crate::service::wire::{Dict, DictBuilder};
+use std::collections::HashMap;
+
+impl LadderHost {
+    /// Seed 004's projection and diagnoses of `p` now (read time, never stored).
+    pub fn taxonomy(&self, p: &Pane, now: Timestamp) -> (Taxonomy, Diagnoses) {
+        let st = self.panes.get(&p.id);
+        let verdict = st.map(|s| s.ladder.decide(now));
+        // Hooks' gates are the engine's decisions already; chrome and self-report may see
+        // a dialog no decision stands for.
+        let seen = verdict
+            .as_ref()
+            .filter(|v| {
+                v.needs_input_by
+                    .as_ref()
+                    .is_some_and(|e| e.rung != Rung::LifecycleHooks)
+            })
+            .map_or(0, |v| v.needs_input.count);
+        let facts = RuntimeFacts {
+            attached: false,
+            process_known: p.owned
+                || st.is_some_and(|s| {
+                    s.self_report.is_some() || s.agent_proc.is_some_and(procfs::alive)
+                }),
+            // A dialog the ladder sees (chrome, self-report) and no decision stands for.
+            chrome_gates: if p.pending_decision.is_none() {
+                seen
+            } else {
+                0
+            },
+        };
+        let reason = verdict
+            .as_ref()
+            .filter(|v| v.needs_input.count > 0)
+            .and_then(|v| v.needs_input.reason.clone());
+        let t = project(p, facts, reason.as_deref());
+        let d = diagnose(p, &t, now);
+        (t, d)
+    }
+
+    /// The keys the ladder adds to a pane dictionary: `taxonomy` (session, activity,
+    /// needs_input {count, reason?}, display, resumability), `diagnoses` (parked, held,
+    /// done_unseen), `tasks` (id, text, state, message?, created_at, updated_at) and
+    /// `hold?` (owner, wake_at, reason?, armed).
+    pub fn pane_extras(&self, p: &Pane, now: Timestamp) -> Dict {
+        let (t, d) = self.taxonomy(p, now);
+        let needs = DictBuilder::new()
+            .put("count", t.needs_input.count)
+            .opt_str("reason", t.needs_input.reason.as_deref())
+            .build();
+        let taxonomy = DictBuilder::new()
+            .str("session", t.session.as_str())
+            .str("activity", t.activity.as_str())
+            .dict("needs_input", needs)
+            .str("display", &t.display)
+            .str("resumability", t.resumability.as_str())
+            .build();
+        let diagnoses = DictBuilder::new()
+            .put("parked", d.parked)
+            .put("held", d.held)
+            .put("done_unseen", d.done_unseen)
+            .build();
+        let tasks: Vec<Dict> = p
+            .tasks
+            .iter()
+            .map(|task| {
+                DictBuilder::new()
+                    .put("id", task.id)
+                    .str("pane", &task.pane.to_string())
+                    .str("text", &task.text)
+                    .str("state", task.state.as_str())
+                    .opt_str("message", task.message.as_deref())
+                    .time("created_at", Some(task.created_at))
+                    .time("updated_at", Some(task.updated_at))
+                    .build()
+            })
+            .collect();
+        let mut b = DictBuilder::new()
+            .dict("taxonomy", taxonomy)
+            .dict("diagnoses", diagnoses)
+            .put("tasks", tasks);
+        if let Some(h) = &p.hold {
+            let hold = DictBuilder::new()
+                .str("owner", &h.owner)
+                .time("wake_at", Some(h.wake))
+                .opt_str("reason", h.reason.as_deref())
+                .put("armed", h.is_armed(now))
+                .build();
+            b = b.dict("hold", hold);
+        }
+        b.build()
+    }
+
+    /// `Explain`'s ladder part (docs/taxonomy.md "explain"): `agent`, `activity`,
+    /// `display`, `needs_input_count`, `needs_input_reason?`, `activity_evidence?` and
+    /// `needs_input_evidence?` (the evidence that decided each: rung, source, note,
+    /// observed_at, age_ms, trust, claim), `rungs` (every rung: coverage, trust, latest
+    /// evidence), `chrome` (manifest, matched rule, nearest rule with its satisfied and
+    /// total gates, evaluated_at), `self_report?` (pid, path), `health` (rung-health
+    /// history: rung, from, to, reason, at), `taxonomy`, `diagnoses`.
+    pub fn explain(&self, p: &Pane, now: Timestamp) -> Dict {
+        let fresh;
+        let st = match self.panes.get(&p.id) {
+            Some(st) => st,
+            None => {
+                fresh = PaneLadder::new(p.agent);
+                &fresh
+            }
+        };
+        let verdict = st.ladder.decide(now);
+        let (t, _) = self.taxonomy(p, now);
+        let mut b = DictBuilder::new()
+            .str("agent", p.agent.as_str())
+            .str("activity", verdict.activity.as_str())
+            .str("display", &t.display)
+            .put("needs_input_count", t.needs_input.count)
+            .opt_str("needs_input_reason", t.needs_input.reason.as_deref());
+        if let Some(ev) = &verdict.activity_by {
+            b = b.dict(
+                "activity_evidence",
+                evidence_dict(ev, st.ladder.trust(ev.rung), now),
+            );
+        }
+        if let Some(ev) = &verdict.needs_input_by {
+            b = b.dict(
+                "needs_input_evidence",
+                evidence_dict(ev, st.ladder.trust(ev.rung), now),
+            );
+        }
+        let coverage: HashMap<Rung, _> = inventory(p.agent)
+            .into_iter()
+            .map(|(r, c, _)| (r, c))
+            .collect();
+        let rungs: Vec<Dict> = st
+            .ladder
+            .rungs
+            .iter()
+            .map(|(rung, rs)| {
+                let mut d = DictBuilder::new()
+                    .str("rung", rung.as_str())
+                    .str(
+                        "coverage",
+                        coverage.get(rung).unwrap_or(&rs.coverage).as_str(),
+                    )
+                    .str("trust", rs.trust.as_str())
+                    .build();
+                if let Some(ev) = &rs.last {
+                    d.extend(evidence_dict(ev, rs.trust, now));
+                }
+                d
+            })
+            .collect();
+        let r = &st.chrome.result;
+        let mut chrome = DictBuilder::new()
+            .opt_str("manifest", self.manifests.origin(p.agent))
+            .time("evaluated_at", st.chrome.evaluated_at);
+        if let Some(m) = &r.matched {
+            chrome = chrome
+                .str("matched_rule", &m.rule)
+                .str("matched_reason", &m.reason);
+        }
+        if let Some(n) = &r.nearest {
+            chrome = chrome
+                .str("nearest_rule", &n.rule)
+                .put("nearest_satisfied", n.satisfied as u32)
+                .put("nearest_total", n.total as u32);
+        }
+        let health: Vec<Dict> = st.ladder.health.iter().map(health_dict).collect();
+        b = b
+            .put("rungs", rungs)
+            .dict("chrome", chrome.build())
+            .put("health", health);
+        if let Some(binding) = &st.self_report {
+            b = b.dict(
+                "self_report",
+                DictBuilder::new()
+                    .put("pid", binding.pid)
+                    .str("path", &binding.path.display().to_string())
+                    .build(),
+            );
+        }
+        let mut d = b.build();
+        d.extend(
+            self.pane_extras(p, now)
+                .into_iter()
+                .filter(|(k, _)| k != "tasks"),
+        );
+        d
+    }
+}
+
+fn evidence_dict(ev: &Evidence, trust: Trust, now: Timestamp) -> Dict {
+    let mut b = DictBuilder::new()
+        .str("rung", ev.rung.as_str())
+        .str("source", &ev.source_id)
+        .put("seq", ev.seq)
+        .str("note", &ev.note)
+        .time("observed_at", Some(ev.observed_at))
+        .put("age_ms", now.millis_since(ev.observed_at))
+        .str("trust", trust.as_str());
+    if let Some(a) = ev.claim.activity {
+        b = b.str("claims_activity", a.as_str());
+    }
+    if let Some(n) = &ev.claim.needs_input {
+        b = b
+            .put("claims_needs_input", n.count)
+            .opt_str("claims_reason", n.reason.as_deref());
+    }
+    b.build()
+}
+
+fn health_dict(h: &HealthChange) -> Dict {
+    DictBuilder::new()
+        .str("rung", h.rung.as_str())
+        .str("from", h.from.as_str())
+        .str("to", h.to.as_str())
+        .str("reason", &h.reason)
+        .time("at", Some(h.at))
+        .build()
+}

@@ -1,0 +1,302 @@
+//! The owner's answer to each request ([`Command`]): queries, user actions, input,
+//! signals, tasks and holds, and typing the answer to a decision.
+
+use super::{Batch, Owner, MAX_EVENTS};
+use crate::engine::summarize_workspaces;
+use crate::model::{Action, Decision, PaneId, Source};
+use crate::service::clock::now;
+use crate::service::command::{Command, LadderCommand};
+use crate::service::dbus::event_tuple;
+use crate::service::error::Attend1Error;
+use crate::service::pty::PtyHandle;
+use crate::service::wire::{pane_dict, workspace_dict, Dict};
+
+impl Owner {
+    pub(super) fn command(&mut self, cmd: Command, batch: &mut Batch) {
+        match cmd {
+            Command::Run(spec, reply) => {
+                let r = self.run_pane(spec, batch);
+                batch.respond(reply, r);
+            }
+            Command::ListPanes(reply) => {
+                let panes = self
+                    .world
+                    .panes
+                    .values()
+                    .map(|p| self.pane_info(p))
+                    .collect();
+                batch.respond(reply, Ok(panes));
+            }
+            Command::GetPane(id, reply) => {
+                let r = self
+                    .world
+                    .pane(id)
+                    .map(|p| self.pane_info(p))
+                    .map_err(Into::into);
+                batch.respond(reply, r);
+            }
+            Command::ListWorkspaces(reply) => {
+                let ws = summarize_workspaces(self.world.panes.values(), now())
+                    .iter()
+                    .map(workspace_dict)
+                    .collect();
+                batch.respond(reply, Ok(ws));
+            }
+            Command::Act(id, action, reply) => {
+                let r = self.act(id, &action, batch);
+                batch.respond(reply, r);
+            }
+            Command::Focus(id, reply) => {
+                let r = self.act(id, &Action::NotificationClicked, batch);
+                if r.is_ok() {
+                    batch.focus_requests.push(id);
+                }
+                batch.respond(reply, r);
+            }
+            Command::Answer(id, choice, reply) => {
+                let r = self.answer(id, &choice, batch);
+                batch.respond(reply, r);
+            }
+            Command::NextUnread(reply) => {
+                let next = self.world.next_unread().map(|p| p.to_string());
+                batch.respond(reply, Ok(next.unwrap_or_default()));
+            }
+            Command::SendInput(id, data, reply) => {
+                let r = self.handle(id).and_then(|h| {
+                    h.write(&data)
+                        .map_err(|e| Attend1Error::Internal(format!("cannot write to {id}: {e}")))
+                });
+                batch.respond(reply, r);
+            }
+            Command::Resize(id, rows, cols, reply) => {
+                let r = self.handle(id).and_then(|h| {
+                    h.resize(rows, cols)
+                        .map_err(|e| Attend1Error::Internal(format!("cannot resize {id}: {e}")))
+                });
+                batch.respond(reply, r);
+            }
+            Command::Kill(id, signal, reply) => {
+                let r = self.handle(id).and_then(|h| {
+                    h.kill(signal)
+                        .map_err(|e| Attend1Error::Internal(format!("cannot signal {id}: {e}")))
+                });
+                batch.respond(reply, r);
+            }
+            Command::Resume(id, reply) => {
+                let r = self.resume(id, batch);
+                batch.respond(reply, r);
+            }
+            Command::Attach(id, reply) => {
+                let r = self
+                    .handle(id)
+                    .map(|_| self.config.attach_socket.to_string_lossy().into_owned());
+                batch.respond(reply, r);
+            }
+            Command::Events(after, limit, reply) => {
+                let r = self
+                    .db
+                    .events_after(
+                        after,
+                        if limit == 0 {
+                            MAX_EVENTS
+                        } else {
+                            limit.min(MAX_EVENTS)
+                        },
+                    )
+                    .map(|evs| evs.iter().map(event_tuple).collect())
+                    .map_err(|e| Attend1Error::Internal(format!("cannot read events: {e}")));
+                batch.respond(reply, r);
+            }
+            Command::Hook(req, reply) => self.hook_command(*req, reply, batch),
+            Command::Explain(id, reply) => {
+                let r = self.explain(id, batch);
+                batch.respond(reply, r);
+            }
+            Command::GetScreen(id, reply) => {
+                let r = self.handle(id).map(|h| h.screen_text());
+                batch.respond(reply, r);
+            }
+            Command::Git(id, cwd, info) => self.git_facts(id, &cwd, &info, batch),
+            Command::FirstSight(agent, session, workspace, info) => {
+                self.first_sight((agent, session), workspace, info, batch)
+            }
+            Command::Ladder(cmd) => self.ladder_command(cmd, batch),
+        }
+    }
+
+    pub(super) fn act(
+        &mut self,
+        id: PaneId,
+        action: &Action,
+        batch: &mut Batch,
+    ) -> Result<(), Attend1Error> {
+        let before = self.world.pane(id)?.clone();
+        let (events, _) = self.world.apply_action(id, action, now())?;
+        if !events.is_empty() || self.world.panes.get(&id) != Some(&before) {
+            batch.record(id, events);
+        }
+        Ok(())
+    }
+
+    /// The live PTY of an owned pane: `NoSuchPane`, `NotOwned` for an external pane,
+    /// `InvalidArgument` when its process has exited.
+    pub(super) fn handle(&self, id: PaneId) -> Result<PtyHandle, Attend1Error> {
+        let pane = self.world.pane(id)?;
+        if !pane.owned {
+            return Err(Attend1Error::NotOwned(format!(
+                "pane {id} runs outside Attend (known through hooks only)"
+            )));
+        }
+        self.ptys.lock().get(&id).cloned().ok_or_else(|| {
+            Attend1Error::InvalidArgument(format!("pane {id} is not running (resume it first)"))
+        })
+    }
+
+    /// Tasks and holds (CONTRACT §5) and the ladder's watcher and timer inputs.
+    pub(super) fn ladder_command(&mut self, cmd: LadderCommand, batch: &mut Batch) {
+        let at = now();
+        match cmd {
+            LadderCommand::AddTask(id, text, reply) => {
+                let r = self.world.add_task(id, &text, at).map(|(task, events)| {
+                    batch.record(id, events);
+                    task
+                });
+                batch.respond(reply, r.map_err(Into::into));
+            }
+            LadderCommand::SetTaskState(task, state, message, reply) => {
+                let r = self
+                    .world
+                    .set_task_state(task, state, message.as_deref(), Source::user(), at)
+                    .map(|events| {
+                        if let Some(e) = events.first() {
+                            batch.record(e.pane, events);
+                        }
+                    });
+                batch.respond(reply, r.map_err(Into::into));
+            }
+            LadderCommand::SetHold(id, hold, reply) => {
+                let r = self
+                    .world
+                    .set_hold(id, hold, at)
+                    .map(|events| batch.record(id, events));
+                batch.respond(reply, r.map_err(Into::into));
+            }
+            LadderCommand::Input(input) => {
+                let out = self.ladder.input(&mut self.world, input, at);
+                self.ladder_outcome(out, batch);
+            }
+        }
+    }
+
+    /// A pane dictionary with the ladder's read-time keys (taxonomy, diagnoses, tasks,
+    /// hold).
+    pub(super) fn pane_info(&self, p: &crate::model::Pane) -> Dict {
+        let mut d = pane_dict(p);
+        d.extend(self.ladder.pane_extras(p, now()));
+        d
+    }
+
+    pub(super) fn answer(
+        &mut self,
+        id: PaneId,
+        choice: &str,
+        batch: &mut Batch,
+    ) -> Result<(), Attend1Error> {
+        let pane = self.world.pane(id)?;
+        let decision = pane
+            .pending_decision
+            .as_ref()
+            .ok_or_else(|| Attend1Error::NoDecision(format!("pane {id} has no open decision")))?;
+        let mut decision = decision.clone();
+        if decision.answer_keys.is_empty() {
+            // The screen manifest knows the dialog's keys (issue 5).
+            decision.answer_keys = self.ladder.answer_keys(pane, decision.kind);
+        }
+        let keys = answer_keys(&decision, choice)?;
+        self.handle(id)?;
+        let (events, _) = self.world.apply_action(
+            id,
+            &Action::Answer {
+                choice: choice.to_string(),
+            },
+            now(),
+        )?;
+        batch.record(id, events);
+        batch.effects.push(Box::new(move |owner: &mut Owner| {
+            if let Some(h) = owner.ptys.lock().get(&id) {
+                if let Err(e) = h.write(keys.as_bytes()) {
+                    tracing::warn!(pane = %id, "cannot type the answer: {e}");
+                }
+            }
+        }));
+        Ok(())
+    }
+}
+
+/// The keys to type for `choice` (CONTRACT §3): the decision's answer key whose choice
+/// matches (case-insensitive); else a number or a single character as typed; else
+/// `InvalidArgument` listing the known choices.
+pub fn answer_keys(decision: &Decision, choice: &str) -> Result<String, Attend1Error> {
+    if let Some(k) = decision
+        .answer_keys
+        .iter()
+        .find(|k| k.choice.eq_ignore_ascii_case(choice))
+    {
+        return Ok(k.keys.clone());
+    }
+    let raw = choice.chars().count() == 1 || choice.chars().all(|c| c.is_ascii_digit());
+    if raw {
+        return Ok(choice.to_string());
+    }
+    let known: Vec<&str> = decision
+        .answer_keys
+        .iter()
+        .map(|k| k.choice.as_str())
+        .collect();
+    let known = if known.is_empty() {
+        "none known; answer with the option's number or key".to_string()
+    } else {
+        known.join(", ")
+    };
+    Err(Attend1Error::InvalidArgument(format!(
+        "unknown choice {choice:?} (choices: {known})"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AnswerKey, DecisionKind, Timestamp};
+
+    fn decision(keys: &[(&str, &str)]) -> Decision {
+        Decision {
+            id: 1,
+            kind: DecisionKind::Permission,
+            prompt: "Bash: ls".into(),
+            options: vec!["Yes".into(), "No".into()],
+            answer_keys: keys
+                .iter()
+                .map(|(c, k)| AnswerKey {
+                    choice: c.to_string(),
+                    keys: k.to_string(),
+                })
+                .collect(),
+            tool_use_id: None,
+            source: Source::user(),
+            opened_at: Timestamp(0),
+        }
+    }
+
+    #[test]
+    fn answer_keys_match_choices_case_insensitively_then_raw_keys() {
+        let d = decision(&[("allow", "1"), ("deny", "3")]);
+        assert_eq!(answer_keys(&d, "Allow").unwrap(), "1");
+        assert_eq!(answer_keys(&d, "2").unwrap(), "2");
+        assert_eq!(answer_keys(&d, "y").unwrap(), "y");
+        let err = answer_keys(&d, "maybe").unwrap_err();
+        assert_eq!(
+            err,
+            Attend1Error::InvalidArgument("unknown choice \"maybe\" (choices: allow, deny)".into())
+        );
+    }
+}

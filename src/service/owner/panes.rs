@@ -1,0 +1,155 @@
+//! Owned panes' processes: spawning a `Run` in a new PTY, resuming an exited pane in a
+//! new one, and the repository facts of a pane's cwd (looked up off the owner task).
+
+use super::{Batch, Owner};
+use crate::engine::{NewPane, World};
+use crate::model::{EventKind, Live, PaneId, Source};
+use crate::service::clock::now;
+use crate::service::command::{Command, RunSpec};
+use crate::service::error::Attend1Error;
+use crate::service::git::{self, GitInfo};
+use crate::service::pty::{PtyHandle, SpawnSpec};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+impl Owner {
+    pub(super) fn spawn(
+        &mut self,
+        id: PaneId,
+        argv: &[String],
+        cwd: Option<&str>,
+        env: BTreeMap<String, String>,
+        size: (u16, u16),
+    ) -> Result<(), Attend1Error> {
+        let mut env = env;
+        env.insert("ATTEND_PANE".into(), id.to_string());
+        let cwd = cwd
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let spec = SpawnSpec {
+            argv: argv.to_vec(),
+            cwd,
+            env: env.clone().into_iter().collect(),
+            rows: size.0,
+            cols: size.1,
+            scrollback: self.config.scrollback,
+        };
+        // The error names the program and the OS error (errno).
+        let handle = PtyHandle::spawn(id, &spec, self.pty_tx.clone())
+            .map_err(|e| Attend1Error::SpawnFailed(e.to_string()))?;
+        self.ptys.lock().insert(id, handle);
+        self.envs.insert(id, env);
+        Ok(())
+    }
+
+    /// `Run`: spawn first, create the pane only when that worked (no half-created pane).
+    pub(super) fn run_pane(
+        &mut self,
+        spec: RunSpec,
+        batch: &mut Batch,
+    ) -> Result<String, Attend1Error> {
+        let id = PaneId(self.world.last_pane + 1);
+        self.spawn(
+            id,
+            &spec.argv,
+            spec.cwd.as_deref(),
+            spec.env,
+            (spec.rows, spec.cols),
+        )?;
+        let (added, events) = self.world.add_pane(
+            NewPane {
+                workspace: spec.workspace,
+                tab: spec.tab,
+                name: spec.name,
+                agent: spec.agent,
+                cwd: spec.cwd,
+                oneshot: spec.oneshot,
+                session_id: None,
+                command: spec.argv,
+                owned: true,
+            },
+            now(),
+        );
+        debug_assert_eq!(added, id, "pane ids are handed out by this task only");
+        set_git(&mut self.world, id, &spec.git);
+        batch.record(id, events);
+        Ok(id.to_string())
+    }
+
+    /// `Resume`: re-spawn an exited owned pane with its resume argv, else its command;
+    /// same pane id; `pane.changed`.
+    pub(super) fn resume(&mut self, id: PaneId, batch: &mut Batch) -> Result<(), Attend1Error> {
+        let pane = self.world.pane(id)?;
+        if !pane.owned {
+            return Err(Attend1Error::NotOwned(format!(
+                "pane {id} runs outside Attend; resume it where it runs"
+            )));
+        }
+        if pane.live.is_running() {
+            return Err(Attend1Error::InvalidArgument(format!(
+                "pane {id} is still running"
+            )));
+        }
+        let argv = pane
+            .resume_argv
+            .clone()
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| pane.command.clone());
+        if argv.is_empty() {
+            return Err(Attend1Error::InvalidArgument(format!(
+                "pane {id} has no command to resume"
+            )));
+        }
+        let cwd = pane.cwd.clone();
+        let env = self.envs.get(&id).cloned().unwrap_or_default();
+        self.spawn(id, &argv, cwd.as_deref(), env, (24, 80))?;
+        let at = now();
+        if let Some(p) = self.world.panes.get_mut(&id) {
+            p.live = Live::Running;
+            p.last_lifecycle = None;
+            p.focused = false;
+        }
+        let ev = self
+            .world
+            .stamp(id, EventKind::PaneChanged, Source::process("resume"), at);
+        batch.record(id, vec![ev]);
+        Ok(())
+    }
+
+    /// Reads repo and branch for `cwd` off the owner task; the answer comes back as
+    /// [`Command::Git`].
+    pub(super) fn lookup_git(&self, pane: PaneId, cwd: String) {
+        let tx = self.cmd_tx.clone();
+        tokio::spawn(async move {
+            let info = git::lookup(Some(cwd.clone())).await;
+            let _ = tx.send(Command::Git(pane, cwd, info)).await;
+        });
+    }
+
+    pub(super) fn git_facts(&mut self, id: PaneId, cwd: &str, info: &GitInfo, batch: &mut Batch) {
+        let Some(p) = self.world.panes.get(&id) else {
+            return;
+        };
+        if p.cwd.as_deref() != Some(cwd) {
+            return; // The cwd moved on again; a newer lookup is on its way.
+        }
+        let before = (p.repo.clone(), p.branch.clone());
+        set_git(&mut self.world, id, info);
+        let p = &self.world.panes[&id];
+        if (p.repo.clone(), p.branch.clone()) != before {
+            let ev = self
+                .world
+                .stamp(id, EventKind::PaneChanged, Source::terminal("cwd"), now());
+            batch.record(id, vec![ev]);
+        }
+    }
+}
+
+/// Sets repo (the top level's directory name) and branch from `info`.
+pub(super) fn set_git(world: &mut World, id: PaneId, info: &GitInfo) {
+    if let Some(p) = world.panes.get_mut(&id) {
+        p.repo = info.toplevel.as_deref().map(git::repo_name);
+        p.branch = info.branch.clone();
+    }
+}

@@ -1,0 +1,43 @@
+//! What the owner hands every surface after a commit: the batch's events and a snapshot
+//! of every pane, with the engine's orderings and summaries read from it.
+
+use super::overview::Overview;
+use crate::engine::{next_unread_order, summarize_workspaces, PaneView, WorkspaceSummary};
+use crate::model::{Event, Pane, PaneId, Timestamp};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Every pane after a commit.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub panes: BTreeMap<PaneId, Pane>,
+    /// When the snapshot was taken.
+    pub at: Timestamp,
+}
+
+impl Snapshot {
+    /// The engine's next-unread order (CONTRACT §8; focused panes skipped).
+    pub fn next_unread(&self) -> Vec<PaneId> {
+        next_unread_order(self.panes.values())
+    }
+
+    /// The engine's workspace summaries, by key.
+    pub fn workspaces(&self) -> Vec<WorkspaceSummary> {
+        summarize_workspaces(self.panes.values(), self.at)
+    }
+
+    /// Counts and the most urgent pane ([`Overview`]).
+    pub fn overview(&self) -> Overview {
+        let views: Vec<PaneView> = self.panes.values().map(PaneView::of).collect();
+        let next = self.next_unread().first().map(|p| p.to_string());
+        Overview::new(&views, next.as_deref())
+    }
+}
+
+/// One committed batch: its events (ascending seq) and the panes after it. The first
+/// update a surface receives has no events: the state at start-up.
+#[derive(Debug, Clone)]
+pub struct Update {
+    pub events: Vec<Event>,
+    pub snapshot: Arc<Snapshot>,
+}
