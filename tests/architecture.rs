@@ -1,5 +1,5 @@
 //! Architecture rules of the source tree, checked on every CI run (`build-aux/test.sh`,
-//! stage `architecture`). The rules are stated in `docs/decisions/0005-module-graph.md`:
+//! stage `architecture`). The rules are stated in `docs/decisions/0006-module-graph.md`:
 //!
 //! 1. **No import cycle among the files of `src/`.** Each `.rs` file is a node. Every
 //!    `crate::`, `super::` and `self::` path outside `#[cfg(test)]` items — in `use` lines,
