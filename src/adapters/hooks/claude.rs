@@ -4,9 +4,10 @@
 //!
 //! Rows and decisions: `docs/adapters.md` ("Claude Code", "Codex CLI").
 
+use super::codex;
+use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
 use super::payload::{allow_deny_keys, labels, non_empty, tool_prompt, Payload};
-use super::{codex, identity_with, Mapped};
 use crate::model::{Identity, SignalKind, SignalKind::*};
 use serde_json::Value;
 

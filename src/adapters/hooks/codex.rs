@@ -2,8 +2,8 @@
 //! Claude's schema (the approval dialog, the resume command). The hook events themselves
 //! map through [`super::claude::map`].
 
+use super::mapped::{identity_with, Mapped};
 use super::payload::{allow_deny_keys, labels, render, Payload};
-use super::{identity_with, Mapped};
 use crate::model::{Identity, SignalKind};
 
 /// The event name of a `notify` payload (`attend hook codex --notify`).

@@ -1,8 +1,8 @@
 //! Cursor agent hooks (IDE agent and `cursor-agent`; the documented field lists, not yet
 //! recorded) → signals. Rows and decisions: `docs/adapters.md` ("Cursor").
 
+use super::mapped::{identity_with, Mapped};
 use super::payload::Payload;
-use super::{identity_with, Mapped};
 use crate::model::{Identity, SignalKind::*};
 use serde_json::Value;
 

@@ -1,9 +1,9 @@
 //! Gemini CLI hooks (0.61.0 event order observed; payloads reconstructed from the field
 //! lists) → signals. Rows and decisions: `docs/adapters.md` ("Gemini CLI").
 
+use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
 use super::payload::{allow_deny_keys, labels, non_empty, Payload};
-use super::{identity_with, Mapped};
 use crate::model::{Identity, SignalKind::*};
 
 /// The notification type of Gemini's approval dialog.

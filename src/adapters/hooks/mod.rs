@@ -16,12 +16,13 @@ mod claude;
 mod codex;
 mod cursor;
 mod gemini;
+mod mapped;
 mod notification;
 mod payload;
 
 pub use notification::{NotificationAction, NotificationPolicy};
 
-use crate::model::{AgentKind, Identity, Signal, SignalKind, Source, Timestamp};
+use crate::model::{AgentKind, Signal, Source, Timestamp};
 use payload::Payload;
 
 /// Result of mapping one hook call.
@@ -74,25 +75,6 @@ pub enum AdapterError {
 
 /// Longest session id (bytes, after cleaning) a hook may carry; agents use UUIDs (36).
 pub const MAX_SESSION_ID: usize = 256;
-
-/// What a per-agent table returns for one event.
-struct Mapped {
-    kind: SignalKind,
-    known: bool,
-}
-
-impl Mapped {
-    fn known(kind: SignalKind) -> Mapped {
-        Mapped { kind, known: true }
-    }
-
-    fn unknown() -> Mapped {
-        Mapped {
-            kind: SignalKind::IdentityOnly,
-            known: false,
-        }
-    }
-}
 
 /// Maps one hook call with the default [`NotificationPolicy`]. See [`map_hook_with`].
 pub fn map_hook(
@@ -184,23 +166,6 @@ fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Opt
         return Some(arg);
     }
     (agent == AgentKind::Codex && p.str("type").is_some()).then(|| codex::NOTIFY_EVENT.to_string())
-}
-
-/// Identity with `session_id`, `resume_argv` = `resume(session_id)` when a session id is
-/// known, and `cwd`. A session id that starts with `-` gets no resume argv: in
-/// `claude --resume -x` it would be read as an option
-/// (`docs/reliability.md#hostile-and-bad-input`).
-fn identity_with(
-    session_id: Option<&str>,
-    cwd: Option<&str>,
-    resume: impl Fn(&str) -> Vec<String>,
-) -> Identity {
-    Identity {
-        session_id: session_id.map(str::to_string),
-        resume_argv: session_id.filter(|id| !id.starts_with('-')).map(resume),
-        cwd: cwd.map(str::to_string),
-        title: None,
-    }
 }
 
 /// Longest text (bytes) kept from any string of a hook payload. Agents' messages are
