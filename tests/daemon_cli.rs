@@ -3,6 +3,9 @@
 
 mod support;
 
+use attend::client::{error_name, Dict};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use support::Env;
 
 fn stderr(out: &std::process::Output) -> String {
@@ -127,10 +130,7 @@ fn attend1_interface(xml: &str) -> Vec<String> {
 #[test]
 fn the_live_introspection_matches_the_checked_in_xml() {
     let env = Env::with_daemon();
-    let reply = env
-        .busctl_on("org.freedesktop.DBus.Introspectable", "Introspect", "", &[])
-        .unwrap();
-    let live = reply["data"][0].as_str().unwrap().to_string();
+    let live = env.attend1().inner().introspect().unwrap();
     let file = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/data/io.github.attend.Attend1.xml"
@@ -186,4 +186,354 @@ fn events_follow_catches_up_then_streams_new_events() {
     assert_eq!(e["source"], "process:process.spawn");
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// A signal seen by [`typed_client_calls_every_method_and_receives_the_signals`].
+#[derive(Debug, Clone, PartialEq)]
+enum Seen {
+    /// `Event(seq, kind, pane, data)` (the data's `source`).
+    Event(u64, String, String, String),
+    /// `PaneChanged(seq, pane)`.
+    PaneChanged(u64, String),
+    /// `FocusRequested(pane)`.
+    FocusRequested(String),
+}
+
+/// A string of a daemon dictionary.
+fn text(d: &Dict, key: &str) -> String {
+    let v = d.get(key).unwrap_or_else(|| panic!("no {key} in {d:?}"));
+    <&str>::try_from(v)
+        .unwrap_or_else(|e| panic!("{key}: {e}"))
+        .to_string()
+}
+
+/// A dictionary inside a daemon dictionary.
+fn dict(d: &Dict, key: &str) -> Dict {
+    let v = d.get(key).unwrap_or_else(|| panic!("no {key} in {d:?}"));
+    Dict::try_from(v.try_clone().unwrap()).unwrap_or_else(|e| panic!("{key}: {e}"))
+}
+
+/// The error's short name (`error_name`) or a panic naming the call that succeeded.
+fn named<T: std::fmt::Debug>(r: zbus::Result<T>) -> (String, String) {
+    let e = r.expect_err("an error reply");
+    let name = error_name(&e).unwrap_or_else(|| panic!("not a named error: {e}"));
+    (name.to_string(), e.to_string())
+}
+
+/// The one typed client end to end: every method of `Attend1ProxyBlocking` against a real
+/// daemon on a private bus (each error case checked by its name), and the `Event`,
+/// `PaneChanged` and `FocusRequested` signals through the async `Attend1Proxy`.
+#[test]
+fn typed_client_calls_every_method_and_receives_the_signals() {
+    use attend::client::Attend1Proxy;
+    use zbus::zvariant::Value;
+
+    let env = Env::with_daemon();
+    let attend = env.attend1();
+
+    // The signals, on a connection and runtime of their own (the blocking proxy must not
+    // run inside a tokio runtime): subscribed before any call, collected in `seen`.
+    let seen = Arc::new(Mutex::new(Vec::<Seen>::new()));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let address = env.bus.address.clone();
+    let log = seen.clone();
+    rt.block_on(async move {
+        let conn = zbus::connection::Builder::address(address.as_str())
+            .unwrap()
+            .build()
+            .await
+            .unwrap();
+        let proxy = Attend1Proxy::new(&conn).await.unwrap();
+        let mut events = proxy.receive_event().await.unwrap();
+        let mut changed = proxy.receive_pane_changed().await.unwrap();
+        let mut focus = proxy.receive_focus_requested().await.unwrap();
+        let l = log.clone();
+        tokio::spawn(async move {
+            while let Some(s) = next(&mut events).await {
+                let a = s.args().unwrap();
+                let source = <&str>::try_from(&a.data["source"]).unwrap().to_string();
+                let seen = Seen::Event(a.seq, a.kind.clone(), a.pane.clone(), source);
+                l.lock().unwrap().push(seen);
+            }
+        });
+        let l = log.clone();
+        tokio::spawn(async move {
+            while let Some(s) = next(&mut changed).await {
+                let a = s.args().unwrap();
+                l.lock()
+                    .unwrap()
+                    .push(Seen::PaneChanged(a.seq, a.pane.clone()));
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(s) = next(&mut focus).await {
+                let a = s.args().unwrap();
+                log.lock()
+                    .unwrap()
+                    .push(Seen::FocusRequested(a.pane.clone()));
+            }
+        });
+    });
+    // The first signal from the `from`-th on that `want` accepts.
+    let wait_seen = |what: &str, from: usize, want: &dyn Fn(&Seen) -> bool| -> Seen {
+        let mut found = None;
+        env.wait_until(what, || {
+            found = seen
+                .lock()
+                .unwrap()
+                .iter()
+                .skip(from)
+                .find(|s| want(s))
+                .cloned();
+            found.is_some()
+        });
+        found.unwrap()
+    };
+
+    assert_eq!(attend.version().unwrap(), env!("CARGO_PKG_VERSION"));
+
+    // Run: refusals by name, then a claude pane echoing each line and its terminal size.
+    let work = env.work_dir();
+    fn spec<'a>(argv: Vec<&'a str>) -> HashMap<&'static str, Value<'a>> {
+        HashMap::from([("argv", Value::from(argv))])
+    }
+    let (name, _) = named(attend.run(&spec(vec![])));
+    assert_eq!(name, "InvalidArgument");
+    let (name, msg) = named(attend.run(&spec(vec!["/nonexistent/attend-test-program"])));
+    assert_eq!(name, "SpawnFailed");
+    assert!(msg.contains("/nonexistent/attend-test-program"), "{msg}");
+    let script = "echo ready; while read l; do echo \"got $l\"; stty size; done";
+    let mut run = spec(vec!["sh", "-c", script]);
+    run.insert("agent", Value::from("claude"));
+    run.insert("name", Value::from("typed"));
+    run.insert("cwd", Value::from(work.to_str().unwrap()));
+    let p = attend.run(&run).unwrap();
+    assert!(p.starts_with('p'), "{p}");
+    let added = wait_seen(
+        "the pane.added Event",
+        0,
+        &|s| matches!(s, Seen::Event(_, k, pane, _) if k == "pane.added" && *pane == p),
+    );
+
+    // Reading: the pane, the list, the workspaces; an unknown pane by name.
+    let pane = attend.get_pane(&p).unwrap();
+    assert_eq!(
+        (text(&pane, "id"), text(&pane, "name"), text(&pane, "agent")),
+        (p.clone(), "typed".to_string(), "claude".to_string())
+    );
+    let ids: Vec<String> = attend
+        .list_panes()
+        .unwrap()
+        .iter()
+        .map(|d| text(d, "id"))
+        .collect();
+    assert_eq!(ids, [p.as_str()]);
+    let workspaces = attend.list_workspaces().unwrap();
+    assert_eq!(workspaces.len(), 1, "{workspaces:?}");
+    let panes = Vec::<String>::try_from(workspaces[0]["panes"].try_clone().unwrap()).unwrap();
+    assert_eq!(panes, [p.as_str()]);
+    assert_eq!(named(attend.get_pane("p99")).0, "NoSuchPane");
+
+    // The terminal: screen, input, resize, attach.
+    let screen_has = |what: &str, line: &str| {
+        env.wait_until(what, || {
+            attend
+                .get_screen(&p)
+                .is_ok_and(|s| s.lines().any(|l| l.trim_end() == line))
+        })
+    };
+    screen_has("the first output", "ready");
+    attend.send_input(&p, b"hello\n").unwrap();
+    screen_has("the typed line echoed", "got hello");
+    screen_has("the first size", "24 80");
+    attend.resize(&p, 30, 100).unwrap();
+    assert_eq!(named(attend.resize(&p, 0, 100)).0, "InvalidArgument");
+    attend.send_input(&p, b"again\n").unwrap();
+    screen_has("the new size", "30 100");
+    let socket = attend.attach(&p).unwrap();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata(&socket).unwrap().file_type().is_socket(),
+        "{socket}"
+    );
+
+    // Hooks and decisions: a permission request opens one, answered by a known choice.
+    let hook = |payload: serde_json::Value, delivery: &str| {
+        let context = HashMap::from([
+            ("pane", Value::from(p.as_str())),
+            ("delivery_id", Value::from(delivery)),
+        ]);
+        attend.hook("claude", "", &payload.to_string(), &context)
+    };
+    let ask = serde_json::json!({
+        "session_id": "s-typed",
+        "hook_event_name": "PermissionRequest",
+        "tool_name": "Bash",
+        "tool_input": {"command": "echo hi > out.txt", "description": "write a file"}
+    });
+    hook(ask, "d-ask").unwrap();
+    let decision = dict(&attend.get_pane(&p).unwrap(), "pending_decision");
+    assert_eq!(text(&decision, "kind"), "permission");
+    let (name, msg) = named(attend.answer(&p, "definitely-not-a-choice"));
+    assert_eq!(name, "InvalidArgument");
+    assert!(msg.contains("unknown choice"), "{msg}");
+    attend.answer(&p, "1").unwrap();
+    assert!(!attend
+        .get_pane(&p)
+        .unwrap()
+        .contains_key("pending_decision"));
+    assert_eq!(named(attend.answer(&p, "1")).0, "NoDecision");
+
+    // A completion: its Event signal carries what `Events` lists for its seq.
+    let stop = serde_json::json!({
+        "session_id": "s-typed",
+        "hook_event_name": "Stop",
+        "last_assistant_message": "Typed work done."
+    });
+    let seq = hook(stop, "d-stop").unwrap();
+    let (s, kind, pane, data) = attend.events(seq - 1, 1).unwrap().remove(0);
+    assert_eq!(s, seq);
+    let signal = wait_seen(
+        "the Event signal of the Stop hook",
+        0,
+        &|e| matches!(e, Seen::Event(n, ..) if *n == seq),
+    );
+    let source = <&str>::try_from(&data["source"]).unwrap().to_string();
+    assert_eq!(signal, Seen::Event(seq, kind, pane, source));
+    let all = attend.events(0, 0).unwrap();
+    assert_eq!(
+        all.last().map(|e| e.0),
+        Some(seq),
+        "Events ends at the last seq"
+    );
+    let Seen::Event(first, ..) = added else {
+        unreachable!()
+    };
+    assert_eq!(
+        all.first().map(|e| e.0),
+        Some(first),
+        "the pane.added was the first"
+    );
+    assert_eq!(text(&attend.get_pane(&p).unwrap(), "attention"), "unread");
+    assert_eq!(attend.next_unread().unwrap(), p);
+    attend.mark_seen(&p).unwrap();
+    assert_eq!(attend.next_unread().unwrap(), "");
+    assert_eq!(text(&attend.get_pane(&p).unwrap(), "attention"), "none");
+    assert_eq!(named(attend.mark_seen("p99")).0, "NoSuchPane");
+
+    // Focus.
+    attend.focus(&p).unwrap();
+    wait_seen("FocusRequested", 0, &|s| {
+        *s == Seen::FocusRequested(p.clone())
+    });
+    let focused = || bool::try_from(&attend.get_pane(&p).unwrap()["focused"]).unwrap();
+    attend.set_focused(&p, true).unwrap();
+    assert!(focused(), "SetFocused true");
+    attend.set_focused(&p, false).unwrap();
+    assert!(!focused(), "SetFocused false");
+
+    // Explain, tasks, holds.
+    let why = attend.explain(&p).unwrap();
+    assert_eq!(text(&why, "agent"), "claude");
+    assert!(why.contains_key("chrome"), "{why:?}");
+    let task = attend.add_task(&p, "write the typed test").unwrap();
+    attend.set_task_state(task, "working", "on it").unwrap();
+    let tasks =
+        Vec::<Dict>::try_from(attend.get_pane(&p).unwrap()["tasks"].try_clone().unwrap()).unwrap();
+    assert_eq!(
+        tasks
+            .iter()
+            .map(|t| (text(t, "text"), text(t, "state"), text(t, "message")))
+            .collect::<Vec<_>>(),
+        [(
+            "write the typed test".to_string(),
+            "working".to_string(),
+            "on it".to_string()
+        )]
+    );
+    assert_eq!(
+        named(attend.set_task_state(task, "bogus", "")).0,
+        "InvalidArgument"
+    );
+    assert_eq!(named(attend.add_task(&p, " ")).0, "InvalidArgument");
+    let wake = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        + 3_600_000;
+    attend.set_hold(&p, "bob", wake, "lunch").unwrap();
+    let hold = dict(&attend.get_pane(&p).unwrap(), "hold");
+    assert_eq!(
+        (text(&hold, "owner"), text(&hold, "reason")),
+        ("bob".into(), "lunch".into())
+    );
+    wait_seen(
+        "PaneChanged of the hold",
+        0,
+        &|s| matches!(s, Seen::PaneChanged(_, pane) if *pane == p),
+    );
+    assert_eq!(
+        named(attend.set_hold(&p, " ", wake, "")).0,
+        "InvalidArgument"
+    );
+    attend.clear_hold(&p).unwrap();
+    assert!(!attend.get_pane(&p).unwrap().contains_key("hold"));
+    assert_eq!(named(attend.clear_hold("p99")).0, "NoSuchPane");
+
+    // Outside Attend: a hook without a pane makes an external pane, which takes no input.
+    let outside = HashMap::from([("delivery_id", Value::from("d-ext"))]);
+    let start = serde_json::json!({"session_id": "s-outside", "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
+    attend
+        .hook("claude", "", &start.to_string(), &outside)
+        .unwrap();
+    let external = attend
+        .list_panes()
+        .unwrap()
+        .into_iter()
+        .find(|d| !bool::try_from(&d["owned"]).unwrap())
+        .expect("the external pane");
+    let (name, msg) = named(attend.send_input(&text(&external, "id"), b"x"));
+    assert_eq!(name, "NotOwned", "{msg}");
+    let big = "x".repeat(1024 * 1024 + 1);
+    assert_eq!(
+        named(attend.hook("claude", "", &big, &outside)).0,
+        "PayloadTooLarge"
+    );
+
+    // Kill and resume, on a pane of its own (the claude pane would resume `claude`): the
+    // same pane id runs its command again.
+    let q = attend
+        .run(&spec(vec!["sh", "-c", "echo second; sleep 100"]))
+        .unwrap();
+    let live = |pane: &str| text(&dict(&attend.get_pane(pane).unwrap(), "live"), "state");
+    assert_eq!(named(attend.resume(&q)).0, "InvalidArgument");
+    assert_eq!(named(attend.kill(&q, 999)).0, "InvalidArgument");
+    attend.kill(&q, 15).unwrap();
+    env.wait_until("the killed pane exited", || live(&q) == "exited");
+    let before_resume = seen.lock().unwrap().len();
+    attend.resume(&q).unwrap();
+    assert_eq!(live(&q), "running");
+    env.wait_until("the resumed program's output", || {
+        attend
+            .get_screen(&q)
+            .is_ok_and(|s| s.lines().any(|l| l.trim_end() == "second"))
+    });
+    wait_seen(
+        "PaneChanged of the resume",
+        before_resume,
+        &|s| matches!(s, Seen::PaneChanged(_, pane) if *pane == q),
+    );
+    assert_eq!(named(attend.resume("p99")).0, "NoSuchPane");
+}
+
+/// The next item of a stream (a typed signal stream of the proxy).
+async fn next<S>(stream: &mut S) -> Option<S::Item>
+where
+    S: zbus::export::futures_core::Stream + Unpin,
+{
+    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
 }

@@ -4,6 +4,7 @@
 mod support;
 
 use serde_json::json;
+use std::collections::HashMap;
 use support::attend_bin;
 use support::Env;
 
@@ -172,13 +173,10 @@ fn hooks_from_outside_attend_make_an_external_pane_per_session() {
         "prompt": "hello"
     })
     .to_string();
-    let ctx =
-        |d: &str| -> Vec<String> { vec!["1".into(), "delivery_id".into(), "s".into(), d.into()] };
+    // A context with a delivery id and no pane: the call of a hook outside Attend.
     let call = |payload: &str, d: &str| {
-        let mut args = vec!["claude".to_string(), String::new(), payload.to_string()];
-        args.extend(ctx(d));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        env.busctl("Hook", "sssa{sv}", &args)
+        let ctx = HashMap::from([("delivery_id", zbus::zvariant::Value::from(d))]);
+        env.attend1().hook("claude", "", payload, &ctx)
     };
     call(&prompt, "e1").unwrap();
     call(&prompt.replace("hello", "again"), "e2").unwrap();

@@ -4,6 +4,7 @@
 
 mod support;
 
+use attend::client::error_name;
 use serde_json::Value;
 use support::Env;
 
@@ -136,10 +137,9 @@ fn task_and_hold_errors_are_bad_input() {
     let out = env.attend(&["hold", &p, "--owner", "bob", "--wake", "someday"]);
     assert_eq!(code(&out), Some(2));
     assert_eq!(code(&env.attend(&["ls", "--parked", "--held"])), Some(2));
-    let err = env
-        .busctl("SetTaskState", "tss", &["1", "finished", ""])
-        .unwrap_err();
-    assert!(err.contains("unknown task state"), "{err}");
+    let err = env.attend1().set_task_state(1, "finished", "").unwrap_err();
+    assert_eq!(error_name(&err), Some("InvalidArgument"), "{err}");
+    assert!(err.to_string().contains("unknown task state"), "{err}");
 }
 
 #[test]

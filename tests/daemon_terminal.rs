@@ -4,6 +4,7 @@
 
 mod support;
 
+use attend::client::error_name;
 use support::Env;
 
 #[test]
@@ -159,11 +160,13 @@ fn osc_7_moves_the_cwd_and_refreshes_repo_and_branch_from_git() {
 fn get_screen_returns_the_live_screen_text() {
     let env = Env::with_daemon();
     let p = env.run(&["--", "sh", "-c", "printf 'preview line one\\n'; sleep 100"]);
+    let attend = env.attend1();
     env.wait_until("the output reached the screen", || {
-        env.busctl("GetScreen", "s", &[&p])
-            .map(|v| v.to_string().contains("preview line one"))
-            .unwrap_or(false)
+        attend
+            .get_screen(&p)
+            .is_ok_and(|s| s.lines().any(|l| l.trim_end() == "preview line one"))
     });
-    let err = env.busctl("GetScreen", "s", &["p99"]).unwrap_err();
-    assert!(err.contains("p99"), "{err}");
+    let err = attend.get_screen("p99").unwrap_err();
+    assert_eq!(error_name(&err), Some("NoSuchPane"), "{err}");
+    assert!(err.to_string().contains("p99"), "{err}");
 }

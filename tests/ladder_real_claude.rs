@@ -185,6 +185,14 @@ fn self_report(x: &Value) -> &Value {
         .unwrap_or(&Value::Null)
 }
 
+/// The window-sampling rung of `explain` (its latest evidence: `seq`, `claims_activity`).
+fn sampling(x: &Value) -> &Value {
+    x["rungs"]
+        .as_array()
+        .and_then(|rs| rs.iter().find(|r| r["rung"] == "window-sampling"))
+        .unwrap_or(&Value::Null)
+}
+
 fn lifecycle(s: &Value) -> &str {
     s["lifecycle"].as_str().unwrap_or("")
 }
@@ -360,14 +368,22 @@ fn prose_that_quotes_the_dialog_is_not_a_dialog() {
         return;
     };
     let before = rig.last_seq();
+    let sampled = sampling(&rig.explain())["seq"].as_u64().unwrap_or(0);
     rig.prompt("quote the dialog");
     rig.wait_show("the turn to end", AGENT_STEP, |s| lifecycle(s) == "done");
-    // Past the sampler's silence window and debounce: the settled screen was evaluated.
-    std::thread::sleep(Duration::from_millis(
-        (attend::service::sampling::SILENCE_WINDOW_MS
-            + attend::service::sampling::IDLE_DEBOUNCE_MS
-            + 500) as u64,
-    ));
+    // The marker: the sampler's idle claim after the turn (quiet past the silence window
+    // and the debounce). The same per-pane sampler evaluates the chrome of the last
+    // screen within the chrome interval of the last output, before the silence window
+    // ends: once the claim is recorded, the settled screen was evaluated and whatever it
+    // caused is committed.
+    rig.wait(
+        "the sampler's idle claim after the turn",
+        AGENT_STEP,
+        |_, x| {
+            let r = sampling(x);
+            r["claims_activity"] == "idle-at-prompt" && r["seq"].as_u64() > Some(sampled)
+        },
+    );
     let screen = rig.screen();
     assert!(
         screen.contains("Do you want to proceed? 1. Yes"),

@@ -391,6 +391,10 @@ fn hook_to_notify_latency() {
             .unwrap();
     });
     d.start_daemon(&["--no-tray"]);
+    let attend = side
+        .rt
+        .block_on(attend::client::Attend1Proxy::new(&side.conn))
+        .unwrap();
     let mut delays = Vec::new();
     const N: usize = 1000;
     for i in 0..N {
@@ -401,18 +405,9 @@ fn hook_to_notify_latency() {
         )]
         .into();
         let sent = std::time::Instant::now();
-        let conn = side.conn.clone();
-        side.rt.block_on(async move {
-            conn.call_method(
-                Some("io.github.attend.Attend1"),
-                "/io/github/attend/Attend1",
-                Some("io.github.attend.Attend1"),
-                "Hook",
-                &("claude", "", payload.as_str(), context),
-            )
-            .await
+        side.rt
+            .block_on(attend.hook("claude", "", &payload, &context))
             .unwrap();
-        });
         let got = arrivals
             .recv_timeout(desktop::TIMEOUT)
             .unwrap_or_else(|_| panic!("no Notify for gate {i}\n{}", d.daemon_log()));

@@ -644,18 +644,10 @@ fn without_the_daemon_the_panel_shows_how_to_start_it_and_follows_restarts() {
     env.wait_pane(&p, "the completion", |v| v["lifecycle"] == "done");
     let workspaces = json(&env, &["workspaces", "--json"]);
     panel.wait("the daemon's state", |d| sidebar_matches(d, &workspaces));
-    let owner = Command::new("busctl")
-        .arg(format!("--address={}", env.bus.address))
-        .args(["call", "org.freedesktop.DBus", "/org/freedesktop/DBus"])
-        .args(["org.freedesktop.DBus", "GetConnectionUnixProcessID", "s"])
-        .arg("io.github.attend.Attend1")
-        .output()
-        .unwrap();
-    let pid: i32 = String::from_utf8_lossy(&owner.stdout)
-        .trim()
-        .strip_prefix("u ")
-        .and_then(|n| n.parse().ok())
-        .expect("the daemon's pid");
+    let bus = zbus::blocking::fdo::DBusProxy::new(env.connection()).unwrap();
+    let pid = bus
+        .get_connection_unix_process_id(attend::config::BUS_NAME.try_into().unwrap())
+        .expect("the daemon's pid") as i32;
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid),
         nix::sys::signal::Signal::SIGTERM,

@@ -93,7 +93,8 @@ impl Scenario {
             String::from_utf8_lossy(&out.stderr)
         );
         let pane = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        env.busctl("Resize", "sqq", &[&pane, "40", "120"])
+        env.attend1()
+            .resize(&pane, 40, 120)
             .expect("the pane resizes");
         Some(Scenario {
             name,
@@ -142,6 +143,39 @@ impl Scenario {
                 self.fail(&format!("timed out waiting for {what}"));
             }
             std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits (within [`STEP`]) until every Codex notify recorded so far has returned from
+    /// `attend hook codex --notify` with status 0 (its `.done` file beside its payload: the
+    /// daemon answered, so what the notify caused is committed) and no hook waits in the
+    /// spool (a hook that spooled is applied when its batch is gone).
+    fn wait_notifies_delivered(&self) {
+        let dir = &self.notifies.as_ref().expect("a Codex scenario").dir;
+        let deadline = Instant::now() + STEP;
+        loop {
+            let mut pending = Vec::new();
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = e.path();
+                if path.extension().is_some_and(|x| x == "json") {
+                    match std::fs::read_to_string(path.with_extension("done")) {
+                        Ok(status) => {
+                            assert_eq!(status, "0", "{}: the hook failed", path.display())
+                        }
+                        Err(_) => pending.push(path),
+                    }
+                }
+            }
+            let spooled = self.env.spooled();
+            if pending.is_empty() && spooled == 0 {
+                return;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!(
+                    "notifies not delivered: {pending:?}, {spooled} spooled hook(s)"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -275,7 +309,9 @@ fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
 }
 
 /// Codex: wraps the `notify` argv that install-hooks wrote so that each payload (the last
-/// argument) is also recorded before the installed command runs with the same arguments.
+/// argument) is also recorded before the installed command runs with the same arguments,
+/// and its exit status after that command returned (see
+/// [`Scenario::wait_notifies_delivered`]).
 fn record_notify(home: &AgentHome) -> HookRecorder {
     let recorder = HookRecorder::new(home.dir.path().join("recorded-notify"));
     let path = home.config_dir().join("config.toml");
@@ -286,8 +322,10 @@ fn record_notify(home: &AgentHome) -> HookRecorder {
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
+    // `FILE.json`: the payload, before the hook; `FILE.done`: the hook's exit status, after
+    // it returned.
     let script = format!(
-        "for a; do last=$a; done; f='{}'/$(date +%s%N)-$$; printf '%s' \"$last\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f.json\"; exec \"$@\"",
+        "for a; do last=$a; done; f='{}'/$(date +%s%N)-$$; printf '%s' \"$last\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f.json\"; \"$@\"; s=$?; printf '%s' $s > \"$f.tmp\" && mv \"$f.tmp\" \"$f.done\"; exit $s",
         recorder.dir.display()
     );
     let mut argv = toml_edit::Array::new();
@@ -497,7 +535,10 @@ fn codex_5_turn_side_thread_and_escalation() {
         s.fail(&e);
     }
     // The side thread's notify went to `attend hook codex --notify` like the session's.
-    std::thread::sleep(Duration::from_secs(1));
+    // The marker: every recorded notify's own completion (written by the notify command
+    // after `attend hook codex --notify` returned, i.e. after the daemon answered), and no
+    // hook left in the spool.
+    s.wait_notifies_delivered();
     let v = s.show();
     s.expect(&v, "done", "unread", Some(FIRST));
     assert_eq!(v["session_id"], session.as_str());

@@ -8,7 +8,6 @@
 
 mod support;
 
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -27,35 +26,26 @@ const OTHER_UID: u32 = 65534;
 // Buses and network
 // ---------------------------------------------------------------------------------------
 
-/// `busctl --address=ADDRESS call org.freedesktop.DBus … METHOD SIG ARGS` → its JSON.
-fn bus_call(address: &str, method: &str, sig: &str, args: &[&str]) -> Result<Value, String> {
-    let mut c = Command::new("busctl");
-    c.arg(format!("--address={address}"))
-        .args(["--json=short", "call", "org.freedesktop.DBus"])
-        .args(["/org/freedesktop/DBus", "org.freedesktop.DBus", method]);
-    if !sig.is_empty() {
-        c.arg(sig).args(args);
-    }
-    let out = c.output().unwrap();
-    if out.status.success() {
-        Ok(serde_json::from_slice(&out.stdout).unwrap())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
+/// The bus's own interface (`org.freedesktop.DBus`) on the bus at `address`, through a
+/// connection of the test.
+fn bus_at(address: &str) -> zbus::blocking::fdo::DBusProxy<'static> {
+    let conn = zbus::blocking::connection::Builder::address(address)
+        .unwrap()
+        .build()
+        .unwrap();
+    zbus::blocking::fdo::DBusProxy::new(&conn).unwrap()
 }
 
 /// The pids of every connection on the bus at `address` (but the bus itself).
 fn connection_pids(address: &str) -> BTreeMap<String, u32> {
-    let names = bus_call(address, "ListNames", "", &[]).unwrap();
-    names["data"][0]
-        .as_array()
+    let bus = bus_at(address);
+    bus.list_names()
         .unwrap()
-        .iter()
-        .filter_map(|n| n.as_str())
+        .into_iter()
         .filter(|n| n.starts_with(':'))
         .filter_map(|n| {
-            let pid = bus_call(address, "GetConnectionUnixProcessID", "s", &[n]).ok()?;
-            Some((n.to_string(), pid["data"][0].as_u64()? as u32))
+            let pid = bus.get_connection_unix_process_id(n.inner().clone()).ok()?;
+            Some((n.to_string(), pid))
         })
         .collect()
 }
@@ -103,26 +93,14 @@ fn the_daemon_serves_the_session_bus_it_was_given_and_no_other() {
     )
     .unwrap();
 
-    let owner = bus_call(
-        &env.bus.address,
-        "GetConnectionUnixProcessID",
-        "s",
-        &["io.github.attend.Attend1"],
-    )
-    .unwrap();
-    assert_eq!(
-        owner["data"][0], pid,
-        "the session bus's owner is the daemon"
-    );
+    let attend1 = zbus::names::BusName::try_from(attend::config::BUS_NAME).unwrap();
+    let owner = bus_at(&env.bus.address)
+        .get_connection_unix_process_id(attend1.clone())
+        .unwrap();
+    assert_eq!(owner, pid, "the session bus's owner is the daemon");
 
-    let has = bus_call(
-        &other.address,
-        "NameHasOwner",
-        "s",
-        &["io.github.attend.Attend1"],
-    )
-    .unwrap();
-    assert_eq!(has["data"][0], false, "no name on the other bus");
+    let has = bus_at(&other.address).name_has_owner(attend1).unwrap();
+    assert!(!has, "no name on the other bus");
     let there = connection_pids(&other.address);
     assert!(
         !there.values().any(|p| *p == pid),
@@ -217,8 +195,7 @@ fn the_daemon_owns_no_network_socket_and_listens_only_on_its_attach_socket() {
 
 /// The attach socket the daemon hands out for `pane` (D-Bus `Attach`).
 fn attach_socket(env: &Env, pane: &str) -> PathBuf {
-    let v = env.busctl("Attach", "s", &[pane]).unwrap();
-    PathBuf::from(v["data"][0].as_str().unwrap())
+    PathBuf::from(env.attend1().attach(pane).unwrap())
 }
 
 fn mode(path: &Path) -> u32 {
@@ -476,13 +453,13 @@ fn another_uid_cannot_call_the_daemon_on_the_session_bus() {
     assert!(!out.status.success(), "another uid reached the daemon");
     // A marker through the same path: our own Kill of a second pane, sent after the
     // refused call, and its exit recorded. A Kill that got through would be ahead of it.
-    assert!(env.busctl("Kill", "si", &[&marker, "9"]).is_ok());
+    env.attend1().kill(&marker, 9).unwrap();
     env.wait_pane(&marker, "the marker pane killed", |v| {
         v["live"]["state"] == "exited"
     });
     assert_eq!(env.show(&p), before, "the pane was not killed");
     // The same call as us works (the refusal is the bus's, not a bad call).
-    assert!(env.busctl("Kill", "si", &[&p, "9"]).is_ok());
+    env.attend1().kill(&p, 9).unwrap();
     env.wait_pane(&p, "killed", |v| v["live"]["state"] == "exited");
 }
 

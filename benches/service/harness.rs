@@ -1,9 +1,10 @@
 //! What every service benchmark needs beyond `tests/support` (the private bus, the real
-//! `attend daemon` with temporary directories, `$ATTEND_BIN`): a zbus client of the
-//! daemon, process figures from `/proc`, and the result lines that `build-aux/bench.sh`
+//! `attend daemon` with temporary directories, `$ATTEND_BIN`): the daemon's typed async
+//! proxy (`attend::client::Attend1Proxy`) on the bench's runtime, process figures from `/proc`, and the result lines that `build-aux/bench.sh`
 //! turns into the table of `docs/benchmarks.md`.
 
 use crate::support::Env;
+use attend::client::Attend1Proxy;
 use std::collections::HashMap;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -53,15 +54,14 @@ pub fn percentile(xs: &mut [f64], p: f64) -> f64 {
     xs[rank.clamp(1, xs.len()) - 1]
 }
 
-/// A running `attend daemon` (a `tests/support` [`Env`], which it dereferences to) and a
-/// zbus client of it; the daemon is stopped with SIGTERM on drop.
+/// A running `attend daemon` (a `tests/support` [`Env`], which it dereferences to) and
+/// its typed proxy on a connection of the bench; the daemon is stopped with SIGTERM on
+/// drop.
 pub struct Daemon {
     pub env: Env,
-    pub conn: zbus::Connection,
+    /// `io.github.attend.Attend1` (no property cache).
+    pub attend: Attend1Proxy<'static>,
 }
-
-pub const BUS_NAME: &str = "io.github.attend.Attend1";
-pub const PATH: &str = "/io/github/attend/Attend1";
 
 impl Deref for Daemon {
     type Target = Env;
@@ -83,9 +83,14 @@ impl Daemon {
             .build()
             .await
             .expect("connect to the private bus");
-        let d = Daemon { env, conn };
+        let attend = Attend1Proxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .expect("the Attend1 proxy");
+        let d = Daemon { env, attend };
         let start = Instant::now();
-        while d.call::<String, _>("Version", &()).await.is_err() {
+        while d.attend.version().await.is_err() {
             assert!(
                 start.elapsed() < Duration::from_secs(20),
                 "the daemon did not answer: {}",
@@ -94,19 +99,6 @@ impl Daemon {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         d
-    }
-
-    /// Calls `method` of Attend1 and deserializes the reply body.
-    pub async fn call<R, B>(&self, method: &str, body: &B) -> zbus::Result<R>
-    where
-        R: for<'d> serde::Deserialize<'d> + zbus::zvariant::Type,
-        B: serde::Serialize + zbus::zvariant::DynamicType,
-    {
-        let reply = self
-            .conn
-            .call_method(Some(BUS_NAME), PATH, Some(BUS_NAME), method, body)
-            .await?;
-        reply.body().deserialize::<R>()
     }
 
     /// `Run` with `argv`, a `rows`×`cols` terminal, `oneshot`, in the test directory; the
@@ -118,7 +110,8 @@ impl Daemon {
         spec.insert("cols", Value::from(cols));
         spec.insert("oneshot", Value::from(oneshot));
         spec.insert("cwd", Value::from(self.dir.path().to_str().expect("utf-8")));
-        self.call::<String, _>("Run", &(spec,))
+        self.attend
+            .run(&spec)
             .await
             .unwrap_or_else(|e| panic!("Run {argv:?}: {e}\n{}", self.daemon_log()))
     }

@@ -24,7 +24,8 @@ pub async fn hook(d: &Daemon, pane: &str, payload: &str, delivery: &str) -> u64 
     let mut ctx: HashMap<&str, Value<'_>> = HashMap::new();
     ctx.insert("pane", Value::from(pane));
     ctx.insert("delivery_id", Value::from(delivery));
-    d.call::<u64, _>("Hook", &("claude", "", payload, ctx))
+    d.attend
+        .hook("claude", "", payload, &ctx)
         .await
         .unwrap_or_else(|e| panic!("Hook: {e}\n{}", d.daemon_log()))
 }
@@ -83,16 +84,7 @@ pub async fn run_latency() {
     println!("{}", harness::load());
     let d = Daemon::start(&[]).await;
     let pane = d.run(&["cat"], 24, 80, false).await;
-    let rule = zbus::MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .interface(harness::BUS_NAME)
-        .expect("interface")
-        .member("Event")
-        .expect("member")
-        .build();
-    let mut stream = zbus::MessageStream::for_match_rule(rule, &d.conn, None)
-        .await
-        .expect("match rule");
+    let mut stream = d.attend.receive_event().await.expect("subscribe to Event");
     // Working and done in turn: every hook changes the lifecycle, so every one emits.
     let bodies = [payload("UserPromptSubmit"), payload("Stop")];
     let mut lat = Vec::new();
@@ -100,17 +92,11 @@ pub async fn run_latency() {
         let start = Instant::now();
         let seq = hook(&d, &pane, &bodies[i % 2], &format!("lat-{i}")).await;
         loop {
-            let msg = tokio::time::timeout(Duration::from_secs(10), next(&mut stream))
+            let signal = tokio::time::timeout(Duration::from_secs(10), next(&mut stream))
                 .await
                 .expect("no Event signal within 10 s")
-                .expect("stream ended")
-                .expect("signal");
-            let (s, ..): (
-                u64,
-                String,
-                String,
-                HashMap<String, zbus::zvariant::OwnedValue>,
-            ) = msg.body().deserialize().expect("Event body");
+                .expect("stream ended");
+            let s = signal.args().expect("Event body").seq;
             if s >= seq {
                 break;
             }

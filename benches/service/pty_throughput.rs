@@ -67,35 +67,29 @@ fn tmux(script: &str) -> f64 {
 
 /// Runs `script` in a oneshot pane and waits for its `PaneExited` signal.
 async fn attend(d: &Daemon, script: &str) -> f64 {
-    let rule = zbus::MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .interface(harness::BUS_NAME)
-        .expect("interface")
-        .member("PaneExited")
-        .expect("member")
-        .build();
-    let mut stream = zbus::MessageStream::for_match_rule(rule, &d.conn, None)
+    let mut stream = d
+        .attend
+        .receive_pane_exited()
         .await
-        .expect("match rule");
+        .expect("subscribe to PaneExited");
     let start = Instant::now();
     let pane = d.run(&["sh", "-c", script], ROWS, COLS, true).await;
     loop {
-        let msg = tokio::time::timeout(Duration::from_secs(600), next(&mut stream))
+        let signal = tokio::time::timeout(Duration::from_secs(600), next(&mut stream))
             .await
             .expect("the pane did not exit within 10 minutes")
-            .expect("signal stream ended")
-            .expect("signal");
-        let (_seq, p, _code, _sig): (u64, String, i32, i32) =
-            msg.body().deserialize().expect("PaneExited body");
-        if p == pane {
+            .expect("signal stream ended");
+        if signal.args().expect("PaneExited body").pane == pane {
             return start.elapsed().as_secs_f64();
         }
     }
 }
 
-/// The next item of a zbus stream.
-pub async fn next(stream: &mut zbus::MessageStream) -> Option<zbus::Result<zbus::Message>> {
-    use zbus::export::futures_core::Stream;
+/// The next item of a stream (a typed signal stream of the proxy).
+pub async fn next<S>(stream: &mut S) -> Option<S::Item>
+where
+    S: zbus::export::futures_core::Stream + Unpin,
+{
     std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
 }
 

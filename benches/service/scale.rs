@@ -31,7 +31,8 @@ async fn grow(d: &Arc<Daemon>, have: usize, total: usize) {
                 let mut ctx: HashMap<&str, Value<'_>> = HashMap::new();
                 ctx.insert("delivery_id", Value::from(format!("grow-{i}")));
                 let text = json.to_string();
-                d.call::<u64, _>("Hook", &("claude", "", text.as_str(), ctx))
+                d.attend
+                    .hook("claude", "", &text, &ctx)
                     .await
                     .unwrap_or_else(|e| panic!("Hook: {e}"));
             }

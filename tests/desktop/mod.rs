@@ -221,22 +221,11 @@ impl Desk {
         });
     }
 
-    /// `busctl call org.freedesktop.DBus … NameHasOwner NAME`.
+    /// `NameHasOwner(name)` of the bus (`org.freedesktop.DBus`), through the test's
+    /// connection.
     pub fn name_has_owner(&self, name: &str) -> bool {
-        let out = Command::new("busctl")
-            .arg(format!("--address={}", self.bus.address))
-            .args([
-                "call",
-                "org.freedesktop.DBus",
-                "/org/freedesktop/DBus",
-                "org.freedesktop.DBus",
-                "NameHasOwner",
-                "s",
-                name,
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).trim() == "b true"
+        let bus = zbus::blocking::fdo::DBusProxy::new(self.connection()).unwrap();
+        bus.name_has_owner(name.try_into().unwrap()).unwrap()
     }
 
     /// `dunstctl ARGS` on this bus.

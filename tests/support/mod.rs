@@ -4,14 +4,19 @@
 //! `attend` CLI to drive it. Every wait is bounded (generous timeouts, then a panic that
 //! shows the daemon's log).
 //!
-//! The daemon's D-Bus methods are called by name in a few places only, so that they can
-//! move to a typed client in one go: [`Env::busctl`] / [`Env::busctl_on`] (wire-level
-//! calls through `busctl`), [`Env::hook`] and [`Env::set_focused`] (built on them), and
-//! the benchmarks' `Daemon::call` / `Daemon::run` (`benches/service/harness.rs`).
+//! The daemon's D-Bus methods are called through the one typed client,
+//! `attend::client`: [`Env::attend1`] (the blocking proxy on the test's bus, for the
+//! tests' own threads, never inside a tokio runtime), [`Env::hook`] and
+//! [`Env::set_focused`] built on it; the benchmarks use the async proxy
+//! (`benches/service/harness.rs`). Only tests whose point is the raw wire (hostile or
+//! oversized input, load) or an external client (`busctl` run as another user) build
+//! messages by hand.
 #![allow(dead_code)]
 
+use attend::client::Attend1ProxyBlocking;
 use attend::service::spool::{SpoolRecord, REPLAYING_PREFIX, SPOOL_FILE};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -150,6 +155,8 @@ pub struct Env {
     home: PathBuf,
     /// Variables set (`Some`) or removed (`None`) for every program, after the defaults.
     vars: Vec<(String, Option<OsString>)>,
+    /// The test's own connection to the bus ([`Env::connection`]), made on first use.
+    conn: OnceLock<zbus::blocking::Connection>,
 }
 
 impl Env {
@@ -184,6 +191,7 @@ impl Env {
             starts: 0,
             home,
             vars,
+            conn: OnceLock::new(),
         }
     }
 
@@ -429,67 +437,46 @@ impl Env {
             .sum()
     }
 
-    /// Calls a method of the daemon's Attend1 interface with `busctl` (typed arguments as
-    /// busctl takes them); returns busctl's `--json=short` output or its error text.
-    pub fn busctl(&self, method: &str, signature: &str, args: &[&str]) -> Result<Value, String> {
-        self.busctl_on("io.github.attend.Attend1", method, signature, args)
+    /// A blocking connection of the test to its bus (made on first use and kept: it
+    /// outlives daemon restarts, the calls go to the well-known name). zbus runs it on
+    /// its own runtime: call it from the test's threads, never inside a tokio runtime.
+    pub fn connection(&self) -> &zbus::blocking::Connection {
+        self.conn.get_or_init(|| {
+            zbus::blocking::connection::Builder::address(self.bus.address.as_str())
+                .expect("a bus address")
+                .build()
+                .expect("connect to the test's bus")
+        })
     }
 
-    /// Like [`Env::busctl`] on any interface of the daemon's object.
-    pub fn busctl_on(
-        &self,
-        interface: &str,
-        method: &str,
-        signature: &str,
-        args: &[&str],
-    ) -> Result<Value, String> {
-        let mut c = Command::new("busctl");
-        c.arg(format!("--address={}", self.bus.address))
-            .args(["--json=short", "call", "io.github.attend.Attend1"])
-            .args(["/io/github/attend/Attend1", interface, method]);
-        if !signature.is_empty() {
-            c.arg(signature).args(args);
-        }
-        let out = c.output().expect("busctl must be installed");
-        if out.status.success() {
-            Ok(serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+    /// The daemon's typed proxy (`io.github.attend.Attend1`) on the test's bus; its
+    /// errors are `zbus::Error::MethodError`, named by `attend::client::error_name`.
+    pub fn attend1(&self) -> Attend1ProxyBlocking<'static> {
+        Attend1ProxyBlocking::builder(self.connection())
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .expect("the Attend1 proxy")
     }
 
-    /// `Hook(agent, "", payload, {pane, delivery_id})` through busctl → the seq.
+    /// `Hook(agent, "", payload, {pane, delivery_id})` → the seq.
     pub fn hook(
         &self,
         agent: &str,
         pane: &str,
         payload: &str,
         delivery: &str,
-    ) -> Result<u64, String> {
-        let v = self.busctl(
-            "Hook",
-            "sssa{sv}",
-            &[
-                agent,
-                "",
-                payload,
-                "2",
-                "pane",
-                "s",
-                pane,
-                "delivery_id",
-                "s",
-                delivery,
-            ],
-        )?;
-        Ok(v["data"][0].as_u64().expect("Hook returns t"))
+    ) -> zbus::Result<u64> {
+        let context = HashMap::from([
+            ("pane", zbus::zvariant::Value::from(pane)),
+            ("delivery_id", zbus::zvariant::Value::from(delivery)),
+        ]);
+        self.attend1().hook(agent, "", payload, &context)
     }
 
-    /// `SetFocused(pane, focused)` through busctl; panics on an error reply.
+    /// `SetFocused(pane, focused)`; panics on an error reply.
     pub fn set_focused(&self, pane: &str, focused: bool) {
-        let flag = if focused { "true" } else { "false" };
-        if let Err(e) = self.busctl("SetFocused", "sb", &[pane, flag]) {
-            panic!("SetFocused {pane} {flag}: {e}");
+        if let Err(e) = self.attend1().set_focused(pane, focused) {
+            panic!("SetFocused {pane} {focused}: {e}");
         }
     }
 }
