@@ -153,18 +153,15 @@ impl Collector {
                     let line = id.span().start().line;
                     let mut segs = vec![id.to_string()];
                     let mut j = i + 1;
-                    loop {
-                        let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) =
-                            (toks.get(j), toks.get(j + 1))
-                        else {
-                            break;
-                        };
+                    while let (
+                        Some(TokenTree::Punct(a)),
+                        Some(TokenTree::Punct(b)),
+                        Some(TokenTree::Ident(n)),
+                    ) = (toks.get(j), toks.get(j + 1), toks.get(j + 2))
+                    {
                         if a.as_char() != ':' || b.as_char() != ':' {
                             break;
                         }
-                        let Some(TokenTree::Ident(n)) = toks.get(j + 2) else {
-                            break;
-                        };
                         segs.push(n.to_string());
                         j += 3;
                     }
