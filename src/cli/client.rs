@@ -1,7 +1,7 @@
 //! The CLI's D-Bus client of `io.github.attend.Attend1`, and the mapping of its failures
 //! to exit codes (documented in `docs/dbus-api.md` and `attend --help`).
 
-use crate::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use crate::config::{BUS_NAME, ERROR_PREFIX, INTERFACE, OBJECT_PATH};
 use serde::de::DeserializeOwned;
 use std::fmt;
 use zbus::zvariant::{DynamicType, Type};
@@ -68,7 +68,7 @@ pub fn classify(e: zbus::Error) -> CliError {
         zbus::Error::MethodError(name, msg, _) => {
             let name = name.as_str();
             let text = msg.clone().unwrap_or_else(|| name.to_string());
-            match name.strip_prefix("io.github.attend.Attend1.Error.") {
+            match name.strip_prefix(ERROR_PREFIX) {
                 Some("Internal") => CliError::new(EXIT_INTERNAL, text),
                 Some(_) => CliError::bad_input(text),
                 None if name.starts_with("org.freedesktop.DBus.Error.ServiceUnknown")

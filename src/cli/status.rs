@@ -16,7 +16,7 @@
 
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use super::render::{self, Dict};
-use crate::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
 use crate::service::surfaces::overview::Overview;
 use std::future::Future;
 use std::io::Write;

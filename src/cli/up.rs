@@ -4,10 +4,10 @@
 //! (`attend-panel`, when built and a display is there).
 
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
-use crate::service::dbus::BUS_NAME;
-use crate::service::paths::state_dir;
+use crate::config::BUS_NAME;
 use crate::service::surfaces::launch::{find_program, has_display, spawn_detached};
 use crate::service::surfaces::{PANEL_NAME, PANEL_PATH};
+use attend_hook::paths::state_dir;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};

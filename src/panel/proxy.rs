@@ -4,10 +4,7 @@
 
 use super::data::Dict;
 
-/// Well-known bus name of the daemon.
-pub const BUS_NAME: &str = "io.github.attend.Attend1";
-/// Object path of the daemon's one object.
-pub const OBJECT_PATH: &str = "/io/github/attend/Attend1";
+pub use crate::config::{BUS_NAME, OBJECT_PATH};
 
 /// One entry of `Events`: (seq, kind, pane, data).
 pub type EventTuple = (u64, String, String, Dict);

@@ -17,15 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{OwnedValue, Value};
 
-/// Well-known bus name.
-pub const BUS_NAME: &str = "io.github.attend.Attend1";
-/// Object path of the one object.
-pub const OBJECT_PATH: &str = "/io/github/attend/Attend1";
-/// Interface name.
-pub const INTERFACE: &str = "io.github.attend.Attend1";
-/// Largest hook payload accepted (1 MiB); larger ones fail with `PayloadTooLarge` and
-/// nothing is stored (issue 3 "Bad input").
-pub const MAX_PAYLOAD: usize = 1024 * 1024;
+pub use crate::config::{BUS_NAME, INTERFACE, MAX_PAYLOAD, OBJECT_PATH};
 
 /// Named errors of the interface (`io.github.attend.Attend1.Error.<Name>`), each with a
 /// human message.
@@ -416,7 +408,7 @@ impl Attend1 {
 
     #[zbus(out_args("version"))]
     async fn version(&self) -> String {
-        env!("CARGO_PKG_VERSION").to_string()
+        crate::config::VERSION.to_string()
     }
 
     #[zbus(signal)]

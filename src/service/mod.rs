@@ -11,7 +11,6 @@ pub mod intake;
 pub mod ladder_host;
 pub mod notify;
 pub mod owner;
-pub mod paths;
 pub mod procwatch;
 pub mod pty;
 pub mod replay;

@@ -586,7 +586,7 @@ impl Owner {
         size: (u16, u16),
     ) -> Result<(), Attend1Error> {
         let mut env = env;
-        env.insert("ATTEND_PANE".into(), id.to_string());
+        env.insert(crate::config::PANE_ENV.into(), id.to_string());
         let cwd = cwd
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
