@@ -53,6 +53,9 @@ pub struct HookCall<'a> {
     pub context: &'a Context,
 }
 
+/// Delivers a call another way, within the budget given (see [`Entry::fallback`]).
+pub type Fallback = fn(&HookCall<'_>, Duration) -> Result<(), Failure>;
+
 /// What differs between the entries to the hook client.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
@@ -63,7 +66,7 @@ pub struct Entry {
     pub check: fn(&str, &str, &str) -> Result<(), String>,
     /// Delivers the call another way when the bus address has no Unix socket (`attend
     /// hook` uses zbus's connection); `None` spools it.
-    pub fallback: Option<fn(&HookCall<'_>, Duration) -> Result<(), Failure>>,
+    pub fallback: Option<Fallback>,
 }
 
 /// The `attend-hook` executable's entry: [`check_envelope`], no fallback.
