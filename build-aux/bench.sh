@@ -4,7 +4,8 @@
 # the machine load next to each row.
 #
 # Usage: build-aux/bench.sh [NAME…]
-#   NAME: engine, hook-rt (item 1, build-aux/bench-hook.sh), store, hook, pty, idle,
+#   NAME: engine, hook-rt (item 1, build-aux/bench-hook.sh: attend-hook against
+#   dbus-send, wall and CPU), store, hook, pty, idle,
 #   memory, latency, scale (default: all). Release builds; takes about 10 minutes on
 #   2 cores, most of it building.
 #   ATTEND_BIN=path  measure another attend binary in the service benchmarks (e.g. an
@@ -29,7 +30,7 @@ want() { local n; for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done; 
 load() { awk '{ printf "load average %s %s %s", $1, $2, $3 }' /proc/loadavg; }
 
 echo "building (release)…" >&2
-cargo build --release --no-default-features --bin attend --example bare_pty >>"$log" 2>&1
+cargo build --release --no-default-features --bin attend --bin attend-hook --example bare_pty >>"$log" 2>&1
 
 if want engine; then
     cargo bench --no-default-features --bench engine 2>>"$log" | tee -a "$log" |
@@ -43,16 +44,21 @@ if want hook-rt; then
         if ATTEND_BIN=${ATTEND_BIN:-$root/target/release/attend} build-aux/bench-hook.sh \
             >"$out/hook-rt.txt" 2>>"$log"; then
             cat "$out/hook-rt.txt" >>"$log"
-            awk -F'|' -v load="$(load)" '/ratio hook \/ dbus-send/ {
-                    gsub(/[ ×]/, "", $3); gsub(/[ ×]/, "", $4)
-                    printf "RESULT\t1\thook round trip / dbus-send Version, median (p95)\t<= 1.0\t%.2f (%.2f)\t%s\t%s\n",
-                        $3, $4, ($3 <= 1.0 ? "met" : "MISSED"), load }' "$out/hook-rt.txt" >>"$out/results"
+            # The wall goal (median <= 0.9x) and the CPU goal (user + sys per call <= 1.0x).
+            awk -F'|' -v load="$(load)" '/^\| `attend-hook claude/ { hook = $5 + 0 }
+                /^\| `dbus-send/ { send = $5 + 0 }
+                /ratio attend-hook \/ dbus-send/ {
+                    gsub(/[ ×]/, "", $3); gsub(/[ ×]/, "", $4); gsub(/[ ×]/, "", $5)
+                    printf "RESULT\t1\thook round trip (attend-hook) / dbus-send Version, median wall (p95)\t<= 0.9\t%.2f (%.2f)\t%s\t%s\n",
+                        $3, $4, ($3 <= 0.9 ? "met" : "MISSED"), load
+                    printf "RESULT\t1\thook CPU per call (user + sys), attend-hook / dbus-send\t<= 1.0\t%.2f (%.3f vs %.3f ms)\t%s\t%s\n",
+                        $5, hook, send, ($5 <= 1.0 ? "met" : "MISSED"), load }' "$out/hook-rt.txt" >>"$out/results"
         else
-            printf 'RESULT\t1\thook round trip / dbus-send\t<= 1.0\tfailed (see %s)\tMISSED\t%s\n' \
+            printf 'RESULT\t1\thook round trip / dbus-send\t<= 0.9\tfailed (see %s)\tMISSED\t%s\n' \
                 "$log" "$(load)" >>"$out/results"
         fi
     else
-        printf 'RESULT\t1\thook round trip / dbus-send\t<= 1.0\tnot measured (build-aux/bench-hook.sh missing)\t-\t%s\n' \
+        printf 'RESULT\t1\thook round trip / dbus-send\t<= 0.9\tnot measured (build-aux/bench-hook.sh missing)\t-\t%s\n' \
             "$(load)" >>"$out/results"
     fi
 fi

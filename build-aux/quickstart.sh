@@ -66,9 +66,10 @@ if [ "$gui" = yes ]; then
     # shellcheck disable=SC2086
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
   fi
+  # The workspace: attend, attend-panel, and attend-hook (the hooks' executable) beside them.
   cargo build --release --locked
 else
-  cargo build --release --locked --no-default-features --bin attend
+  cargo build --release --locked --no-default-features --bin attend --bin attend-hook
 fi
 bin="$PWD/target/release/attend"
 

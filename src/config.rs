@@ -1,29 +1,34 @@
-//! Build-time configuration (Loupe's pattern): meson passes these through the
-//! environment of `cargo build`; plain `cargo` builds fall back to the defaults.
+//! The one home of Attend's names in this crate.
+//!
+//! - Fixed names, shared with the hook executable (`attend_hook::names`) and with hooks
+//!   installed on other machines, so never changed by a build: the D-Bus name, object
+//!   path, interface and error prefix, `ATTEND_PANE`, the payload limit, the hook
+//!   executable's file name (docs/dbus-api.md; docs/decisions/0004-hook-executable.md).
+//! - Build-time values (Loupe's pattern): meson passes them through the environment of
+//!   `cargo build` (`ATTEND_APP_ID`, `ATTEND_VERSION`, `ATTEND_LOCALEDIR`, meson.build);
+//!   a plain `cargo build` falls back to the defaults below.
 
-/// Application id (desktop file, GApplication): `io.github.attend.Attend`.
+pub use attend_hook::names::{
+    BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV, TERMINAL_ENV,
+};
+
+/// Application id (desktop file, GApplication, the panel's D-Bus name, the tray item and
+/// the notifications' `desktop-entry`): `io.github.attend.Attend` unless meson sets
+/// `ATTEND_APP_ID`.
 pub const APP_ID: &str = match option_env!("ATTEND_APP_ID") {
     Some(v) => v,
     None => "io.github.attend.Attend",
 };
 
-/// Version string: meson's project version, else the crate version.
+/// Version string: meson's project version (`ATTEND_VERSION`), else the crate version.
 pub const VERSION: &str = match option_env!("ATTEND_VERSION") {
     Some(v) => v,
     None => env!("CARGO_PKG_VERSION"),
 };
 
-/// Where translations are installed.
+/// Where translations are installed (`ATTEND_LOCALEDIR`, meson's `localedir`), else
+/// `/usr/share/locale`; the panel looks here last (src/panel/i18n.rs).
 pub const LOCALEDIR: &str = match option_env!("ATTEND_LOCALEDIR") {
     Some(v) => v,
-    None => "/usr/local/share/locale",
+    None => "/usr/share/locale",
 };
-
-/// D-Bus well-known name, object path and interface (DESIGN.md "Names").
-pub const BUS_NAME: &str = "io.github.attend.Attend1";
-/// D-Bus object path of the service.
-pub const OBJECT_PATH: &str = "/io/github/attend/Attend1";
-/// D-Bus interface name.
-pub const INTERFACE: &str = "io.github.attend.Attend1";
-/// Environment variable naming the pane in every child Attend spawns.
-pub const PANE_ENV: &str = "ATTEND_PANE";

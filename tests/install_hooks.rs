@@ -6,7 +6,8 @@
 mod hook_events;
 
 use attend::install::{
-    config_paths, plan_install, plan_uninstall, Dirs, InstallError, InstallPlan, Scope,
+    config_paths, plan_install, plan_install_as, plan_uninstall, Dirs, HookForm, InstallError,
+    InstallPlan, Scope,
 };
 use attend::model::AgentKind;
 use serde_json::Value;
@@ -14,6 +15,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 const EXE: &str = "/opt/attend/bin/attend";
+/// The hook executable beside [`EXE`]: what new entries run.
+const HOOK: &str = "/opt/attend/bin/attend-hook";
 
 const AGENTS: [AgentKind; 4] = [
     AgentKind::Claude,
@@ -256,7 +259,7 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
         assert!(backups.is_empty(), "{agent}: nothing to back up");
 
         let value = json(&hook_file(&home, agent));
-        let want = format!("{EXE} hook {agent}");
+        let want = format!("{HOOK} {agent}");
         for event in events(agent) {
             assert_eq!(
                 commands(&value, event),
@@ -284,7 +287,7 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                 let toml = read(&home.paths(agent)[0]).unwrap();
                 assert_eq!(
                     toml,
-                    format!("notify = [\"{EXE}\", \"hook\", \"codex\", \"--notify\"]\n")
+                    format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
             AgentKind::Shell => unreachable!(),
@@ -322,7 +325,7 @@ fn install_keeps_the_users_own_hooks_and_settings() {
                 assert_eq!(&after[key], value, "{agent} {key}");
             }
         }
-        let want = format!("{EXE} hook {agent}");
+        let want = format!("{HOOK} {agent}");
         for event in events(agent) {
             assert_eq!(
                 commands(&after, event)
@@ -339,9 +342,7 @@ fn install_keeps_the_users_own_hooks_and_settings() {
                 "# Codex configuration\nmodel = \"gpt-5-codex\"   # the default model\n"
             ));
             assert!(toml.contains("\n# trusted projects\n[projects.\"/srv/work/demo\"]\n"));
-            assert!(toml.contains(&format!(
-                "notify = [\"{EXE}\", \"hook\", \"codex\", \"--notify\"]\n"
-            )));
+            assert!(toml.contains(&format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")));
         }
         // The user's formatting is kept: the file's own lines are still there, in order.
         let text = read(&hook_file(&home, agent)).unwrap();
@@ -446,7 +447,7 @@ fn dry_run_diff_shows_the_added_command_and_writes_nothing() {
         let plan = home.install(agent);
         let diff = plan.diff();
         assert!(
-            diff.contains(&format!("{EXE} hook {agent}")),
+            diff.contains(&format!("{HOOK} {agent}")),
             "{agent}:\n{diff}"
         );
         for path in &paths {
@@ -457,7 +458,7 @@ fn dry_run_diff_shows_the_added_command_and_writes_nothing() {
         }
         assert!(diff
             .lines()
-            .filter(|l| l.contains(&format!("{EXE} hook {agent}")))
+            .filter(|l| l.contains(&format!("{HOOK} {agent}")))
             .all(|l| l.starts_with('+')));
         // Planning (the dry run) wrote nothing and made no backup.
         for (path, text) in paths.iter().zip(fixtures(agent)) {
@@ -576,9 +577,7 @@ fn codex_refuses_someone_elses_notify_and_replaces_a_stale_own_one() {
     home.install(AgentKind::Codex).apply().unwrap();
     assert_eq!(
         read(&toml_path).unwrap(),
-        format!(
-            "model = \"o3\"\nnotify = [\"{EXE}\", \"hook\", \"codex\", \"--notify\"] # attend\n"
-        )
+        format!("model = \"o3\"\nnotify = [\"{HOOK}\", \"codex\", \"--notify\"] # attend\n")
     );
 }
 
@@ -593,7 +592,7 @@ fn reinstall_from_a_moved_binary_replaces_the_old_entries() {
     home.install(AgentKind::Cursor).apply().unwrap();
     let value = json(&hook_file(&home, AgentKind::Cursor));
     for event in events(AgentKind::Cursor) {
-        assert_eq!(commands(&value, event), vec![format!("{EXE} hook cursor")]);
+        assert_eq!(commands(&value, event), vec![format!("{HOOK} cursor")]);
     }
 }
 
@@ -608,7 +607,7 @@ fn an_executable_path_with_spaces_is_quoted_and_still_recognised() {
     let value = json(&hook_file(&home, AgentKind::Claude));
     assert_eq!(
         commands(&value, "Stop"),
-        vec!["'/opt/my tools/attend' hook claude".to_string()]
+        vec!["'/opt/my tools/attend-hook' claude".to_string()]
     );
     assert!(
         plan_install(AgentKind::Claude, Scope::User, exe, &home.dirs)
@@ -696,7 +695,168 @@ fn a_symlinked_config_stays_a_symlink() {
         .unwrap()
         .file_type()
         .is_symlink());
-    assert!(read(&target)
-        .unwrap()
-        .contains(&format!("{EXE} hook claude")));
+    assert!(read(&target).unwrap().contains(&format!("{HOOK} claude")));
+}
+
+/// Installs the older `<attend> hook <agent>` entries, as earlier versions wrote them.
+fn install_older_form(home: &Home, agent: AgentKind) {
+    plan_install_as(
+        agent,
+        Scope::User,
+        Path::new(EXE),
+        HookForm::AttendHook,
+        &home.dirs,
+    )
+    .unwrap()
+    .apply()
+    .unwrap();
+}
+
+fn drop_backups(paths: &[PathBuf]) {
+    for path in paths {
+        for backup in backups_of(path) {
+            fs::remove_file(backup).unwrap();
+        }
+    }
+}
+
+#[test]
+fn older_attend_hook_entries_are_rewritten_in_place_then_uninstalled_byte_exactly() {
+    for agent in AGENTS {
+        for keep_backups in [true, false] {
+            let home = Home::new();
+            let paths = home.paths(agent);
+            for (path, text) in paths.iter().zip(fixtures(agent)) {
+                home.write(path, text);
+            }
+            let originals: Vec<Option<String>> = paths.iter().map(|p| read(p)).collect();
+            install_older_form(&home, agent);
+            let older: Vec<String> = paths.iter().map(|p| read(p).unwrap()).collect();
+            assert!(
+                older[older.len() - 1].contains(&format!("{EXE} hook {agent}")),
+                "{agent}: the older form"
+            );
+            if !keep_backups {
+                drop_backups(&paths);
+            }
+
+            let upgrade = home.install(agent);
+            assert!(!upgrade.is_noop(), "{agent}");
+            upgrade.apply().unwrap();
+            // In place: the files differ only in Attend's commands.
+            for (path, old) in paths.iter().zip(&older) {
+                let want = old
+                    .replace(&format!("{EXE} hook {agent}"), &format!("{HOOK} {agent}"))
+                    .replace(
+                        &format!("\"{EXE}\", \"hook\", \"codex\""),
+                        &format!("\"{HOOK}\", \"codex\""),
+                    );
+                assert_eq!(read(path).unwrap(), want, "{agent} {}", path.display());
+            }
+            assert!(home.install(agent).is_noop(), "{agent}: upgraded once");
+
+            if !keep_backups {
+                drop_backups(&paths);
+            }
+            home.uninstall(agent).apply().unwrap();
+            for (path, original) in paths.iter().zip(&originals) {
+                assert_eq!(
+                    &read(path),
+                    original,
+                    "{agent} {} (backups kept: {keep_backups})",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn uninstall_removes_both_forms_side_by_side() {
+    for agent in AGENTS {
+        let home = Home::new();
+        let paths = home.paths(agent);
+        for (path, text) in paths.iter().zip(fixtures(agent)) {
+            home.write(path, text);
+        }
+        let originals: Vec<Option<String>> = paths.iter().map(|p| read(p)).collect();
+        home.install(agent).apply().unwrap();
+        drop_backups(&paths);
+        // One entry of the older form among the new ones (a hand-edited file).
+        let file = hook_file(&home, agent);
+        let text = read(&file).unwrap().replacen(
+            &format!("{HOOK} {agent}"),
+            &format!("/usr/bin/attend hook {agent}"),
+            1,
+        );
+        assert!(text.contains("/usr/bin/attend hook"), "{agent}");
+        fs::write(&file, &text).unwrap();
+
+        home.uninstall(agent).apply().unwrap();
+        for (path, original) in paths.iter().zip(&originals) {
+            assert_eq!(&read(path), original, "{agent} {}", path.display());
+        }
+    }
+}
+
+#[test]
+fn hooks_never_name_an_attend_hook_that_is_not_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let attend = tmp.path().join("attend");
+    fs::write(&attend, "").unwrap();
+    assert_eq!(HookForm::for_installed(&attend), HookForm::AttendHook);
+    fs::write(tmp.path().join("attend-hook"), "").unwrap();
+    assert_eq!(HookForm::for_installed(&attend), HookForm::Executable);
+
+    let home = Home::new();
+    install_older_form(&home, AgentKind::Claude);
+    let value = json(&hook_file(&home, AgentKind::Claude));
+    assert_eq!(commands(&value, "Stop"), vec![format!("{EXE} hook claude")]);
+    // The older form is not rewritten when it is the form asked for.
+    let again = plan_install_as(
+        AgentKind::Claude,
+        Scope::User,
+        Path::new(EXE),
+        HookForm::AttendHook,
+        &home.dirs,
+    )
+    .unwrap();
+    assert!(again.is_noop());
+    // Someone else's program named like a hook is not Attend's.
+    let theirs = "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/x/attend-hook codex\"},{\"type\":\"command\",\"command\":\"/x/not-attend-hook claude\"}]}]}}";
+    let home = Home::new();
+    let path = hook_file(&home, AgentKind::Claude);
+    home.write(&path, theirs);
+    home.install(AgentKind::Claude).apply().unwrap();
+    home.uninstall(AgentKind::Claude).apply().unwrap();
+    assert_eq!(read(&path).as_deref(), Some(theirs));
+}
+
+#[test]
+fn an_upgrade_keeps_attends_entries_where_they_stand() {
+    for agent in [AgentKind::Claude, AgentKind::Cursor] {
+        let home = Home::new();
+        install_older_form(&home, agent);
+        // The user then added a hook of their own after Attend's.
+        let path = hook_file(&home, agent);
+        let mut value = json(&path);
+        let (event, theirs) = match agent {
+            AgentKind::Claude => (
+                "Stop",
+                serde_json::json!({"hooks": [{"type": "command", "command": "notify-send done"}]}),
+            ),
+            _ => ("stop", serde_json::json!({"command": "notify-send done"})),
+        };
+        value["hooks"][event].as_array_mut().unwrap().push(theirs);
+        let edited = serde_json::to_string_pretty(&value).unwrap() + "\n";
+        fs::write(&path, &edited).unwrap();
+
+        home.install(agent).apply().unwrap();
+        let want = edited.replace(&format!("{EXE} hook {agent}"), &format!("{HOOK} {agent}"));
+        assert_eq!(read(&path).unwrap(), want, "{agent}");
+        assert_eq!(
+            commands(&json(&path), event),
+            vec![format!("{HOOK} {agent}"), "notify-send done".to_string()]
+        );
+    }
 }

@@ -4,6 +4,7 @@ use super::client::{call, CliError, Client, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK
 use super::render;
 use super::{Cmd, RunArgs};
 use crate::client::EventTuple;
+use crate::config::{PANE_ENV, VERSION};
 use std::collections::HashMap;
 use std::future::Future;
 use std::io::Write;
@@ -156,10 +157,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
         Cmd::Unhold { pane } => super::ladder::unhold(&c, &pane).await,
         Cmd::Version => {
             let v = call!(c, version())?;
-            print(&format!(
-                "attend {} (daemon {v})\n",
-                env!("CARGO_PKG_VERSION")
-            ))
+            print(&format!("attend {VERSION} (daemon {v})\n"))
         }
         Cmd::Daemon(_)
         | Cmd::Hook { .. }
@@ -224,7 +222,7 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
     // The pane inherits the caller's environment (as a terminal tab would).
     let env: HashMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .filter(|(k, _)| k != "ATTEND_PANE")
+        .filter(|(k, _)| k != PANE_ENV)
         .collect();
     let mut spec: HashMap<&str, Value<'static>> = HashMap::new();
     spec.insert("argv", Value::from(a.argv));

@@ -9,7 +9,7 @@
 //! `attend demo` without `--live` stays the offline replay through the engine.
 
 use super::client::{call, CliError, Client, EXIT_INTERNAL, EXIT_OK};
-use crate::service::paths::runtime_dir;
+use attend_hook::paths::runtime_dir;
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! command-line face of [`crate::install`] (which plans and writes the agents' configs).
 
 use super::client::{CliError, EXIT_INTERNAL, EXIT_OK};
-use crate::install::{plan_install, plan_uninstall, Dirs, InstallError, Scope};
+use crate::install::{plan_install_as, plan_uninstall, Dirs, HookForm, InstallError, Scope};
 use crate::model::AgentKind;
 
 /// Which configuration layer `--scope` names.
@@ -36,10 +36,18 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
         ScopeArg::User => Scope::User,
         ScopeArg::Project => Scope::Project,
     };
+    let form = HookForm::for_installed(&exe);
+    if form == HookForm::AttendHook && !uninstall {
+        eprintln!(
+            "attend: no {} beside {}: the hooks run `attend hook` instead",
+            crate::config::HOOK_EXE,
+            exe.display()
+        );
+    }
     let plan = if uninstall {
         plan_uninstall(kind, scope, &exe, &dirs)
     } else {
-        plan_install(kind, scope, &exe, &dirs)
+        plan_install_as(kind, scope, &exe, form, &dirs)
     }
     .map_err(classify)?;
     if plan.is_noop() {

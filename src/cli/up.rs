@@ -5,9 +5,9 @@
 
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use crate::config::BUS_NAME;
-use crate::service::paths::state_dir;
 use crate::service::surfaces::launch::{find_program, has_display, spawn_detached};
 use crate::service::surfaces::{PANEL_NAME, PANEL_PATH};
+use attend_hook::paths::state_dir;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -44,8 +44,10 @@ pub(super) struct JsonHooks<'a> {
 
 impl JsonHooks<'_> {
     /// The text with Attend's entries installed: unchanged when exactly the wanted entries
-    /// are already there; otherwise any stale Attend entries are removed and one fresh entry
-    /// per event is appended after the user's own.
+    /// are already there; the same text with the commands rewritten in place when only
+    /// Attend's command changed (the older `attend hook` form, a moved executable);
+    /// otherwise any stale Attend entries are removed and one fresh entry per event is
+    /// appended after the user's own.
     ///
     /// Errors: [`InstallError::Parse`] for invalid JSON, [`InstallError::Shape`] when the
     /// root, `hooks` or an event's value has a type Attend cannot add to.
@@ -53,6 +55,9 @@ impl JsonHooks<'_> {
         let root = self.parse(path, text)?;
         if self.installed(&root) {
             return Ok(text.to_string());
+        }
+        if self.rewrite_ours(&root) && self.installed(&root) {
+            return Ok(root.to_string());
         }
         let object = match root.value() {
             None => root.object_value_or_set(),
@@ -227,6 +232,54 @@ impl JsonHooks<'_> {
         hook.get("command")
             .and_then(Value::as_str)
             .is_some_and(|c| self.matcher.is_ours_command(c))
+    }
+
+    /// Sets the command of every hook of Attend's whose command differs from
+    /// [`Self::command`], where it stands. Returns whether anything was rewritten.
+    fn rewrite_ours(&self, root: &CstRootNode) -> bool {
+        let Some(hooks) = root
+            .object_value()
+            .and_then(|top| top.object_value("hooks"))
+        else {
+            return false;
+        };
+        let mut rewritten = false;
+        for event in hooks.properties() {
+            for entry in event
+                .array_value()
+                .map(|l| l.elements())
+                .unwrap_or_default()
+            {
+                let objects: Vec<CstObject> = match self.shape {
+                    Shape::Flat => entry.as_object().into_iter().collect(),
+                    Shape::Grouped { .. } => entry
+                        .as_object()
+                        .and_then(|group| group.array_value("hooks"))
+                        .map(|inner| {
+                            inner
+                                .elements()
+                                .iter()
+                                .filter_map(|h| h.as_object())
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                };
+                for hook in objects {
+                    let Some(prop) = hook.get("command") else {
+                        continue;
+                    };
+                    let old = prop.value().and_then(|v| v.to_serde_value());
+                    let Some(Value::String(old)) = old else {
+                        continue;
+                    };
+                    if old != self.command && self.matcher.is_ours_command(&old) {
+                        prop.set_value(CstInputValue::String(self.command.clone()));
+                        rewritten = true;
+                    }
+                }
+            }
+        }
+        rewritten
     }
 
     /// Removes Attend's hooks from the tree, and the containers the removal emptied.

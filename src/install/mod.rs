@@ -3,10 +3,13 @@
 //! (`docs/adapters.md#hook-delivery`; each agent's file format:
 //! `docs/adapters.md#hook-configuration-files`).
 //!
-//! Every entry runs this `attend` binary by absolute path (`<attend> hook <agent>`; Codex
-//! `notify = [<attend>, "hook", "codex", "--notify"]`), so it works whatever the agent's
-//! `PATH`. Planning reads the files and changes nothing; [`InstallPlan::diff`] shows the
-//! change and [`InstallPlan::apply`] writes it (backup first, atomic replace).
+//! Every entry runs the hook executable installed beside this `attend` binary, by absolute
+//! path (`<dir>/attend-hook <agent>`; Codex `notify = [<dir>/attend-hook, "codex",
+//! "--notify"]`), so it works whatever the agent's `PATH`; entries of the older form
+//! `<attend> hook <agent>` are rewritten in place by an install and removed by an
+//! uninstall (docs/decisions/0004-hook-executable.md). Planning reads the files and
+//! changes nothing; [`InstallPlan::diff`] shows the change and [`InstallPlan::apply`]
+//! writes it (backup first, atomic replace).
 //!
 //! Guarantees: the user's other settings and hooks are kept as written (key order,
 //! indentation, comments); installing twice changes nothing; uninstalling removes exactly
@@ -22,6 +25,7 @@ mod toml;
 
 use crate::model::AgentKind;
 use command::Matcher;
+pub use command::{hook_exe, HookForm};
 use json::{JsonHooks, Shape};
 use std::path::{Path, PathBuf};
 
@@ -82,7 +86,7 @@ pub enum InstallError {
     #[error(
         "{}: `notify` is already set to {existing}. Codex runs only one notify program, so \
          Attend will not replace yours; remove that line (or make your program call \
-         `attend hook codex --notify` too) and run install-hooks again; nothing was changed",
+         `attend-hook codex --notify` too) and run install-hooks again; nothing was changed",
         path.display()
     )]
     NotifyTaken { path: PathBuf, existing: String },
@@ -171,7 +175,8 @@ impl InstallPlan {
     }
 }
 
-/// Plans installing Attend's hooks for `agent` (see the module docs). Reads the files,
+/// Plans installing Attend's hooks for `agent` (see the module docs): entries running
+/// `<dir>/attend-hook <agent>`, `<dir>` the directory of `attend_exe`. Reads the files,
 /// writes nothing.
 ///
 /// Errors: [`InstallError::Parse`], [`InstallError::Shape`], [`InstallError::NotifyTaken`],
@@ -182,19 +187,40 @@ pub fn plan_install(
     attend_exe: &Path,
     dirs: &Dirs,
 ) -> Result<InstallPlan, InstallError> {
-    plan(agent, scope, attend_exe, dirs, Direction::Install)
+    plan_install_as(agent, scope, attend_exe, HookForm::Executable, dirs)
 }
 
-/// Plans removing Attend's hooks for `agent`: exactly the entries that run `attend hook
-/// <agent>` (whatever the executable's directory), and nothing of the user's. Reads the
-/// files, writes nothing. Errors as [`plan_install`] (except `NotifyTaken`).
+/// [`plan_install`] with the entries' form chosen: `install-hooks` passes
+/// [`HookForm::for_installed`], so that hooks never name an `attend-hook` that is not
+/// there. Errors as [`plan_install`].
+pub fn plan_install_as(
+    agent: AgentKind,
+    scope: Scope,
+    attend_exe: &Path,
+    form: HookForm,
+    dirs: &Dirs,
+) -> Result<InstallPlan, InstallError> {
+    plan(agent, scope, attend_exe, form, dirs, Direction::Install)
+}
+
+/// Plans removing Attend's hooks for `agent`: exactly the entries that run
+/// `attend-hook <agent>` or `attend hook <agent>` (whatever the executable's directory),
+/// and nothing of the user's. Reads the files, writes nothing. Errors as [`plan_install`]
+/// (except `NotifyTaken`).
 pub fn plan_uninstall(
     agent: AgentKind,
     scope: Scope,
     attend_exe: &Path,
     dirs: &Dirs,
 ) -> Result<InstallPlan, InstallError> {
-    plan(agent, scope, attend_exe, dirs, Direction::Uninstall)
+    plan(
+        agent,
+        scope,
+        attend_exe,
+        HookForm::Executable,
+        dirs,
+        Direction::Uninstall,
+    )
 }
 
 /// The files [`plan_install`] edits for `agent` in `scope`, in order.
@@ -321,9 +347,10 @@ impl Editor<'_> {
 fn editors<'a>(
     agent: AgentKind,
     attend_exe: &Path,
+    form: HookForm,
     matcher: &'a Matcher,
 ) -> Result<Vec<Editor<'a>>, InstallError> {
-    let command = command::hook_command(attend_exe, agent)?;
+    let command = command::hook_command(attend_exe, form, agent)?;
     let grouped = |events, timeout, name, match_all, allow_comments| {
         Editor::Json(JsonHooks {
             shape: Shape::Grouped {
@@ -341,7 +368,7 @@ fn editors<'a>(
         AgentKind::Claude => vec![grouped(CLAUDE_EVENTS, 5, None, CLAUDE_TOOL_EVENTS, false)],
         AgentKind::Codex => vec![
             Editor::CodexNotify {
-                argv: command::notify_argv(attend_exe)?,
+                argv: command::notify_argv(attend_exe, form)?,
                 matcher,
             },
             grouped(CODEX_EVENTS, 3, None, &[], false),
@@ -363,11 +390,12 @@ fn plan(
     agent: AgentKind,
     scope: Scope,
     attend_exe: &Path,
+    form: HookForm,
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
     let matcher = Matcher::new(agent, attend_exe);
-    let editors = editors(agent, attend_exe, &matcher)?;
+    let editors = editors(agent, attend_exe, form, &matcher)?;
     let mut changes = Vec::new();
     for (path, editor) in config_paths(agent, scope, dirs).into_iter().zip(&editors) {
         let path = files::resolve(path);

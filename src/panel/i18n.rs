@@ -20,7 +20,7 @@ pub fn locale_dir() -> PathBuf {
             (bin.file_name()? == "bin").then(|| bin.parent().map(|p| p.join("share/locale")))?
         })
         .filter(|d| d.is_dir())
-        .unwrap_or_else(|| PathBuf::from("/usr/share/locale"))
+        .unwrap_or_else(|| PathBuf::from(crate::config::LOCALEDIR))
 }
 
 /// Selects the user's locale and binds the `attend` domain (UTF-8). Failures leave the

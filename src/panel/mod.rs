@@ -28,7 +28,7 @@ mod window;
 mod workspace_row;
 
 /// The application id (desktop file, D-Bus activation, GApplication).
-pub const APP_ID: &str = "io.github.attend.Attend";
+pub const APP_ID: &str = crate::config::APP_ID;
 
 /// Runs the panel with the process arguments (GApplication's options, e.g.
 /// `--gapplication-service` under D-Bus activation); returns the exit code.

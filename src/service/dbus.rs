@@ -17,12 +17,7 @@ use crate::model::{Action, Event, EventKind};
 use tokio::sync::mpsc;
 use zbus::object_server::SignalEmitter;
 
-/// Well-known bus name.
-pub const BUS_NAME: &str = "io.github.attend.Attend1";
-/// Object path of the one object.
-pub const OBJECT_PATH: &str = "/io/github/attend/Attend1";
-/// Interface name.
-pub const INTERFACE: &str = "io.github.attend.Attend1";
+pub use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
 /// The served object: a sender to the owner task.
 pub struct Attend1 {
     tx: mpsc::Sender<Command>,
@@ -217,7 +212,7 @@ impl Attend1 {
 
     #[zbus(out_args("version"))]
     async fn version(&self) -> String {
-        env!("CARGO_PKG_VERSION").to_string()
+        crate::config::VERSION.to_string()
     }
 
     #[zbus(signal)]

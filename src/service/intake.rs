@@ -9,9 +9,9 @@ use crate::adapters::hooks::map_hook;
 use crate::model::{AgentKind, PaneId, Timestamp};
 use zbus::zvariant::Value;
 
-/// Largest hook payload accepted (1 MiB); larger ones fail with `PayloadTooLarge` and
-/// nothing is stored (issue 3 "Bad input").
-pub const MAX_PAYLOAD: usize = 1024 * 1024;
+/// Largest hook payload accepted (1 MiB, shared with the hook client); larger ones fail
+/// with `PayloadTooLarge` and nothing is stored.
+pub use crate::config::MAX_PAYLOAD;
 
 /// The parts of a hook's context (the `a{sv}` of `Hook`, or a spool record's `context`)
 /// the daemon uses.

@@ -13,7 +13,6 @@ pub mod git;
 pub mod intake;
 pub mod ladder_host;
 pub mod owner;
-pub mod paths;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;

@@ -9,22 +9,9 @@ use std::collections::HashMap;
 /// A process: (pid, start time in clock ticks since boot).
 pub type Proc = (u32, u64);
 
-/// (ppid, start time) of `pid` from `/proc/<pid>/stat` (fields 4 and 22); `None` when the
-/// process does not exist (or `/proc` is unreadable).
-pub fn stat(pid: u32) -> Option<(u32, u64)> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(&s)
-}
-
-/// Parses the text of `/proc/<pid>/stat` into (ppid, start time). The command name
-/// (field 2) may hold spaces and parentheses, so the fields are split after the last `)`.
-pub fn parse_stat(s: &str) -> Option<(u32, u64)> {
-    let rest = s.get(s.rfind(')')? + 2..)?;
-    let fields: Vec<&str> = rest.split(' ').collect();
-    let ppid = fields.get(1)?.parse().ok()?;
-    let start = fields.get(19)?.parse().ok()?;
-    Some((ppid, start))
-}
+/// (ppid, start time) of a process from `/proc/<pid>/stat`: the one reader the hook
+/// client and the daemon share (`attend_hook::procstat`).
+pub use attend_hook::procstat::{parse_stat, stat};
 
 /// The start time of `pid` (`None`: no such process).
 pub fn start_time(pid: u32) -> Option<u64> {

@@ -1,54 +1,19 @@
-//! The hook spool (DESIGN "Shape": "never lose an event"): when the daemon is unreachable
-//! the hook client appends the event here; the daemon replays the spool on start, in
-//! arrival order, before it accepts new hooks, and drains it whenever it grows.
+//! The daemon's side of the hook spool: taking batches to replay and finishing them. The
+//! format (one JSON [`SpoolRecord`] per line in `hooks.spool`, the lock file, the names of
+//! taken batches) and the hook client's [`append`] live in `attend_hook::spool`, which
+//! both sides link; they are re-exported here. The daemon replays the spool on start, in
+//! arrival order, before it accepts new hooks, and drains it whenever it grows
+//! (src/service/replay.rs; docs/reliability.md "Outage").
 //!
-//! Layout, in a directory that is normally [`super::paths::runtime_dir`]
-//! (`$XDG_RUNTIME_DIR/attend`, else the state directory):
-//! - [`SPOOL_FILE`] `hooks.spool`: one [`SpoolRecord`] per line of JSON (the payload is a
-//!   JSON string inside it, so its newlines are escaped);
-//! - `hooks.spool.lock`: the `flock` every writer and the taker hold; never renamed or
-//!   deleted, so a writer can never append to a file the daemon already took;
-//! - `hooks.spool.replaying-<unix-ms>`: a batch the daemon took and has not finished yet
-//!   (left behind by a crash during replay, and then replayed first, in name order).
-//!
-//! Exactly-once is the daemon's business (its delivery-id table, CONTRACT §8): a batch may
-//! be replayed twice after a crash, and the ids make that harmless.
+//! Exactly-once is the daemon's business (its delivery-id table, docs/dbus-api.md `Hook`):
+//! a batch may be replayed twice after a crash, and the ids make that harmless.
 
-use nix::fcntl::{Flock, FlockArg};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+pub use attend_hook::spool::{append, SpoolRecord, LOCK_FILE, REPLAYING_PREFIX, SPOOL_FILE};
+use attend_hook::spool::{lock, taken_batches};
+use std::fs::{self, File};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// The live spool file's name.
-pub const SPOOL_FILE: &str = "hooks.spool";
-/// The lock file's name.
-pub const LOCK_FILE: &str = "hooks.spool.lock";
-/// Name prefix of taken batches: `hooks.spool.replaying-<unix-ms, 20 digits>`.
-pub const REPLAYING_PREFIX: &str = "hooks.spool.replaying-";
-
-/// One undelivered hook call: the arguments of the D-Bus `Hook` method (CONTRACT §8) plus
-/// the arrival time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SpoolRecord {
-    /// Made by the client before its first delivery attempt; de-duplicates replays.
-    pub delivery_id: String,
-    /// Agent wire name (`claude`, `codex`, …).
-    pub agent: String,
-    /// Event name as the client got it (may be empty: Claude's is in the payload).
-    pub event: String,
-    /// The agent's own JSON text, verbatim.
-    pub payload: String,
-    /// The delivery context: `pane`, `cwd`, `tty`, `pids`, `monotonic`, … (the `Hook`
-    /// method's `a{sv}` as JSON values).
-    #[serde(default)]
-    pub context: BTreeMap<String, serde_json::Value>,
-    /// When the client spooled the event, in ms since the Unix epoch.
-    pub arrived_at: i64,
-}
 
 /// A line of a spool file that is not a complete record: cut short by a writer that
 /// crashed mid-write, or otherwise unreadable. Reported, never fatal.
@@ -73,64 +38,6 @@ pub struct Replay {
     pub leftover: bool,
     pub records: Vec<SpoolRecord>,
     pub torn: Vec<TornRecord>,
-}
-
-/// Appends one record to `dir`/[`SPOOL_FILE`] (the hook client's side), creating `dir`
-/// (mode 0700) and the file (mode 0600) when missing.
-///
-/// Under an exclusive `flock` on the lock file, the record's line is written with one
-/// `write` on an `O_APPEND` descriptor and fsynced (and the directory too when the file was
-/// just created), so concurrent writers never interleave and a returned `Ok` survives a
-/// crash. If the file ends in a torn line (a writer died mid-write), a newline is written
-/// first so the new record stays whole.
-pub fn append(dir: &Path, rec: &SpoolRecord) -> io::Result<()> {
-    let mut line = serde_json::to_vec(rec)?;
-    line.push(b'\n');
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let _lock = lock(dir)?;
-    let path = dir.join(SPOOL_FILE);
-    let (file, created) = match OpenOptions::new().append(true).read(true).open(&path) {
-        Ok(file) => (file, false),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => (
-            OpenOptions::new()
-                .append(true)
-                .read(true)
-                .create(true)
-                .mode(0o600)
-                .open(&path)?,
-            true,
-        ),
-        Err(e) => return Err(e),
-    };
-    let len = file.metadata()?.len();
-    if len > 0 {
-        let mut last = [0u8; 1];
-        file.read_exact_at(&mut last, len - 1)?;
-        if last[0] != b'\n' {
-            line.insert(0, b'\n');
-        }
-    }
-    (&file).write_all(&line)?;
-    file.sync_data()?;
-    if created {
-        File::open(dir)?.sync_all()?;
-    }
-    Ok(())
-}
-
-/// True when the spool in `dir` holds records the daemon has not applied yet: a non-empty
-/// [`SPOOL_FILE`], or a batch it took and has not finished (`hooks.spool.replaying-*`).
-/// The hook client then spools behind them rather than overtake them with a live call
-/// (src/cli/hook.rs), so an agent's hooks are applied in the order they ran. A directory
-/// that cannot be read counts as nothing pending.
-pub fn pending(dir: &Path) -> bool {
-    fs::metadata(dir.join(SPOOL_FILE)).is_ok_and(|m| m.len() > 0)
-        || Spool::new(dir)
-            .leftovers()
-            .is_ok_and(|batches| !batches.is_empty())
 }
 
 /// The daemon's side of the spool in one directory.
@@ -199,24 +106,7 @@ impl Spool {
 
     /// Batch files left by a previous replay, in name (= take) order.
     fn leftovers(&self) -> io::Result<Vec<PathBuf>> {
-        let entries = match fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
-        let mut found = Vec::new();
-        for entry in entries {
-            let entry = entry?;
-            let name = entry.file_name();
-            if name
-                .to_str()
-                .is_some_and(|n| n.starts_with(REPLAYING_PREFIX))
-            {
-                found.push(entry.path());
-            }
-        }
-        found.sort();
-        Ok(found)
+        taken_batches(&self.dir)
     }
 
     /// `hooks.spool.replaying-<now, ms>`, bumped past any existing name so it sorts after
@@ -233,17 +123,6 @@ impl Spool {
             stamp += 1;
         }
     }
-}
-
-/// Takes the exclusive lock of the spool in `dir` (blocking), creating the lock file.
-fn lock(dir: &Path) -> io::Result<Flock<File>> {
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(dir.join(LOCK_FILE))?;
-    Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| io::Error::from(errno))
 }
 
 /// Parses a batch file: every complete line in order; the rest reported as torn.

@@ -1,7 +1,7 @@
 //! SQLite persistence of the world and the event log (DESIGN "Shape": rusqlite, WAL,
 //! event log; the daemon "can crash and restart without losing anything").
 //!
-//! One file, `attend.db` in the state directory ([`super::paths::state_dir`]). The
+//! One file, `attend.db` in the state directory ([`attend_hook::paths::state_dir`]). The
 //! service keeps the [`World`] in memory and, after each batch of changes, calls
 //! [`Db::commit`] with the panes it touched, the events it stamped and the hook deliveries
 //! it applied; only after that returns `Ok` may it acknowledge them. On start it calls

@@ -2,6 +2,7 @@
 //! new one, and the repository facts of a pane's cwd (looked up off the owner task).
 
 use super::{Batch, Owner};
+use crate::config::PANE_ENV;
 use crate::engine::{NewPane, World};
 use crate::model::{EventKind, Live, PaneId, Source};
 use crate::service::clock::now;
@@ -22,7 +23,7 @@ impl Owner {
         size: (u16, u16),
     ) -> Result<(), Attend1Error> {
         let mut env = env;
-        env.insert("ATTEND_PANE".into(), id.to_string());
+        env.insert(PANE_ENV.into(), id.to_string());
         let cwd = cwd
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from))

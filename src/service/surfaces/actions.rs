@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, Notify};
 use zbus::zvariant::Value;
 
 /// The panel's bus name (its GApplication id) and object path.
-pub const PANEL_NAME: &str = "io.github.attend.Attend";
+pub const PANEL_NAME: &str = crate::config::APP_ID;
 /// The object path of the panel's `org.freedesktop.Application`.
 pub const PANEL_PATH: &str = "/io/github/attend/Attend";
 /// How long a freshly started panel may take to appear on the bus.

@@ -35,7 +35,7 @@ use zbus::zvariant::Value;
 /// The notification service's well-known name.
 pub const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
 /// The `desktop-entry` hint: the panel's desktop file id.
-pub const DESKTOP_ENTRY: &str = "io.github.attend.Attend";
+pub const DESKTOP_ENTRY: &str = crate::config::APP_ID;
 /// How long a call to the server may take (D-Bus activation of a server included).
 const CALL_LIMIT: Duration = Duration::from_secs(10);
 /// After a failed call, how long to wait before trying again when no server appeared.

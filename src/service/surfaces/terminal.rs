@@ -11,16 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-/// The environment variables the hook client sends in its `terminal` context entry
-/// (`a{ss}`), when set.
-pub const TERMINAL_ENV: [&str; 6] = [
-    "TMUX",
-    "TMUX_PANE",
-    "KITTY_WINDOW_ID",
-    "KITTY_LISTEN_ON",
-    "WEZTERM_PANE",
-    "WEZTERM_UNIX_SOCKET",
-];
+pub use attend_hook::TERMINAL_ENV;
 
 /// How long one terminal CLI call may take.
 const CALL_LIMIT: Duration = Duration::from_secs(3);

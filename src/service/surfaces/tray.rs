@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// The item's id (its application id).
-pub const TRAY_ID: &str = "io.github.attend.Attend";
+pub const TRAY_ID: &str = crate::config::APP_ID;
 
 /// What a click in the tray asks the tray task to do.
 #[derive(Debug, Clone, PartialEq, Eq)]

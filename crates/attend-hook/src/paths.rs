@@ -1,24 +1,26 @@
-//! Where the daemon keeps its files (DESIGN "Names"): the state directory (SQLite file
-//! `attend.db`) and the runtime directory (spool, locks).
+//! Where Attend keeps its files (docs/dbus-api.md "Start-up and files"): the state
+//! directory (the daemon's SQLite file `attend.db`) and the runtime directory (the hook
+//! spool and its lock).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// The state directory: `$ATTEND_STATE_DIR`, else `$XDG_STATE_HOME/attend`, else
-/// `$HOME/.local/state/attend` (DESIGN "Names"; XDG Base Directory spec). Empty variables
+/// `$HOME/.local/state/attend` (XDG Base Directory spec). Empty variables
 /// count as unset, and so does a relative `XDG_STATE_HOME` (the XDG spec says to ignore
 /// it). Without `HOME` the home directory comes from the password database (and `/`
 /// when even that has no entry).
 ///
-/// Reads the environment; creates nothing (see [`super::db::Db::open`]).
+/// Reads the environment; creates nothing (the daemon creates it when it opens its
+/// database).
 pub fn state_dir() -> PathBuf {
     let env = |name: &str| std::env::var_os(name);
     state_dir_from(&env, std::env::home_dir)
 }
 
 /// The runtime directory: `$XDG_RUNTIME_DIR/attend`, else [`state_dir`] when
-/// `XDG_RUNTIME_DIR` is unset, empty or relative (DESIGN "Names"). Reads the
-/// environment; creates nothing.
+/// `XDG_RUNTIME_DIR` is unset, empty or relative. Reads the environment; creates
+/// nothing.
 pub fn runtime_dir() -> PathBuf {
     let env = |name: &str| std::env::var_os(name);
     runtime_dir_from(&env, std::env::home_dir)

@@ -1,0 +1,339 @@
+//! The hook client: `attend-hook AGENT [EVENT]` (and the compatible `attend hook AGENT
+//! [EVENT]`), run by the agents before every tool call (docs/adapters.md "Delivery";
+//! docs/decisions/0004-hook-executable.md).
+//!
+//! It is short and bounded:
+//! 1. it reads its ancestors (pids and start times) first, before an agent that exits
+//!    could orphan it, then the payload (stdin, or the last argument with `--notify`);
+//! 2. it checks the payload with the caller's [`Entry::check`]: a refused one gives one
+//!    line on stderr, and nothing is sent or stored;
+//! 3. it makes one `Hook` call (pipelined, [`crate::wire`]) within [`CALL_BUDGET`];
+//! 4. when the daemon is unreachable, does not answer in time or fails internally, it
+//!    appends the call to the spool in [`crate::paths::runtime_dir`] (with its arrival
+//!    time and delivery id; atomic append + fsync) for the daemon to replay. That is
+//!    normal and silent. While earlier hooks wait in the spool ([`spool::pending`]) it
+//!    spools without calling, so a hook never overtakes one spooled before it (the daemon
+//!    applies them in per-pane order, docs/reliability.md "Crash").
+//!
+//! It prints nothing on stdout and always exits 0 (a broken Attend must not break the
+//! agent): a rejected payload, or an event that could be neither delivered nor spooled,
+//! gives exactly one `attend: …` line on stderr. The whole run stays within [`DEADLINE`].
+
+use crate::context::{hook_body, Context};
+use crate::names::{ERROR_PREFIX, MAX_PAYLOAD};
+use crate::paths::runtime_dir;
+use crate::procstat::ancestors;
+use crate::spool::{self, SpoolRecord};
+use crate::wire::{self, CallError};
+use std::io::Read;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long the hook may take in total, spooling included.
+pub const DEADLINE: Duration = Duration::from_millis(300);
+/// The part of [`DEADLINE`] kept for spooling when the call fails or times out.
+pub const SPOOL_BUDGET: Duration = Duration::from_millis(50);
+/// The longest the `Hook` call may take: [`DEADLINE`] minus [`SPOOL_BUDGET`].
+pub const CALL_BUDGET: Duration = DEADLINE.saturating_sub(SPOOL_BUDGET);
+
+/// Why a hook was not delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The daemon refused the call (bad input): reported, not spooled.
+    Rejected(String),
+    /// The daemon could not take it now: spooled.
+    Undelivered(String),
+}
+
+/// One hook call, as the caller's [`Entry::fallback`] gets it.
+#[derive(Debug)]
+pub struct HookCall<'a> {
+    pub agent: &'a str,
+    pub event: &'a str,
+    pub payload: &'a str,
+    pub context: &'a Context,
+}
+
+/// Delivers a call another way, within the budget given (see [`Entry::fallback`]).
+pub type Fallback = fn(&HookCall<'_>, Duration) -> Result<(), Failure>;
+
+/// What differs between the entries to the hook client.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// Checks `(agent, event, payload)` before anything is sent or spooled; `Err` holds
+    /// the one-line reason. `attend hook` maps the payload with the daemon's own adapter;
+    /// `attend-hook` checks the envelope ([`check_envelope`]) and leaves the rest to the
+    /// daemon.
+    pub check: fn(&str, &str, &str) -> Result<(), String>,
+    /// Delivers the call another way when the bus address has no Unix socket (`attend
+    /// hook` uses zbus's connection); `None` spools it.
+    pub fallback: Option<Fallback>,
+}
+
+/// The `attend-hook` executable's entry: [`check_envelope`], no fallback.
+pub const EXECUTABLE: Entry = Entry {
+    check: check_envelope,
+    fallback: None,
+};
+
+/// Sorts a failed call into refused (bad input) and undelivered (spool it).
+pub fn classify(e: CallError) -> Failure {
+    match e {
+        CallError::Failed { name, message } => {
+            let text = if message.is_empty() {
+                name.clone()
+            } else {
+                message
+            };
+            match name.strip_prefix(ERROR_PREFIX) {
+                Some("Internal") | None => Failure::Undelivered(text),
+                Some(_) => Failure::Rejected(text),
+            }
+        }
+        CallError::Timeout => Failure::Undelivered(format!(
+            "the daemon did not answer within {} ms",
+            CALL_BUDGET.as_millis()
+        )),
+        CallError::Unreachable(e) => Failure::Undelivered(e),
+        CallError::Unsupported => Failure::Undelivered("unsupported bus address".into()),
+    }
+}
+
+/// One `Hook` call before `deadline`.
+fn deliver(entry: &Entry, call: &HookCall<'_>, deadline: Instant) -> Result<(), Failure> {
+    let (body, signature) = hook_body(call.agent, call.event, call.payload, call.context)
+        .map_err(|e| Failure::Undelivered(e.to_string()))?;
+    match wire::call("Hook", signature, &body, deadline) {
+        Ok(()) => Ok(()),
+        Err(CallError::Unsupported) => match entry.fallback {
+            Some(fallback) => fallback(call, deadline.saturating_duration_since(Instant::now())),
+            None => Err(classify(CallError::Unsupported)),
+        },
+        Err(e) => Err(classify(e)),
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Runs the hook client: payload from stdin, or the last argument with `--notify` (Codex
+/// `notify`, event `notify`). Always returns exit code 0.
+pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
+    let started = Instant::now();
+    let arrived_at = now_ms();
+    let pids = ancestors();
+    let (event, payload) = match hook.notify_payload {
+        Some(payload) => ("notify", payload.to_string()),
+        None => {
+            let mut text = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+                eprintln!("attend: hook not delivered: cannot read the payload from stdin: {e}");
+                return 0;
+            }
+            (hook.event.unwrap_or(""), text)
+        }
+    };
+    if let Err(e) = (entry.check)(hook.agent, event, &payload) {
+        eprintln!("attend: hook not delivered: {e}");
+        return 0;
+    }
+    let ctx = Context::collect(pids);
+    let dir = runtime_dir();
+    let failure = if spool::pending(&dir) {
+        // A live call would overtake the hooks still spooled (this agent's earlier ones
+        // among them): queue behind them instead.
+        "earlier hooks are still spooled".to_string()
+    } else {
+        let call = HookCall {
+            agent: hook.agent,
+            event,
+            payload: &payload,
+            context: &ctx,
+        };
+        match deliver(entry, &call, started + CALL_BUDGET) {
+            Ok(()) => return 0,
+            Err(Failure::Rejected(e)) => {
+                eprintln!("attend: hook not delivered: {e}");
+                return 0;
+            }
+            Err(Failure::Undelivered(reason)) => reason,
+        }
+    };
+    let record = SpoolRecord {
+        delivery_id: ctx.delivery_id.clone(),
+        agent: hook.agent.to_string(),
+        event: event.to_string(),
+        payload,
+        context: ctx.to_json(),
+        arrived_at,
+    };
+    if let Err(e) = spool::append(&dir, &record) {
+        eprintln!(
+            "attend: hook lost: not delivered ({failure}) and not spooled to {}: {e}",
+            dir.display()
+        );
+    }
+    0
+}
+
+/// The payload limit, with the daemon's words: `Err` when `payload` is over
+/// [`MAX_PAYLOAD`] bytes.
+pub fn check_size(payload: &str) -> Result<(), String> {
+    if payload.len() > MAX_PAYLOAD {
+        return Err(format!(
+            "hook payload is {} bytes; the limit is {MAX_PAYLOAD}",
+            payload.len()
+        ));
+    }
+    Ok(())
+}
+
+/// What `attend-hook` refuses before anything is sent or spooled, with the daemon's
+/// words: a payload over [`MAX_PAYLOAD`], one that is not valid JSON (with its line and
+/// column), and one that is not a JSON object. The agent-specific checks (a known agent,
+/// an event, the session id) are the daemon's: it refuses such a call when it answers,
+/// and drops such a spooled record at replay with a line in its log
+/// (docs/decisions/0004-hook-executable.md).
+pub fn check_envelope(_agent: &str, _event: &str, payload: &str) -> Result<(), String> {
+    check_size(payload)?;
+    let value: serde_json::Value = serde_json::from_str(payload).map_err(|e| {
+        format!(
+            "hook payload is not valid JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    if !value.is_object() {
+        return Err("hook payload is not a JSON object".into());
+    }
+    Ok(())
+}
+
+/// The arguments of one hook run: `AGENT [EVENT]`, or `AGENT --notify [EVENT] PAYLOAD`
+/// (Codex `notify` passes its JSON as the last argument).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Invocation<'a> {
+    pub agent: &'a str,
+    pub event: Option<&'a str>,
+    /// With `--notify`: the payload argument (`""` when it was missing).
+    pub notify_payload: Option<&'a str>,
+}
+
+/// Parses the arguments after `attend hook` / `attend-hook`: `AGENT [EVENT]` or `AGENT
+/// --notify [EVENT] PAYLOAD` (`--notify` anywhere after AGENT). `None` for anything else
+/// (`--help`, other options, no agent, too many arguments).
+pub fn parse_args<'a>(args: &[&'a str]) -> Option<Invocation<'a>> {
+    let notify = args.contains(&"--notify");
+    let mut plain: Vec<&str> = args.iter().copied().filter(|a| *a != "--notify").collect();
+    if plain.is_empty() || plain.len() > 3 || plain.iter().any(|a| a.starts_with('-')) {
+        return None;
+    }
+    let agent = plain.remove(0);
+    let notify_payload = if notify {
+        Some(plain.pop().unwrap_or(""))
+    } else {
+        None
+    };
+    if plain.len() > 1 {
+        return None;
+    }
+    Some(Invocation {
+        agent,
+        event: plain.first().copied(),
+        notify_payload,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_check_uses_the_daemons_words() {
+        let err = check_envelope("claude", "", "{\"hook_event_name\": ").unwrap_err();
+        assert!(
+            err.starts_with("hook payload is not valid JSON (line 1, column "),
+            "{err}"
+        );
+        let err = check_envelope("claude", "", "").unwrap_err();
+        assert!(
+            err.starts_with("hook payload is not valid JSON (line 1, column 0)"),
+            "{err}"
+        );
+        for not_object in ["[1, 2]", "\"Stop\"", "null", "42"] {
+            assert_eq!(
+                check_envelope("claude", "", not_object).unwrap_err(),
+                "hook payload is not a JSON object"
+            );
+        }
+        let big = format!("{{\"x\": \"{}\"}}", "y".repeat(MAX_PAYLOAD));
+        assert!(check_envelope("claude", "Stop", &big)
+            .unwrap_err()
+            .contains("the limit is 1048576"));
+        assert!(check_envelope("claude", "", r#"{"hook_event_name":"Stop"}"#).is_ok());
+    }
+
+    #[test]
+    fn only_plain_hook_invocations_parse() {
+        assert_eq!(
+            parse_args(&["claude"]),
+            Some(Invocation {
+                agent: "claude",
+                event: None,
+                notify_payload: None
+            })
+        );
+        assert_eq!(
+            parse_args(&["gemini", "AfterTool"]).map(|i| i.event),
+            Some(Some("AfterTool"))
+        );
+        assert_eq!(
+            parse_args(&["codex", "--notify", "{}"]),
+            Some(Invocation {
+                agent: "codex",
+                event: None,
+                notify_payload: Some("{}")
+            })
+        );
+        assert_eq!(
+            parse_args(&["codex", "notify", "--notify", "{}"]).map(|i| i.event),
+            Some(Some("notify"))
+        );
+        for bad in [
+            &[][..],
+            &["--help"],
+            &["claude", "a", "b"],
+            &["codex", "--notify", "a", "b", "c"],
+            &["claude", "-x"],
+        ] {
+            assert_eq!(parse_args(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn daemon_errors_split_into_rejected_and_spooled() {
+        let failed = |name: &str| CallError::Failed {
+            name: name.into(),
+            message: "m".into(),
+        };
+        assert_eq!(
+            classify(failed("io.github.attend.Attend1.Error.InvalidArgument")),
+            Failure::Rejected("m".into())
+        );
+        assert!(matches!(
+            classify(failed("io.github.attend.Attend1.Error.Internal")),
+            Failure::Undelivered(_)
+        ));
+        assert!(matches!(
+            classify(failed("org.freedesktop.DBus.Error.ServiceUnknown")),
+            Failure::Undelivered(_)
+        ));
+        assert!(matches!(
+            classify(CallError::Timeout),
+            Failure::Undelivered(_)
+        ));
+    }
+}

@@ -1,0 +1,26 @@
+//! The hook side of Attend, in a crate of its own so that the executable the agents run
+//! before every tool call stays small: `attend-hook AGENT [EVENT]` (src/main.rs), and what
+//! the daemon shares with it — the fixed names ([`names`]), the state and runtime
+//! directories ([`paths`]), the spool format and its writer ([`spool`]), the payload
+//! limit, the terminal environment names and the `/proc` stat reader ([`procstat`])
+//! (docs/decisions/0004-hook-executable.md).
+//!
+//! Its dependencies are `libc`, `serde` and `serde_json` only: no async runtime, no D-Bus
+//! library (the few messages are encoded by hand in [`marshal`]), no SQLite, no argument
+//! parser, no GUI toolkit.
+
+pub mod address;
+pub mod client;
+pub mod context;
+pub mod marshal;
+pub mod names;
+pub mod paths;
+pub mod procstat;
+pub mod spool;
+pub mod wire;
+
+pub use client::{run, Entry, Failure, HookCall, Invocation, EXECUTABLE};
+pub use context::Context;
+pub use names::{
+    BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV, TERMINAL_ENV,
+};

@@ -1,0 +1,38 @@
+//! `attend-hook AGENT [EVENT]` (payload on stdin) or `attend-hook codex --notify [EVENT]
+//! PAYLOAD`: the executable the agents' hooks run (docs/decisions/0004-hook-executable.md).
+//! Always exits 0 once the arguments are understood (see `attend_hook::client`); a usage
+//! error exits 2.
+
+use std::io::Write;
+
+const USAGE: &str = "usage: attend-hook AGENT [EVENT]   (the hook payload on stdin)
+       attend-hook codex --notify [EVENT] PAYLOAD
+Delivers one agent hook to the Attend daemon, or spools it when the daemon is down.
+AGENT: claude, codex, cursor, gemini.
+";
+
+fn main() {
+    // An argument that is not UTF-8 names no agent: a usage error.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string().unwrap_or_else(|_| "-".into()))
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let code = match attend_hook::client::parse_args(&args) {
+        Some(hook) => attend_hook::run(&attend_hook::EXECUTABLE, hook),
+        None if matches!(args.as_slice(), ["--help" | "-h"]) => {
+            let _ = std::io::stdout().write_all(USAGE.as_bytes());
+            0
+        }
+        None if matches!(args.as_slice(), ["--version" | "-V"]) => {
+            let version = option_env!("ATTEND_VERSION").unwrap_or(env!("CARGO_PKG_VERSION"));
+            println!("attend-hook {version}");
+            0
+        }
+        None => {
+            let _ = std::io::stderr().write_all(USAGE.as_bytes());
+            2
+        }
+    };
+    std::process::exit(code);
+}
