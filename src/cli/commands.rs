@@ -1,8 +1,8 @@
 //! The client subcommands: each is one or two D-Bus calls and a rendering.
 
+use super::args::{Cmd, RunArgs};
 use super::client::{call, CliError, Client, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
 use super::render;
-use super::{Cmd, RunArgs};
 use crate::client::EventTuple;
 use crate::config::{PANE_ENV, VERSION};
 use std::collections::HashMap;

@@ -71,7 +71,7 @@ fn deliver_with_zbus(call: &HookCall<'_>, budget: Duration) -> Result<(), Failur
     });
     match outcome {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) if e.code == super::EXIT_BAD_INPUT => Err(Failure::Rejected(e.message)),
+        Ok(Err(e)) if e.code == super::client::EXIT_BAD_INPUT => Err(Failure::Rejected(e.message)),
         Ok(Err(e)) => Err(Failure::Undelivered(e.message)),
         Err(_) => Err(classify(CallError::Timeout)),
     }

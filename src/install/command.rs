@@ -5,7 +5,7 @@
 //! entries of the older form `<attend> hook <agent>` are Attend's too: an install
 //! rewrites them, an uninstall removes them (docs/decisions/0004-hook-executable.md).
 
-use super::InstallError;
+use super::error::InstallError;
 use crate::config::HOOK_EXE;
 use crate::model::AgentKind;
 use std::path::{Path, PathBuf};

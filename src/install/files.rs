@@ -1,6 +1,6 @@
 //! File work for `install-hooks`: reading configs, backups, atomic replacement, diffs.
 
-use super::InstallError;
+use super::error::InstallError;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;

@@ -8,7 +8,7 @@
 //! - flat (Cursor): `{"version": 1, "hooks": {"<event>": [{"command": "…"}]}}`.
 
 use super::command::Matcher;
-use super::InstallError;
+use super::error::InstallError;
 use jsonc_parser::cst::{CstInputValue, CstNode, CstObject, CstRootNode};
 use jsonc_parser::ParseOptions;
 use serde_json::Value;

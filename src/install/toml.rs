@@ -3,7 +3,7 @@
 //! (`docs/adapters.md#hook-configuration-files`), so Attend never replaces someone else's.
 
 use super::command::Matcher;
-use super::InstallError;
+use super::error::InstallError;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Value};
 

@@ -7,8 +7,9 @@
 //! `attend-panel` just activates the first and exits.
 
 use super::client::{self, Request, Update};
+use super::i18n;
 use super::window::PanelWindow;
-use super::{i18n, APP_ID};
+use crate::config::APP_ID;
 use adw::prelude::*;
 use async_channel::Sender;
 use gtk4 as gtk;

@@ -1,0 +1,224 @@
+//! The `attend` command line's grammar (clap derive): every subcommand, its arguments and
+//! help text.
+
+use super::{install, ladder, status, up};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "Exit codes: 0 ok, 1 nothing (next), 2 bad input, 3 daemon unreachable, \
+4 daemon error.";
+
+/// Lifecycle and attention tracking for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "attend", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Run the session service (owns the PTYs, the state and the D-Bus name).
+    Daemon(DaemonArgs),
+    /// Run PROGRAM in a new pane; prints the pane id.
+    Run(RunArgs),
+    /// List panes (all, or those with one seed-004 diagnosis).
+    Ls {
+        #[arg(long)]
+        json: bool,
+        /// Only PARKED panes: stopped (idle or needing input) with open tasks, not held.
+        #[arg(long, conflicts_with_all = ["held", "done_unseen"])]
+        parked: bool,
+        /// Only HELD panes: an armed hold with a named owner.
+        #[arg(long, conflicts_with = "done_unseen")]
+        held: bool,
+        /// Only DONE-UNSEEN panes: finished work nobody looked at since.
+        #[arg(long)]
+        done_unseen: bool,
+    },
+    /// Show one pane.
+    Show {
+        pane: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List workspaces with their summary.
+    Workspaces {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mark a pane seen (clears its ordinary attention).
+    Seen { pane: String },
+    /// Focus a pane: mark it seen and ask the surfaces to show it.
+    Focus { pane: String },
+    /// Print the pane to look at next; exit 1 when nothing is unread.
+    Next {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer the pane's open decision (types the choice's keys into the pane).
+    Answer { pane: String, choice: String },
+    /// Type TEXT into a pane.
+    Send {
+        pane: String,
+        text: String,
+        /// Press Enter after the text.
+        #[arg(long)]
+        enter: bool,
+    },
+    /// Send a signal to a pane's process (default TERM).
+    Kill {
+        pane: String,
+        /// Signal number or name (9, KILL, SIGKILL).
+        #[arg(long, short = 's', default_value = "TERM")]
+        signal: String,
+    },
+    /// Re-spawn an exited pane (its resume command when known), same pane id.
+    Resume { pane: String },
+    /// Attach this terminal to a pane.
+    Attach {
+        pane: String,
+        /// Key that detaches (default Ctrl-\).
+        #[arg(long, default_value = "C-\\")]
+        detach_key: String,
+    },
+    /// Print the event log.
+    Events {
+        /// Only events after this seq.
+        #[arg(long, default_value_t = 0)]
+        after: u64,
+        /// At most this many events (without --follow).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Keep printing new events as they happen.
+        #[arg(long)]
+        follow: bool,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tasks (obligations) of panes: add, start, done, ls.
+    Task {
+        #[command(subcommand)]
+        cmd: ladder::TaskCmd,
+    },
+    /// Hold a pane on purpose (HELD, never PARKED) until WHEN.
+    Hold {
+        pane: String,
+        /// Who holds it.
+        #[arg(long)]
+        owner: String,
+        /// When the hold ends: a duration (30m, 2h) or an RFC 3339 time.
+        #[arg(long)]
+        wake: String,
+        /// Why.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Release a pane's hold.
+    Unhold { pane: String },
+    /// Why a pane shows its lifecycle, activity and attention: the evidence that decided
+    /// them, its rung, age and trust, the screen rule that matched, the rung health.
+    Explain {
+        pane: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deliver an agent hook: `attend hook AGENT [EVENT]` with the payload on stdin, or
+    /// `attend hook codex --notify JSON` (Codex `notify` passes the JSON as the last
+    /// argument). Always exits 0.
+    Hook {
+        /// claude, codex, cursor or gemini.
+        agent: String,
+        /// [EVENT] (when the payload does not name it); with --notify, the last one is
+        /// the JSON payload.
+        #[arg(num_args = 0..=2, value_name = "EVENT|PAYLOAD")]
+        args: Vec<String>,
+        /// Codex `notify`: the JSON payload is the last argument.
+        #[arg(long)]
+        notify: bool,
+    },
+    /// Add (or with --uninstall remove) Attend's hooks in an agent's configuration.
+    InstallHooks {
+        /// claude, codex, cursor or gemini.
+        agent: String,
+        /// The user's configuration or the current project's.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: install::ScopeArg,
+        /// Print the change as a diff and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Remove Attend's hooks (exactly those) instead.
+        #[arg(long)]
+        uninstall: bool,
+    },
+    /// Print the daemon's version.
+    Version,
+    /// Print shell completions.
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff).
+    Man,
+    /// Replay a scripted session through the engine and print the pane table per step;
+    /// with --live, run a scripted demo in the daemon through the real hook path.
+    Demo {
+        /// Four scripted Claude Code panes in the running daemon: a permission gate, a
+        /// completion, a failure and a review within a minute.
+        #[arg(long)]
+        live: bool,
+    },
+    /// Counts by attention and the most urgent pane, for status bars.
+    Status {
+        #[arg(long, value_enum, default_value = "plain")]
+        format: status::Format,
+        /// Print a new line on every change (follows the daemon's signals; survives
+        /// daemon restarts).
+        #[arg(long)]
+        follow: bool,
+    },
+    /// Start the daemon (if it is not running) and open the panel.
+    Up(up::UpArgs),
+}
+
+/// `attend daemon` options.
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// Run without the tray icon.
+    #[arg(long)]
+    pub no_tray: bool,
+    /// Run without desktop notifications.
+    #[arg(long)]
+    pub no_notifications: bool,
+    /// State directory (default $ATTEND_STATE_DIR, else $XDG_STATE_HOME/attend).
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
+    /// Scrollback lines kept per pane.
+    #[arg(long, default_value_t = 2000)]
+    pub scrollback: usize,
+}
+
+/// `attend run` options.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workspace (default: the git top level of the cwd, else the cwd).
+    #[arg(short = 'w', long)]
+    pub workspace: Option<String>,
+    /// Tab (default main).
+    #[arg(short = 't', long)]
+    pub tab: Option<String>,
+    /// Pane name (default the pane id).
+    #[arg(short = 'n', long)]
+    pub name: Option<String>,
+    /// Working directory (default the current one).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Agent kind (claude, codex, cursor, gemini, shell); detected from PROGRAM.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Exit code 0 means done.
+    #[arg(long)]
+    pub oneshot: bool,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, num_args = 1..)]
+    pub argv: Vec<String>,
+}
