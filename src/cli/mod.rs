@@ -1,5 +1,5 @@
-//! The `attend` command line (issue 3): a D-Bus client of the daemon, plus `attend
-//! daemon` itself.
+//! The `attend` command line (ADR 0005, `docs/decisions/0005-one-service-thin-clients.md`):
+//! a D-Bus client of the daemon, plus `attend daemon` itself.
 //!
 //! Exit codes: 0 ok; 1 nothing (`attend next` with nothing unread); 2 bad input (unknown
 //! pane, no decision, not owned, invalid argument, spawn failure, usage errors); 3 the
@@ -41,7 +41,15 @@ pub enum Cmd {
     Daemon(DaemonArgs),
     /// Run PROGRAM in a new pane; prints the pane id.
     Run(RunArgs),
-    /// List panes (all, or those with one seed-004 diagnosis).
+    /// List panes: all, or only the PARKED, HELD or DONE-UNSEEN ones
+    ///
+    /// PARKED       stopped at its prompt or waiting for your input while it still has
+    ///              open tasks (attend task), and not held: a dropped baton or an
+    ///              unanswered question.
+    /// HELD         stopped on purpose, with a named owner and a wake time still ahead
+    ///              (attend hold). A held pane is never PARKED.
+    /// DONE-UNSEEN  finished work nobody has looked at since it finished.
+    #[command(verbatim_doc_comment)]
     Ls {
         #[arg(long)]
         json: bool,
