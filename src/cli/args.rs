@@ -23,7 +23,15 @@ pub enum Cmd {
     Daemon(DaemonArgs),
     /// Run PROGRAM in a new pane; prints the pane id.
     Run(RunArgs),
-    /// List panes (all, or those with one seed-004 diagnosis).
+    /// List panes: all, or only the PARKED, HELD or DONE-UNSEEN ones
+    ///
+    /// PARKED       stopped at its prompt or waiting for your input while it still has
+    ///              open tasks (attend task), and not held: a dropped baton or an
+    ///              unanswered question.
+    /// HELD         stopped on purpose, with a named owner and a wake time still ahead
+    ///              (attend hold). A held pane is never PARKED.
+    /// DONE-UNSEEN  finished work nobody has looked at since it finished.
+    #[command(verbatim_doc_comment)]
     Ls {
         #[arg(long)]
         json: bool,

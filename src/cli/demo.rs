@@ -2,7 +2,7 @@
 //! the pane table after each step (deterministic: fixed times, no I/O but stdout).
 //!
 //! Two workspaces, three panes, a permission gate, a completion, a review, a session end
-//! (seed 000 canonical examples and spec 024 user story 1 in motion).
+//! (`docs/lifecycle-attention.md#canonical-examples` and spec 024 user story 1 in motion).
 
 use crate::engine::{render_table, summarize_workspaces, NewPane, PaneView, World};
 use crate::model::*;

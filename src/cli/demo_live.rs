@@ -1,10 +1,10 @@
-//! `attend demo --live` (issue 6 "The main job, for a new user"): a demo in the running
-//! service, through the real hook path. Four panes run small `sh` scripts that call
-//! `attend hook claude` with Claude Code's own hook payloads (the recorded 2.1.197
-//! fixtures in `tests/fixtures/claude/2.1.197/`, with the session, directory and texts
-//! of the demo filled in) at a human pace, so that within a minute a newcomer sees a
-//! permission gate (answerable from the notification, the panel or `attend answer`), a
-//! completion, a failure and a finished piece of work waiting for review.
+//! `attend demo --live` (`docs/desktop-surfaces.md#attend-up-and-attend-demo---live`): a
+//! demo in the running service, through the real hook path. Four panes run small `sh`
+//! scripts that call `attend hook claude` with Claude Code's own hook payloads (the
+//! recorded 2.1.197 fixtures in `tests/fixtures/claude/2.1.197/`, with the session,
+//! directory and texts of the demo filled in) at a human pace, so that within a minute a
+//! newcomer sees a permission gate (answerable from the notification, the panel or `attend
+//! answer`), a completion, a failure and a finished piece of work waiting for review.
 //!
 //! `attend demo` without `--live` stays the offline replay through the engine.
 

@@ -1,5 +1,6 @@
-//! The seed-004 commands: `attend task …`, `attend hold` / `unhold`, the diagnoses
-//! filters of `attend ls`, and the people's rendering of `attend explain`.
+//! The obligation and diagnosis commands (`docs/taxonomy.md#obligations-and-holds-cli`):
+//! `attend task …`, `attend hold` / `unhold`, the diagnoses filters of `attend ls`, and
+//! the people's rendering of `attend explain`.
 
 use super::client::{call, CliError, Client, EXIT_OK};
 use super::render;
@@ -9,7 +10,7 @@ use std::io::Write;
 
 type Result<T> = std::result::Result<T, CliError>;
 
-/// `attend task …` (CONTRACT §5: obligations for PARKED).
+/// `attend task …` (`docs/lifecycle-attention.md#tasks-and-holds`: obligations for PARKED).
 #[derive(Debug, Subcommand)]
 pub enum TaskCmd {
     /// Add an open task to a pane; prints its id.

@@ -1,5 +1,5 @@
-//! The `attend` command line (issue 3): a D-Bus client of the daemon, plus `attend
-//! daemon` itself.
+//! The `attend` command line (ADR 0005, `docs/decisions/0005-one-service-thin-clients.md`):
+//! a D-Bus client of the daemon, plus `attend daemon` itself.
 //!
 //! Exit codes: 0 ok; 1 nothing (`attend next` with nothing unread); 2 bad input (unknown
 //! pane, no decision, not owned, invalid argument, spawn failure, usage errors); 3 the

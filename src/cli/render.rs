@@ -10,7 +10,8 @@ use zbus::zvariant::Value;
 
 pub use crate::client::Dict;
 
-/// Keys `attend show --json` always has (issue 3).
+/// Keys `attend show --json` always has (the `Pane` dictionary of
+/// `docs/dbus-api.md#pane-getpane-listpanes`).
 pub const PANE_KEYS: [&str; 21] = [
     "id",
     "name",

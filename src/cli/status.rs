@@ -1,6 +1,6 @@
-//! `attend status [--format plain|json|waybar|i3bar] [--follow]` (issue 6 "Status-bar
-//! module"): counts by attention and the most urgent pane (the engine's next-unread
-//! order, through `NextUnread`), for status bars without a tray.
+//! `attend status [--format plain|json|waybar|i3bar] [--follow]`
+//! (`docs/desktop-surfaces.md#status-bar`): counts by attention and the most urgent pane
+//! (the engine's next-unread order, through `NextUnread`), for status bars without a tray.
 //!
 //! - `plain`: `1 permission · 2 unread — next: p3 webapp › api — permission: …`.
 //! - `json`: the overview as one object (see [`Overview::json`]).

@@ -1,7 +1,7 @@
-//! `attend up` (issue 6 "The main job, for a new user"): makes sure the session service
-//! runs — D-Bus activation when it is installed, else `attend daemon` started detached
-//! (its log in the state directory) and awaited on the bus — and opens the panel
-//! (`attend-panel`, when built and a display is there).
+//! `attend up` (`docs/desktop-surfaces.md#attend-up-and-attend-demo---live`): makes sure
+//! the session service runs — D-Bus activation when it is installed, else `attend daemon`
+//! started detached (its log in the state directory) and awaited on the bus — and opens the
+//! panel (`attend-panel`, when built and a display is there).
 
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use crate::config::BUS_NAME;

@@ -1,4 +1,4 @@
-//! The panel's part of focus (CONTRACT §3; seed 000 "Clearing rules"): a pane counts as
+//! The panel's part of focus (`docs/lifecycle-attention.md#focus`): a pane counts as
 //! focused while it is selected in an active panel window. Selecting it reports
 //! `SetFocused(pane, true)`; deselecting it, selecting another, or the window going
 //! inactive or closing reports `SetFocused(pane, false)`. Showing a workspace reports

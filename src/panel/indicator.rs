@@ -1,5 +1,6 @@
 //! CSS classes that carry the engine's values to the stylesheet (`style.css`):
-//! `attention-<value>` on attention indicators (seed 000's UI treatment),
+//! `attention-<value>` on attention indicators (the treatment table of
+//! `docs/lifecycle-attention.md#attention`),
 //! `lifecycle-<value>` on lifecycle labels.
 
 use crate::model::{Attention, Lifecycle};

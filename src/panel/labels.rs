@@ -8,7 +8,7 @@ use super::data::LiveInfo;
 use crate::model::{Attention, Lifecycle};
 use gettextrs::{gettext, ngettext};
 
-/// The label of a lifecycle value (seed 000 "Agent lifecycle").
+/// The label of a lifecycle value (`docs/lifecycle-attention.md#lifecycle`).
 pub fn lifecycle(l: Lifecycle) -> String {
     match l {
         Lifecycle::Unknown => gettext("unknown"),
@@ -20,7 +20,7 @@ pub fn lifecycle(l: Lifecycle) -> String {
     }
 }
 
-/// The label of an attention value (seed 000 "Attention").
+/// The label of an attention value (`docs/lifecycle-attention.md#attention`).
 pub fn attention(a: Attention) -> String {
     match a {
         Attention::None => gettext("none"),

@@ -1,4 +1,4 @@
-//! `attend-panel`: the GTK4 + libadwaita panel (issue 6 "Panel"; DESIGN "Surfaces").
+//! `attend-panel`: the GTK4 + libadwaita panel (`docs/desktop-surfaces.md#panel`).
 //!
 //! A D-Bus client of the daemon only: it renders what `io.github.attend.Attend1` says
 //! (the engine's values, workspace summaries and "next unread" order) and follows its
@@ -9,7 +9,8 @@
 //! - [`data`]: the daemon's dictionaries parsed; [`labels`]: their words, via gettext.
 //! - [`window`], [`workspace_row`], [`pane_row`], [`pane_detail`]: the widgets, each with
 //!   its `.ui` template beside it.
-//! - [`focus`]: when the panel reports a pane focused (CONTRACT §3).
+//! - [`focus`]: when the panel reports a pane focused
+//!   (`docs/lifecycle-attention.md#focus`).
 //! - [`dump`]: the `ATTEND_PANEL_DUMP` test hook.
 
 mod a11y;

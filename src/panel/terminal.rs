@@ -1,5 +1,6 @@
 //! "Attach in a terminal": the argv that opens `attend attach PANE` in the user's
-//! terminal emulator (issue 6 "Panel"). Always an argv, never a shell command line.
+//! terminal emulator (`docs/desktop-surfaces.md#panel`). Always an argv, never a shell
+//! command line.
 
 use std::path::{Path, PathBuf};
 

@@ -329,7 +329,8 @@ impl PanelWindow {
         }
     }
 
-    /// Reports focus for the selected pane when the window is active (CONTRACT §3).
+    /// Reports focus for the selected pane when the window is active
+    /// (`docs/lifecycle-attention.md#focus`).
     fn sync_focus(&self) {
         let imp = self.imp();
         if imp.snapshot.borrow().is_none() {

@@ -1,7 +1,7 @@
-//! A sidebar row: one workspace's summary as the daemon computed it (seed 000 "Sidebar
-//! summary"): name, repo/branch, agent kinds, worst lifecycle, worst attention
-//! indicator, latest explicit message, time since the last attention change, and its
-//! tabs beneath.
+//! A sidebar row: one workspace's summary as the daemon computed it
+//! (`docs/lifecycle-attention.md#workspace-summary`): name, repo/branch, agent kinds, worst
+//! lifecycle, worst attention indicator, latest explicit message, time since the last
+//! attention change, and its tabs beneath.
 
 use super::data::WorkspaceInfo;
 use super::{a11y, indicator, labels};

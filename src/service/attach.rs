@@ -49,8 +49,9 @@ pub use client::{
 use frame::{read_frame_async, write_frame_async};
 pub use frame::{ClientFrame, ServerFrame, DEFAULT_DETACH_KEY, MAX_FRAME, PROTOCOL_VERSION};
 
-/// What an attach connection tells the daemon about focus (CONTRACT §3: a pane is focused
-/// while a client reported focus-in, and from attach to detach when it never reports).
+/// What an attach connection tells the daemon about focus
+/// (`docs/lifecycle-attention.md#focus`: a pane is focused while a client reported
+/// focus-in, and from attach to detach when it never reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttachFocus {
     Attached,

@@ -1,4 +1,5 @@
-//! Needs-input chrome on the live screen (seed 004 rung r4): the loaded screen manifests
+//! Needs-input chrome on the live screen (the chrome rung of `docs/taxonomy.md#rungs`):
+//! the loaded screen manifests
 //! and the per-pane evaluation state.
 //!
 //! [`Manifests::load`] takes the manifests Attend ships (`data/manifests/<agent>.toml`,

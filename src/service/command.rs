@@ -38,7 +38,7 @@ pub struct RunSpec {
     pub git: GitInfo,
 }
 
-/// A hook delivery after the adapter mapped it (CONTRACT §8).
+/// A hook delivery after the adapter mapped it (`docs/adapters.md#the-hook-wire`).
 #[derive(Debug, Clone)]
 pub struct HookRequest {
     pub mapping: HookMapping,
@@ -95,8 +95,8 @@ pub enum Command {
     Ladder(LadderCommand),
 }
 
-/// Requests of the obligations surface (tasks and holds, CONTRACT §5) and the ladder's
-/// own inputs; the owner applies them (`Command::Ladder`).
+/// Requests of the obligations surface (`docs/lifecycle-attention.md#tasks-and-holds`) and
+/// the ladder's own inputs; the owner applies them (`Command::Ladder`).
 #[derive(Debug)]
 pub enum LadderCommand {
     /// `AddTask`: a new open task on a pane → its id.

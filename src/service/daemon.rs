@@ -1,4 +1,5 @@
-//! `attend daemon`: the session service (issue 3; DESIGN "Shape").
+//! `attend daemon`: the session service (ADR 0005,
+//! `docs/decisions/0005-one-service-thin-clients.md`).
 //!
 //! One tokio runtime. Start-up order: serve the interface (its calls queue in the owner's
 //! channel), take the bus name (refuse when another daemon has it, before touching the
@@ -311,7 +312,7 @@ async fn name_lost(
 
 /// Binds the attach socket and serves it: lookups go to the PTY registry; the first
 /// client's attach, focus reports and the last client's detach become the engine's
-/// attach, focus, unfocus and detach actions (CONTRACT §3).
+/// attach, focus, unfocus and detach actions (`docs/lifecycle-attention.md#focus`).
 fn start_attach(
     socket: &Path,
     ptys: PtyRegistry,

@@ -1,5 +1,5 @@
 //! The D-Bus interface `io.github.attend.Attend1` at `/io/github/attend/Attend1`
-//! (DESIGN "Names"; issue 3; every member documented in `docs/dbus-api.md`, the
+//! (`docs/dbus-api.md#names`; every member documented in `docs/dbus-api.md`, the
 //! introspection checked in as `data/io.github.attend.Attend1.xml`).
 //!
 //! Methods only validate their arguments and send a [`Command`] to the owner task, then
@@ -159,7 +159,8 @@ impl Attend1 {
         ask(&self.tx, |r| Command::GetScreen(id, r)).await
     }
 
-    /// Adds an open task (obligation) to a pane; returns its id (CONTRACT §5).
+    /// Adds an open task (obligation) to a pane; returns its id
+    /// (`docs/lifecycle-attention.md#tasks-and-holds`).
     #[zbus(out_args("task"))]
     async fn add_task(&self, pane: &str, text: &str) -> Result<u64, Attend1Error> {
         let id = parse_pane(pane)?;
@@ -295,7 +296,8 @@ impl Attend1 {
         data: &Dict,
     ) -> zbus::Result<()>;
 
-    /// `rung.health`: an evidence rung's trust changed (seed 004).
+    /// `rung.health`: an evidence rung's trust changed
+    /// (`docs/taxonomy.md#trust-and-promotion`).
     #[zbus(signal)]
     pub async fn rung_health(
         emitter: &SignalEmitter<'_>,

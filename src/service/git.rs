@@ -1,6 +1,7 @@
-//! Repository facts of a directory, read from the `git` CLI (issue 3: repo and branch per
-//! pane, refreshed when the cwd changes, never polled). Blocking; call it off the async
-//! threads. Arguments are passed as argv, never through a shell.
+//! Repository facts of a directory, read from the `git` CLI (the repo and branch of
+//! `docs/lifecycle-attention.md#workspace-summary`, per pane, refreshed when the cwd
+//! changes, never polled). Blocking; call it off the async threads. Arguments are passed as
+//! argv, never through a shell.
 
 use std::process::{Command, Stdio};
 
@@ -58,7 +59,7 @@ pub async fn lookup(dir: Option<String>) -> GitInfo {
 }
 
 /// The workspace key for a directory: the git top level, else the directory itself
-/// (CONTRACT §8).
+/// (`docs/lifecycle-attention.md#workspace-key`).
 pub fn workspace_of(cwd: &str, info: &GitInfo) -> String {
     info.toplevel.clone().unwrap_or_else(|| cwd.to_string())
 }

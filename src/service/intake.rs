@@ -1,6 +1,7 @@
 //! One hook delivery → a [`HookRequest`] for the owner: the checks and the mapping that a
 //! live `Hook` D-Bus call (src/service/dbus.rs) and a spooled one (src/service/replay.rs)
-//! share (CONTRACT §8; issue 3 "Bad input"; issue 4 "Identifies the pane").
+//! share (`docs/adapters.md#the-hook-wire`, `docs/adapters.md#which-pane`; bad input:
+//! `docs/dbus-api.md#errors`).
 
 use super::command::HookRequest;
 use super::error::Attend1Error;
@@ -10,7 +11,7 @@ use crate::model::{AgentKind, PaneId, Timestamp};
 use zbus::zvariant::Value;
 
 /// Largest hook payload accepted (1 MiB, shared with the hook client); larger ones fail
-/// with `PayloadTooLarge` and nothing is stored.
+/// with `PayloadTooLarge` and nothing is stored (`docs/dbus-api.md#errors`).
 pub use crate::config::MAX_PAYLOAD;
 
 /// The parts of a hook's context (the `a{sv}` of `Hook`, or a spool record's `context`)

@@ -1,4 +1,5 @@
-//! The evidence ladder in the daemon (seed 004): one [`Ladder`] per pane, owned by the
+//! The evidence ladder in the daemon (`docs/taxonomy.md#the-evidence-ladder`, ADR 0003
+//! `docs/decisions/0003-ladder-in-the-daemon.md`): one [`Ladder`] per pane, owned by the
 //! owner task, fed by every evidence source, and the one place that turns its verdict into
 //! corrections of the lifecycle.
 //!

@@ -4,8 +4,9 @@
 //!
 //! Each turn of the loop takes whatever is queued (commands and PTY events), applies it
 //! all, commits the batch with one [`Db::commit`], and only then sends the replies, runs
-//! the deferred effects (typing an answer) and emits the D-Bus signals (issue 3: "never
-//! acknowledge before commit").
+//! the deferred effects (typing an answer) and emits the D-Bus signals (never acknowledge
+//! before commit:
+//! `docs/decisions/0005-one-service-thin-clients.md#acknowledged-means-committed`).
 
 mod commands;
 mod explain;
@@ -145,10 +146,10 @@ impl Owner {
         self.ptys.clone()
     }
 
-    /// Start-up (issue 3 "On start"): every pane whose process ran under the previous
-    /// daemon is gone now. It becomes exited with its last lifecycle and attention intact
-    /// (no failure is invented: code and signal unknown), emits `pane.exited`, and the
-    /// batch is committed. Returns the number of panes marked.
+    /// Start-up (`docs/dbus-api.md#start-up-and-files`): every pane whose process ran under
+    /// the previous daemon is gone now. It becomes exited with its last lifecycle and
+    /// attention intact (no failure is invented: code and signal unknown), emits
+    /// `pane.exited`, and the batch is committed. Returns the number of panes marked.
     pub fn mark_gone_after_restart(&mut self) -> Result<usize, super::db::DbError> {
         let at = now();
         let gone: Vec<PaneId> = self
@@ -252,7 +253,8 @@ impl Owner {
             r(None);
         }
         // Let the woken D-Bus method tasks send their replies before the effects and
-        // signals go out (an agent's hook waits for its reply; issue 4 "Performance").
+        // signals go out (an agent's hook waits for its reply:
+        // `docs/adapters.md#never-block-never-fail-never-lose`).
         tokio::task::yield_now().await;
         for effect in effects {
             effect(self);

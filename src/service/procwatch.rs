@@ -1,6 +1,6 @@
-//! Process facts for hooks (issue 4 "Identifies the pane"; CONTRACT §8 "ancestor pids
-//! with their start times"): which process a hook runs under, and the liveness of
-//! external panes.
+//! Process facts for hooks (`docs/adapters.md#which-pane`;
+//! `docs/adapters.md#the-hook-wire`: ancestor pids with their start times): which process a
+//! hook runs under, and the liveness of external panes.
 //!
 //! - [`runs_under`]: does a hook that claims `ATTEND_PANE=pN` really run under that pane's
 //!   PTY child? (the child's pid and start time are among the hook's ancestors).

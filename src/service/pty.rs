@@ -13,11 +13,14 @@
 //!   ([`terminal::Terminal`]: vt100 for the live screen, a compact ring for the history,
 //!   and coalescing of long plain runs when it falls behind), broadcasts the raw bytes to
 //!   attach clients ([`PtyHandle::subscribe`]) and sends one [`PtyEvent::Output`] per
-//!   batch. Reading and parsing run in parallel (issue 7, benchmark 3). The daemon's
-//!   event queue is bounded ([`event_channel`], [`EVENT_QUEUE`] events for all panes):
-//!   when the owner is behind, the parser waits, its chunk queue fills, the reader waits
-//!   and so does the program, so fast output never piles up in memory (issue 7, "Load");
-//!   meanwhile chunks queue up, so the owner gets fewer, larger batches;
+//!   batch. Reading and parsing run in parallel
+//!   (`docs/benchmarks.md#pty-throughput-profile-fix-beforeafter-item-3`). The daemon's
+//!   event queue is bounded ([`event_channel`], [`EVENT_QUEUE`] events for all panes): when
+//!   the owner is behind, the parser waits, its chunk queue fills, the reader waits and so
+//!   does the program, so fast output never piles up in memory
+//!   (`docs/decisions/0005-one-service-thin-clients.md#bounded-memory-under-load`;
+//!   `docs/reliability.md#load`); meanwhile chunks queue up, so the owner gets fewer,
+//!   larger batches;
 //! * the **waiter** blocks in `waitpid` for the child; once it exited it waits for the
 //!   parser to reach end of file (all output delivered), at most [`EXIT_DRAIN_GRACE`]
 //!   (not counting a parser held up by a busy owner) in case a background process keeps
@@ -228,7 +231,7 @@ impl PtyHandle {
 
     /// Like [`screen_text`](Self::screen_text), but `None` instead of waiting while the
     /// parser is feeding the screen (for the owner task, which must not wait behind a pane
-    /// that prints continuously: issue 7, "Load").
+    /// that prints continuously: `docs/reliability.md#load`).
     pub fn try_screen_text(&self) -> Option<String> {
         let screen = match self.inner.shared.screen.try_lock() {
             Ok(screen) => screen,

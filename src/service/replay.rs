@@ -1,5 +1,6 @@
-//! The daemon's side of the hook spool (issue 4 "Spool"; DESIGN "Shape": never lose an
-//! event): replay at start-up and drain while running.
+//! The daemon's side of the hook spool
+//! (`docs/adapters.md#never-block-never-fail-never-lose`: never lose an event): replay at
+//! start-up and drain while running.
 //!
 //! - [`replay_at_start`]: before the owner loop serves any live `Hook` call (those wait in
 //!   its channel), what is pending at start (batches left by an interrupted replay first,

@@ -1,4 +1,5 @@
-//! Window sampling, the fallback rung of seed 004's evidence ladder (r1), and the pacing
+//! Window sampling, the fallback rung of the evidence ladder (`docs/taxonomy.md#rungs`),
+//! and the pacing
 //! of screen-chrome evaluation: a pure per-pane state machine driven by PTY output and
 //! by one timer that is armed only while the pane is producing output (no periodic
 //! wakeups: a quiet pane has no deadline at all).

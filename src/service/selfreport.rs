@@ -1,7 +1,8 @@
-//! Claude Code's self-report file, the top rung of seed 004's evidence ladder (r3).
+//! Claude Code's self-report file, the top rung of the evidence ladder
+//! (`docs/taxonomy.md#rungs`).
 //!
 //! Claude writes `<config>/sessions/<pid>.json` per interactive process, where `<config>`
-//! is `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude` (AGENTS-REFERENCE "Self-report file",
+//! is `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude` (`docs/adapters.md#self-report-file`;
 //! undocumented, observed on 2.1.197):
 //! `{"pid":…, "sessionId":…, "cwd":…, "procStart":"28394", "status":"waiting",
 //! "waitingFor":"permission prompt", "updatedAt":…, "statusUpdatedAt":…}` with `status`
@@ -21,8 +22,8 @@
 //!   existing parent, and every file event of interest is handed to a callback.
 //!
 //! Nothing here is an error for the daemon: an unreadable, missing or stale report only
-//! makes the ladder fall to the next rung (seed 004 "unreadable means fall down the ladder,
-//! never error").
+//! makes the ladder fall to the next rung
+//! (`docs/taxonomy.md#unreadable-evidence-falls-down-the-ladder`).
 
 use crate::engine::ladder::{Activity, Claim, NeedsInput};
 use notify::{EventKind, RecursiveMode, Watcher as _};

@@ -1,12 +1,13 @@
-//! SQLite persistence of the world and the event log (DESIGN "Shape": rusqlite, WAL,
-//! event log; the daemon "can crash and restart without losing anything").
+//! SQLite persistence of the world and the event log (rusqlite, WAL, event log;
+//! `docs/decisions/0005-one-service-thin-clients.md#acknowledged-means-committed`: the
+//! daemon "can crash and restart without losing anything").
 //!
 //! One file, `attend.db` in the state directory ([`attend_hook::paths::state_dir`]). The
 //! service keeps the [`World`] in memory and, after each batch of changes, calls
 //! [`Db::commit`] with the panes it touched, the events it stamped and the hook deliveries
 //! it applied; only after that returns `Ok` may it acknowledge them. On start it calls
 //! [`Db::load`] and goes on from the stored counters, so pane ids, decision ids, task ids
-//! and event seqs are never reused (CONTRACT §8).
+//! and event seqs are never reused (`docs/lifecycle-attention.md#event-seqs`).
 
 mod codec;
 mod error;
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use std::{fmt, io};
 
-/// File name of the database inside the state directory (DESIGN "Names").
+/// File name of the database inside the state directory (`docs/dbus-api.md#names`).
 pub const DB_FILE: &str = "attend.db";
 
 /// How long a statement waits for another connection's lock before `SQLITE_BUSY`.
@@ -182,7 +183,8 @@ impl Db {
     }
 
     /// The seq recorded for hook delivery `delivery_id`, or `None` when it was never
-    /// committed (CONTRACT §8: de-duplicates live calls and spool replay).
+    /// committed (`docs/adapters.md#the-hook-wire`: the delivery id de-duplicates live
+    /// calls and spool replay).
     pub fn delivery_seen(&self, delivery_id: &str) -> Result<Option<u64>, DbError> {
         let mut stmt = self
             .conn

@@ -23,7 +23,7 @@ CREATE INDEX events_by_pane ON events(pane, seq);
 /// the append-only event log and the hook delivery ledger.
 const V1: &str = r#"
 CREATE TABLE workspaces (
-    key  TEXT PRIMARY KEY NOT NULL,   -- git top-level path, else the cwd (CONTRACT §8)
+    key  TEXT PRIMARY KEY NOT NULL,   -- git top-level path, else the cwd (docs/lifecycle-attention.md#workspace-key)
     name TEXT NOT NULL                -- display name: its last component
 ) STRICT;
 

@@ -9,7 +9,8 @@ use crate::service::wire::{Dict, DictBuilder};
 use std::collections::HashMap;
 
 impl LadderHost {
-    /// Seed 004's projection and diagnoses of `p` now (read time, never stored).
+    /// The taxonomy projection and diagnoses of `p` now (read time, never stored;
+    /// `docs/taxonomy.md#axes`, `docs/taxonomy.md#diagnoses`).
     pub fn taxonomy(&self, p: &Pane, now: Timestamp) -> (Taxonomy, Diagnoses) {
         let st = self.panes.get(&p.id);
         let verdict = st.map(|s| s.ladder.decide(now));

@@ -66,8 +66,9 @@ impl LadderHost {
         let Some(st) = self.panes.get_mut(&pane) else {
             return;
         };
-        // The owner never waits for a parser feeding a fast pane's screen (issue 7,
-        // "Load"): the evaluation stays pending and the pane's timer retries it.
+        // The owner never waits for a parser feeding a fast pane's screen
+        // (`docs/reliability.md#load`): the evaluation stays pending and the pane's timer
+        // retries it.
         let Some(text) = handle.try_screen_text() else {
             st.sampler.chrome_deferred();
             return;
@@ -110,9 +111,9 @@ impl LadderHost {
         ));
     }
 
-    /// Keys to add to the manifest's answer keys when a decision has none (CONTRACT §3:
-    /// "answer keys (when known)"): the matched chrome rule's, else those of the agent's
-    /// first manifest rule of the same kind.
+    /// Keys to add to the manifest's answer keys when a decision has none
+    /// (`docs/lifecycle-attention.md#answer`): the matched chrome rule's, else those of the
+    /// agent's first manifest rule of the same kind.
     pub fn answer_keys(&self, p: &Pane, kind: crate::model::DecisionKind) -> Vec<AnswerKey> {
         if let Some(m) = self
             .panes

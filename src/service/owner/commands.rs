@@ -152,7 +152,8 @@ impl Owner {
         })
     }
 
-    /// Tasks and holds (CONTRACT §5) and the ladder's watcher and timer inputs.
+    /// Tasks and holds (`docs/lifecycle-attention.md#tasks-and-holds`) and the ladder's
+    /// watcher and timer inputs.
     pub(super) fn ladder_command(&mut self, cmd: LadderCommand, batch: &mut Batch) {
         let at = now();
         match cmd {
@@ -209,7 +210,8 @@ impl Owner {
             .ok_or_else(|| Attend1Error::NoDecision(format!("pane {id} has no open decision")))?;
         let mut decision = decision.clone();
         if decision.answer_keys.is_empty() {
-            // The screen manifest knows the dialog's keys (issue 5).
+            // The screen manifest knows the dialog's keys
+            // (`docs/lifecycle-attention.md#answer`).
             decision.answer_keys = self.ladder.answer_keys(pane, decision.kind);
         }
         let keys = answer_keys(&decision, choice)?;
@@ -233,9 +235,9 @@ impl Owner {
     }
 }
 
-/// The keys to type for `choice` (CONTRACT §3): the decision's answer key whose choice
-/// matches (case-insensitive); else a number or a single character as typed; else
-/// `InvalidArgument` listing the known choices.
+/// The keys to type for `choice` (`docs/lifecycle-attention.md#answer`): the decision's
+/// answer key whose choice matches (case-insensitive); else a number or a single character
+/// as typed; else `InvalidArgument` listing the known choices.
 pub fn answer_keys(decision: &Decision, choice: &str) -> Result<String, Attend1Error> {
     if let Some(k) = decision
         .answer_keys

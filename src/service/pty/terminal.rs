@@ -1,5 +1,7 @@
 //! The screen of one pane: a vt100 parser for the live screen, and a compact ring of the
-//! lines that scrolled off its top (issue 7, benchmarks 3 and 5).
+//! lines that scrolled off its top
+//! (`docs/benchmarks.md#pty-throughput-profile-fix-beforeafter-item-3`,
+//! `docs/benchmarks.md#memory-fix-beforeafter-item-5`).
 //!
 //! **History.** vt100 keeps scrollback as full rows of 32-byte cells (120 columns × 2 000
 //! lines ≈ 7.7 MB per pane). Here vt100 keeps only [`STAGE`] rows of scrollback, a staging

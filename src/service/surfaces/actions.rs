@@ -1,4 +1,5 @@
-//! What a click on a surface does (CONTRACT §3; issue 6): the same commands the D-Bus
+//! What a click on a surface does (`docs/lifecycle-attention.md#clearing-rules`;
+//! `docs/desktop-surfaces.md#one-vocabulary`): the same commands the D-Bus
 //! methods send to the owner task (so a click is exactly `attend focus`, `attend answer`,
 //! `attend seen`), then showing the pane — through its terminal's CLI for an external pane
 //! in tmux, kitty or WezTerm, else by raising the panel on it with the click's
@@ -50,10 +51,11 @@ impl Actions {
         }
     }
 
-    /// A notification click or "Jump to next unread" (CONTRACT §3 "notification click =
-    /// focus"): marks the pane seen and emits `FocusRequested` (the `Focus` method's
-    /// path), then shows it: its terminal selects it when it runs in tmux, kitty or
-    /// WezTerm, else the panel is raised on it with `token` (an XDG activation token).
+    /// A notification click or "Jump to next unread" (a notification click is focus:
+    /// `docs/lifecycle-attention.md#clearing-rules`): marks the pane seen and emits
+    /// `FocusRequested` (the `Focus` method's path), then shows it: its terminal selects it
+    /// when it runs in tmux, kitty or WezTerm, else the panel is raised on it with `token`
+    /// (an XDG activation token).
     pub async fn focus(&self, pane: PaneId, token: Option<String>) -> Result<(), Attend1Error> {
         ask(&self.cmd_tx, |r| Command::Focus(pane, r)).await?;
         if let Some(location) = self.terminals.get(pane) {

@@ -1,5 +1,5 @@
-//! The daemon's desktop surfaces (issue 6): desktop notifications and the tray icon,
-//! fed by the owner task after every commit.
+//! The daemon's desktop surfaces (`docs/desktop-surfaces.md`): desktop notifications and
+//! the tray icon, fed by the owner task after every commit.
 //!
 //! The owner publishes each committed batch — its events and a snapshot of every pane —
 //! to each running surface ([`Surfaces::publish`]); surfaces never touch the world

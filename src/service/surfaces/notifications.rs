@@ -1,11 +1,12 @@
-//! Desktop notifications (issue 6; DESIGN "Surfaces"): a client of
+//! Desktop notifications (`docs/desktop-surfaces.md#notifications`): a client of
 //! `org.freedesktop.Notifications` (Desktop Notifications spec 1.2) on the daemon's bus
 //! connection.
 //!
 //! - Raised on `attention.created` at the configured levels ([`Settings`]; by default
 //!   permission_required, input_required, error, and unread when it comes with a
-//!   completion, `agent.done`). Never for a focused pane (CONTRACT §3: ordinary items on a
-//!   focused pane are not even raised; required ones are raised but not notified).
+//!   completion, `agent.done`). Never for a focused pane
+//!   (`docs/lifecycle-attention.md#focus`: ordinary items on a focused pane are not even
+//!   raised; required ones are raised but not notified).
 //! - One notification per pane: a newer one replaces it (`replaces_id`); it is closed
 //!   (`CloseNotification`) when the attention it announced clears.
 //! - Summary `workspace › pane — reason`; body the explicit message; text from agents is

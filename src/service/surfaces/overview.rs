@@ -1,6 +1,6 @@
-//! The words every desktop surface uses (issue 6 "One vocabulary"): the reason a pane
-//! wants the human, the counts by attention, the most urgent pane, the icon names, and
-//! the status-bar renderings (plain, JSON, Waybar, i3bar).
+//! The words every desktop surface uses (`docs/desktop-surfaces.md#one-vocabulary`): the
+//! reason a pane wants the human, the counts by attention, the most urgent pane, the icon
+//! names, and the status-bar renderings (plain, JSON, Waybar, i3bar).
 //!
 //! Pure: it reads [`PaneView`]s (the engine's one projection of a pane, which the daemon
 //! makes from its panes and the CLI from `GetPane` dictionaries) and the engine's "next

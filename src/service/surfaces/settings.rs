@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! [notifications]
-//! # Which attention levels raise a desktop notification (issue 6). `unread` means
+//! # Which attention levels raise a desktop notification. `unread` means
 //! # "after a completion" (agent.done). Default: everything but warning.
 //! levels = ["permission_required", "input_required", "error", "unread"]
 //! ```
@@ -16,8 +16,8 @@ use std::path::PathBuf;
 /// Settings of the surfaces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
-    /// Levels that raise a notification (issue 6: permission, input, error and unread
-    /// after a completion; warning off by default).
+    /// Levels that raise a notification (`docs/desktop-surfaces.md#which-levels-notify`:
+    /// permission, input, error and unread after a completion; warning off by default).
     pub notify_levels: BTreeSet<Attention>,
 }
 

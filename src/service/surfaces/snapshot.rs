@@ -16,7 +16,8 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// The engine's next-unread order (CONTRACT §8; focused panes skipped).
+    /// The engine's next-unread order (`docs/lifecycle-attention.md#next-unread`; focused
+    /// panes skipped).
     pub fn next_unread(&self) -> Vec<PaneId> {
         next_unread_order(self.panes.values())
     }

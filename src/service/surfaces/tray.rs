@@ -1,6 +1,6 @@
-//! The tray icon (issue 6; DESIGN "Surfaces"): a StatusNotifierItem with a dbusmenu,
-//! served by `ksni` on its own connection to the session bus, inside the daemon's one
-//! tokio runtime (ksni's default `tokio` feature, the same zbus 5 with `tokio`: the
+//! The tray icon (`docs/desktop-surfaces.md#tray-icon`): a StatusNotifierItem with a
+//! dbusmenu, served by `ksni` on its own connection to the session bus, inside the daemon's
+//! one tokio runtime (ksni's default `tokio` feature, the same zbus 5 with `tokio`: the
 //! setting ksni's note on zbus#526 asks for).
 //!
 //! - Status `NeedsAttention` while any required attention (permission, input) or an
