@@ -74,9 +74,9 @@ impl World {
             .collect()
     }
 
-    /// Stamps one event of `pane` with the next seq (monotonic, never reused; CONTRACT
-    /// §8): for the events the engine has no entry point for (restart, resume, git facts,
-    /// rung health, a changed chrome match), at `at`.
+    /// Stamps one event of `pane` with the next seq (monotonic, never reused:
+    /// `docs/lifecycle-attention.md#event-seqs`): for the events the engine has no entry
+    /// point for (restart, resume, git facts, rung health, a changed chrome match), at `at`.
     pub fn stamp(&mut self, pane: PaneId, kind: EventKind, source: Source, at: Timestamp) -> Event {
         self.seq += 1;
         Event {
