@@ -88,7 +88,8 @@ stage build 600 cargo build --all-targets --locked
 # Benches are benchmarks (build-aux/bench.sh), not tests: clippy and build compile them.
 # The module graph, file length and citation rules (docs/decisions/0006-module-graph.md).
 stage architecture 120 cargo test --locked --no-fail-fast --test architecture
-stage unit 180 cargo test --locked --no-fail-fast --lib --bins
+# Unit tests of both workspace crates, and the hook executable's own tests (attend-hook).
+stage unit 180 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook --tests'
 stage integration 600 "$0" --group out "$special"
 stage real-agents 360 "$0" --group in '^(real_|ladder_real_)'
 stage reliability 480 "$0" --group in '^reliability_'

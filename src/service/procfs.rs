@@ -103,16 +103,3 @@ pub fn environ(pid: u32) -> HashMap<String, String> {
         })
         .unwrap_or_default()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stat_is_split_after_the_last_parenthesis() {
-        let line = "4242 (a (weird) name) S 4200 4242 4200 0 -1 4194560 1 0 0 0 3 1 0 0 20 0 \
-                    1 0 987654 10000 100 18446744073709551615";
-        assert_eq!(parse_stat(line), Some((4200, 987654)));
-        assert_eq!(parse_stat("garbage"), None);
-    }
-}
