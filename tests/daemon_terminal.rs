@@ -170,3 +170,73 @@ fn get_screen_returns_the_live_screen_text() {
     assert_eq!(error_name(&err), Some("NoSuchPane"), "{err}");
     assert!(err.to_string().contains("p99"), "{err}");
 }
+
+/// The kinds of `pane`'s events, oldest first.
+fn kinds_of(env: &Env, pane: &str) -> Vec<String> {
+    env.events()
+        .iter()
+        .filter(|e| e["pane"] == pane)
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_fresh_interactive_shell_is_quiet_until_output_after_its_first_prompt() {
+    let env = Env::with_daemon();
+    let p = env.run(&["--", "sh", "-i"]);
+    let v = env.wait_pane(&p, "the first prompt", |v| v["lifecycle"] == "idle");
+    assert_eq!(
+        v["attention"], "none",
+        "its own first prompt is not news: {v}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(
+        attend::engine::SHELL_QUIET_MS as u64 + 200,
+    ));
+    assert_eq!(env.show(&p)["attention"], "none");
+    env.ok(&["send", &p, "echo later", "--enter"]);
+    env.wait_pane(&p, "output after the first prompt", |v| {
+        v["attention"] == "unread"
+    });
+    env.ok(&["kill", &p, "--signal", "KILL"]);
+}
+
+#[test]
+fn the_users_kill_is_failed_killed_by_you_without_attention_an_outside_kill_is_a_crash() {
+    let env = Env::with_daemon();
+    // Working by its OSC 133 C mark; the script's pid is the sleep's (exec).
+    let pid_file = env.path("pid");
+    let script = format!(
+        "echo $$ > {}; printf '\\033]133;C\\007'; exec sleep 100",
+        pid_file.display()
+    );
+    let mine = env.run(&["--", "sh", "-c", &script]);
+    env.wait_pane(&mine, "working", |v| v["lifecycle"] == "working");
+    env.ok(&["kill", &mine]);
+    let v = env.wait_pane(&mine, "killed", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["signal"], 15);
+    assert_eq!(v["lifecycle"], "failed");
+    assert_eq!(v["attention"], "none");
+    assert_eq!(v["last_message"], attend::engine::KILLED_BY_YOU);
+    let kinds = kinds_of(&env, &mine);
+    assert!(
+        !kinds.iter().any(|k| k == "attention.created"),
+        "nothing to announce: {kinds:?}"
+    );
+
+    std::fs::remove_file(&pid_file).unwrap();
+    let other = env.run(&["--", "sh", "-c", &script]);
+    env.wait_pane(&other, "working", |v| v["lifecycle"] == "working");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let v = env.wait_pane(&other, "crashed", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["signal"], 9);
+    assert_eq!(v["lifecycle"], "failed");
+    assert_eq!(v["attention"], "error", "a kill from outside Attend: {v}");
+    assert!(kinds_of(&env, &other)
+        .iter()
+        .any(|k| k == "attention.created"));
+}

@@ -291,6 +291,8 @@ fn every_pane_field_round_trips() {
         command: strings(&["cursor-agent", "--flag=a b"]),
         owned: true,
         created_at: t(0),
+        start_quiet: Some(StartQuiet::Timed { since: t(1) }),
+        kill_requested_at: Some(t(8)),
     };
     let world = World {
         panes: [(pane.id, pane)].into(),
@@ -589,7 +591,7 @@ fn migrations_are_idempotent_and_the_file_is_in_wal_mode() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();

@@ -106,6 +106,7 @@ fn step() -> impl Strategy<Value = Step> {
             Just(Action::NotificationClicked),
             Just(Action::Attach),
             Just(Action::Detach),
+            Just(Action::Kill),
         ]
         .prop_map(Step::Act),
     ]

@@ -1231,3 +1231,182 @@ fn contract5_hold_is_armed_until_wake() {
     assert!(hold.is_armed(Timestamp(T0)));
     assert!(!hold.is_armed(Timestamp(T0 + 10)));
 }
+
+// ---------------------------------------------------------------------------------------
+// docs/lifecycle-attention.md, "Quiet shell start" and the user's kill in "Process exited".
+
+/// A world with one owned shell pane spawned at `T0` running `argv`.
+fn spawned(argv: &[&str]) -> Harness {
+    let mut w = World::new();
+    let (p, log) = w.add_pane(
+        NewPane {
+            workspace: "/src/demo".into(),
+            agent: AgentKind::Shell,
+            owned: true,
+            command: argv.iter().map(|a| a.to_string()).collect(),
+            ..Default::default()
+        },
+        Timestamp(T0),
+    );
+    Harness { w, p, t: T0, log }
+}
+
+impl Harness {
+    /// A terminal signal at `T0 + ms`.
+    fn term_at(&mut self, ms: i64, kind: SignalKind) -> Vec<Event> {
+        self.t = T0 + ms;
+        self.sig(Signal::new(
+            kind,
+            Source::terminal("test"),
+            Timestamp(self.t),
+        ))
+    }
+    /// The user's `attend kill` (recorded intent), then the exit by `signal` it caused.
+    fn user_kill(&mut self, signal: i32) -> Vec<Event> {
+        self.act(Action::Kill);
+        self.killed(signal)
+    }
+    fn killed(&mut self, signal: i32) -> Vec<Event> {
+        let at = self.tick();
+        self.sig(Signal::new(
+            SignalKind::ProcessExited {
+                code: None,
+                signal: Some(signal),
+            },
+            Source::process("exit"),
+            at,
+        ))
+    }
+}
+
+#[test]
+fn quiet_shell_start_first_prompt_raises_nothing_later_output_does() {
+    let mut h = spawned(&["bash", "-i"]);
+    let ev = h.term_at(50, SignalKind::Output);
+    assert_eq!(
+        h.state(),
+        (L::Idle, A::None),
+        "the first prompt is not news"
+    );
+    assert!(!has(&ev, "attention.created"));
+    h.term_at(attend::engine::SHELL_QUIET_MS - 1, SignalKind::Output);
+    assert_eq!(h.pane().attention(), A::None);
+    h.term_at(attend::engine::SHELL_QUIET_MS + 500, SignalKind::Output);
+    assert_eq!(
+        h.state(),
+        (L::Idle, A::Unread),
+        "output after the quiet start"
+    );
+}
+
+#[test]
+fn quiet_shell_start_with_prompt_marks_lasts_until_the_first_command() {
+    let mut h = spawned(&["/bin/zsh"]);
+    h.term_at(10, SignalKind::Prompt(PromptMark::PromptStart));
+    h.term_at(10, SignalKind::Output);
+    h.term_at(11, SignalKind::Prompt(PromptMark::CommandStart));
+    // A prompt redrawn long after the quiet time is still the first prompt.
+    let late = attend::engine::SHELL_QUIET_MS * 3;
+    h.term_at(late, SignalKind::Output);
+    assert_eq!(h.pane().attention(), A::None);
+    h.term_at(late + 1, SignalKind::Prompt(PromptMark::CommandExecuted));
+    h.term_at(late + 2, SignalKind::Output);
+    assert_eq!(
+        h.state(),
+        (L::Working, A::Unread),
+        "the first command's output"
+    );
+}
+
+#[test]
+fn quiet_shell_start_not_for_commands_unfocused_seen_or_external_panes() {
+    for argv in [
+        &["sleep", "9"][..],
+        &["sh", "-c", "echo hi"],
+        &["bash", "x.sh"],
+    ] {
+        let mut h = spawned(argv);
+        h.term_at(50, SignalKind::Output);
+        assert_eq!(h.state(), (L::Idle, A::Unread), "{argv:?}");
+    }
+    let mut w = World::new();
+    let (p, _) = w.add_pane(
+        NewPane {
+            agent: AgentKind::Shell,
+            owned: false,
+            command: vec!["bash".into()],
+            ..Default::default()
+        },
+        Timestamp(T0),
+    );
+    assert_eq!(
+        w.pane(p).unwrap().start_quiet,
+        None,
+        "Attend did not spawn it"
+    );
+    // A bell or a notification is never quiet.
+    let mut h = spawned(&["bash"]);
+    h.term_at(20, SignalKind::Bell);
+    assert_eq!(h.pane().attention(), A::Unread);
+}
+
+#[test]
+fn user_kill_of_a_working_pane_is_failed_killed_by_you_without_attention() {
+    let mut h = Harness::claude();
+    h.turn();
+    let ev = h.user_kill(15);
+    assert_eq!(h.state(), (L::Failed, A::None));
+    assert_eq!(h.msg(), Some(attend::engine::KILLED_BY_YOU));
+    assert!(!has(&ev, "attention.created"), "{:?}", names(&ev));
+    assert!(has(&ev, "pane.exited"));
+    assert_eq!(
+        h.pane().kill_requested_at,
+        None,
+        "the exit consumes the intent"
+    );
+}
+
+#[test]
+fn user_kill_drops_an_open_decision_without_unread() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.permission("Run rm?");
+    let ev = h.user_kill(9);
+    assert_eq!(h.state(), (L::Failed, A::None));
+    assert!(h.pane().pending_decision.is_none());
+    assert!(has(&ev, "decision.resolved"));
+    assert!(!has(&ev, "attention.created"), "{:?}", names(&ev));
+}
+
+#[test]
+fn user_kill_of_a_reviewed_or_finished_pane_keeps_the_ordinary_exit() {
+    let mut h = reviewed_done();
+    h.user_kill(15);
+    assert_eq!(h.state(), (L::Done, A::None), "spec 024's quiet exit");
+    let mut h = Harness::claude();
+    h.turn();
+    h.stop("done, not seen");
+    h.user_kill(15);
+    assert_eq!(
+        h.state(),
+        (L::Done, A::Unread),
+        "an outcome is never rewritten"
+    );
+    assert_eq!(h.msg(), Some("done, not seen"));
+}
+
+#[test]
+fn user_kill_intent_is_stale_after_the_window_and_outside_kills_are_crashes() {
+    // Killed from outside Attend: a crash.
+    let mut h = Harness::claude();
+    h.turn();
+    h.killed(9);
+    assert_eq!(h.state(), (L::Failed, A::Error));
+    // The user's kill long ago (the program ignored it): a later exit is ordinary.
+    let mut h = Harness::claude();
+    h.turn();
+    h.act(Action::Kill);
+    h.t += attend::engine::KILL_INTENT_MS;
+    h.killed(9);
+    assert_eq!(h.state(), (L::Failed, A::Error));
+}

@@ -7,6 +7,7 @@
 
 pub mod ladder;
 mod order;
+mod quiet;
 mod summary;
 pub mod taxonomy;
 mod transition;
@@ -14,7 +15,8 @@ mod view;
 mod world;
 
 pub use order::next_unread_order;
+pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
-pub use transition::{apply_action, apply_signal, Emitted};
+pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
 pub use view::{in_vocabulary, render_table, DecisionView, LiveView, PaneView, MESSAGE_COLUMN};
 pub use world::{EngineError, NewPane, World};

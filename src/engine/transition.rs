@@ -24,6 +24,15 @@ pub const TERMINAL_NOTIFICATION_INTERVAL_MS: i64 = 1_000;
 /// (`docs/taxonomy.md#needs-input-is-a-count-and-a-reason`).
 pub const USAGE_LIMIT_REASON: &str = "usage limit";
 
+/// The message of a pane whose program the user killed through Attend
+/// (`docs/lifecycle-attention.md#process-exited`).
+pub const KILLED_BY_YOU: &str = "killed by you";
+
+/// How long (milliseconds) after the user's `attend kill` (or the panel's Kill) an exit
+/// still counts as that kill's outcome (`docs/lifecycle-attention.md#process-exited`); a
+/// later exit is an ordinary one.
+pub const KILL_INTENT_MS: i64 = 10_000;
+
 /// Events emitted by one transition, each with its source, before the store gives them a
 /// sequence number.
 pub type Emitted = Vec<(EventKind, Source)>;
@@ -359,11 +368,23 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 if cx.pane.lifecycle == Lifecycle::Unknown {
                     cx.set_lifecycle(Lifecycle::Idle);
                 }
+                // A fresh interactive shell's own start is not news
+                // (`docs/lifecycle-attention.md#quiet-shell-start`).
+                if super::quiet::is_quiet(cx.pane.start_quiet, cx.at) {
+                    return cx.out;
+                }
+                cx.pane.start_quiet = None;
                 cx.add_unread_once();
             }
         }
         SignalKind::Prompt(mark) => {
             if shell {
+                // Where the shell sends prompt marks, they end the quiet start: at its
+                // first command (`docs/lifecycle-attention.md#quiet-shell-start`).
+                if cx.pane.start_quiet.is_some() {
+                    cx.pane.start_quiet = (*mark != PromptMark::CommandExecuted)
+                        .then_some(crate::model::StartQuiet::FirstCommand);
+                }
                 match mark {
                     PromptMark::CommandExecuted => cx.set_lifecycle(Lifecycle::Working),
                     PromptMark::PromptStart => cx.set_lifecycle(Lifecycle::Idle),
@@ -454,10 +475,27 @@ fn session_ended(cx: &mut Ctx<'_>, reason: Option<&str>) {
 /// Process exited (`docs/lifecycle-attention.md#process-exited`; spec 024 FR-002).
 fn process_exited(cx: &mut Ctx<'_>, code: Option<i32>, signal: Option<i32>) {
     let reviewed = cx.pane.is_reviewed_terminal();
+    // The user's own kill: asked for through Attend shortly before this exit.
+    let killed_by_user = cx
+        .pane
+        .kill_requested_at
+        .take()
+        .is_some_and(|k| (0..=KILL_INTENT_MS).contains(&cx.at.millis_since(k)));
+    cx.pane.start_quiet = None;
     cx.pane.last_lifecycle = Some(cx.pane.lifecycle);
     cx.pane.live = Live::Exited { code, signal };
     cx.emit(EventKind::PaneExited { code, signal });
     cx.settle_tasks(TaskState::Working, TaskState::Failed);
+    if killed_by_user && !reviewed && !cx.pane.lifecycle.is_terminal() {
+        // The user's act: failed "killed by you", the decision dropped, nothing raised.
+        // Killing is explicit interaction, so earlier ordinary attention is seen too.
+        cx.resolve_decision(Resolution::Abandoned);
+        cx.set_lifecycle(Lifecycle::Failed);
+        cx.set_message(KILLED_BY_YOU);
+        cx.mark_seen();
+        cx.pane.focused = false;
+        return;
+    }
     let had_decision = cx.resolve_decision(Resolution::Abandoned).is_some();
     if had_decision {
         // The required item is demoted to unread.
@@ -518,6 +556,7 @@ pub fn apply_action(
             cx.pane.focused = true;
         }
         Action::Unfocus | Action::Detach => cx.pane.focused = false,
+        Action::Kill => cx.pane.kill_requested_at = Some(now),
         Action::Answer { choice } => {
             if cx.pane.pending_decision.is_none() {
                 return Err(ActionError::NoDecision);

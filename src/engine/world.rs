@@ -122,6 +122,7 @@ impl World {
             spec.name.clone()
         };
         let mut pane = Pane::new(id, &spec.workspace, tab, &name, spec.agent, now);
+        pane.start_quiet = super::quiet::start_quiet(spec.agent, spec.owned, &spec.command, now);
         pane.cwd = spec.cwd;
         pane.oneshot = spec.oneshot;
         pane.session_id = spec.session_id;

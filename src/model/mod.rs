@@ -19,7 +19,7 @@ pub use attention::{Attention, AttentionItem};
 pub use decision::{AnswerKey, Decision, DecisionKind, Resolution};
 pub use event::{Event, EventKind};
 pub use lifecycle::{Lifecycle, Live};
-pub use pane::{AgentKind, Identity, Pane};
+pub use pane::{AgentKind, Identity, Pane, StartQuiet};
 pub use pane_id::PaneId;
 pub use signal::{Action, GateRef, PromptMark, Signal, SignalKind};
 pub use source::{Rung, Source};

@@ -135,6 +135,25 @@ pub struct Pane {
     /// pane known only through hooks.
     pub owned: bool,
     pub created_at: Timestamp,
+    /// While a fresh interactive shell's start is quiet, its output raises no unread
+    /// (`docs/lifecycle-attention.md#quiet-shell-start`); `None` otherwise.
+    pub start_quiet: Option<StartQuiet>,
+    /// When the user last asked Attend to signal this pane's program (`attend kill`, the
+    /// panel's Kill); the exit that follows soon after is the user's own act
+    /// (`docs/lifecycle-attention.md#process-exited`). Cleared by the exit.
+    pub kill_requested_at: Option<Timestamp>,
+}
+
+/// How a fresh interactive shell's start stays quiet
+/// (`docs/lifecycle-attention.md#quiet-shell-start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "until", rename_all = "snake_case")]
+pub enum StartQuiet {
+    /// No OSC 133 prompt mark seen yet: quiet until the named quiet time after `since`
+    /// (the spawn) has passed.
+    Timed { since: Timestamp },
+    /// The shell sends OSC 133 prompt marks: quiet until its first command runs (mark C).
+    FirstCommand,
 }
 
 impl Pane {
@@ -178,6 +197,8 @@ impl Pane {
             command: Vec::new(),
             owned: false,
             created_at: now,
+            start_quiet: None,
+            kill_requested_at: None,
         }
     }
 

@@ -169,4 +169,8 @@ pub enum Action {
     Attach,
     /// The last client detached.
     Detach,
+    /// The user had Attend signal the pane's program (`attend kill`, the panel's Kill):
+    /// records the intent and its time; the exit that follows is the user's own act
+    /// (`docs/lifecycle-attention.md#process-exited`). Emits nothing.
+    Kill,
 }

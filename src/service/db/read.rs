@@ -140,6 +140,8 @@ fn pane(r: &Row) -> rusqlite::Result<Pane> {
         command: r.get::<_, Json<_>>("command")?.0,
         owned: r.get("owned")?,
         created_at: Timestamp(r.get("created_at")?),
+        start_quiet: r.get::<_, Option<Json<_>>>("start_quiet")?.map(|j| j.0),
+        kill_requested_at: time(r, "kill_requested_at")?,
     })
 }
 

@@ -10,8 +10,15 @@ use rusqlite_migration::{Migrations, M};
 
 /// Every migration, oldest first.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2)])
+    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3)])
 }
+
+/// Version 3: a fresh interactive shell's quiet start and the user's kill request
+/// (`docs/lifecycle-attention.md#quiet-shell-start`, `#process-exited`).
+const V3: &str = r#"
+ALTER TABLE panes ADD COLUMN start_quiet TEXT;              -- JSON StartQuiet or NULL
+ALTER TABLE panes ADD COLUMN kill_requested_at INTEGER;
+"#;
 
 /// Version 2: the event log indexed by pane and seq, for a pane's latest event of a kind
 /// (`Explain`'s lifecycle source) without a scan of the whole log.
@@ -160,7 +167,9 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
+        conn.prepare("SELECT start_quiet, kill_requested_at FROM panes")
+            .expect("version 3 adds the quiet start and the kill request");
         let index: String = conn
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE name = 'events_by_pane'",

@@ -10,7 +10,7 @@ use rusqlite::{named_params, params, ErrorCode, Transaction};
 use std::sync::LazyLock;
 
 /// The columns of `panes`, in schema order; `id` first.
-const PANE_COLUMNS: [&str; 29] = [
+const PANE_COLUMNS: [&str; 31] = [
     "id",
     "workspace",
     "tab",
@@ -40,6 +40,8 @@ const PANE_COLUMNS: [&str; 29] = [
     "command",
     "owned",
     "created_at",
+    "start_quiet",
+    "kill_requested_at",
 ];
 
 /// `INSERT INTO panes (…) VALUES (:id, …) ON CONFLICT (id) DO UPDATE SET …`: an upsert
@@ -185,6 +187,8 @@ fn write_pane(tx: &Transaction, pane: &Pane) -> Result<(), DbError> {
         ":command": Json(&pane.command),
         ":owned": pane.owned,
         ":created_at": pane.created_at.0,
+        ":start_quiet": pane.start_quiet.as_ref().map(Json),
+        ":kill_requested_at": millis(pane.kill_requested_at),
     })?;
 
     let open = pane.pending_decision.as_ref();

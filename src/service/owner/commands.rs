@@ -80,6 +80,12 @@ impl Owner {
                     h.kill(signal)
                         .map_err(|e| Attend1Error::Internal(format!("cannot signal {id}: {e}")))
                 });
+                // The exit that follows is the user's own act
+                // (`docs/lifecycle-attention.md#process-exited`); signal 0 only probes.
+                let r = match r {
+                    Ok(()) if signal != 0 => self.act(id, &Action::Kill, batch),
+                    r => r,
+                };
                 batch.respond(reply, r);
             }
             Command::Resume(id, reply) => {

@@ -110,6 +110,8 @@ impl Owner {
             p.live = Live::Running;
             p.last_lifecycle = None;
             p.focused = false;
+            p.kill_requested_at = None;
+            p.start_quiet = crate::engine::start_quiet(p.agent, p.owned, &argv, at);
         }
         let ev = self
             .world
