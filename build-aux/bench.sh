@@ -17,7 +17,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-all=(engine hook-rt store hook pty idle memory latency scale)
+all=(engine hook-rt store hook pty idle memory latency scale hook-pty)
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${all[@]}")
 out=$root/target/bench
@@ -64,7 +64,7 @@ if want hook-rt; then
 fi
 
 service=()
-for n in store hook pty idle memory latency scale; do want "$n" && service+=("$n"); done
+for n in store hook pty idle memory latency scale hook-pty; do want "$n" && service+=("$n"); done
 if [ ${#service[@]} -gt 0 ]; then
     cargo bench --no-default-features --bench service -- "${service[@]}" 2>>"$log" |
         tee -a "$log" | grep '^RESULT' >>"$out/results" || true

@@ -3,12 +3,13 @@
 //! reader, tmux 3.3).
 //!
 //! Run: `cargo bench --no-default-features --bench service -- [NAME…]` with NAME among
-//! `store`, `hook`, `pty`, `idle`, `memory`, `latency`, `scale` (default: all). Every
-//! figure is printed as a `RESULT` line (see [`harness::result`]) that
+//! `store`, `hook`, `pty`, `idle`, `memory`, `latency`, `scale`, `hook-pty` (default:
+//! all). Every figure is printed as a `RESULT` line (see [`harness::result`]) that
 //! `build-aux/bench.sh` collects into one table; ratios are measured side by side in one
 //! run, alternating, because the machine is shared and noisy.
 
 mod harness;
+mod hook_load;
 mod hooks;
 mod idle;
 mod memory;
@@ -18,7 +19,9 @@ mod store;
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
-const ALL: [&str; 7] = ["store", "hook", "pty", "idle", "memory", "latency", "scale"];
+const ALL: [&str; 8] = [
+    "store", "hook", "pty", "idle", "memory", "latency", "scale", "hook-pty",
+];
 
 fn main() {
     let mut names: Vec<String> = std::env::args()
@@ -42,6 +45,7 @@ fn main() {
             "memory" => rt.block_on(memory::run()),
             "latency" => rt.block_on(hooks::run_latency()),
             "scale" => rt.block_on(scale::run()),
+            "hook-pty" => rt.block_on(hook_load::run()),
             other => {
                 eprintln!("unknown benchmark {other:?} (known: {})", ALL.join(", "));
                 std::process::exit(2);

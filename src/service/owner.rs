@@ -35,6 +35,10 @@ use zbus::object_server::SignalEmitter;
 
 /// Most commands or PTY events applied in one batch (one commit).
 const MAX_BATCH: usize = 256;
+/// Most PTY events one batch takes once it owes a reply (a hook, a user command): the
+/// reply waits for the batch's commit, so screen updates get only this bounded share of
+/// it, and still get it every turn (a stream of hooks never starves the panes).
+const PTY_EVENTS_BESIDE_REPLIES: usize = 8;
 /// Most events one `Events` call returns (also what a limit of 0 asks for).
 const MAX_EVENTS: u32 = 10_000;
 
@@ -199,7 +203,9 @@ impl Owner {
         tokio::pin!(shutdown);
         loop {
             let mut batch = Batch::default();
+            // Hooks and user commands before screen updates (`biased`: in this order).
             tokio::select! {
+                biased;
                 _ = &mut shutdown => break,
                 cmd = cmd_rx.recv() => match cmd {
                     Some(cmd) => self.command(cmd, &mut batch),
@@ -207,23 +213,38 @@ impl Owner {
                 },
                 Some(ev) = pty_rx.recv() => self.pty_event(ev, &mut batch),
             }
-            for _ in 0..MAX_BATCH {
-                let mut took = false;
-                if let Ok(cmd) = cmd_rx.try_recv() {
-                    self.command(cmd, &mut batch);
-                    took = true;
-                }
-                if let Ok(ev) = pty_rx.try_recv() {
-                    self.pty_event(ev, &mut batch);
-                    took = true;
-                }
-                if !took {
-                    break;
-                }
-            }
+            self.fill(&mut batch, &mut cmd_rx, &mut pty_rx);
             self.finish(batch).await;
         }
         tracing::info!("owner loop stopped");
+    }
+
+    /// Fills `batch` after its first item: every queued command first, then PTY events,
+    /// up to [`MAX_BATCH`] while the batch owes no reply and [`PTY_EVENTS_BESIDE_REPLIES`]
+    /// once it does; a command that arrives meanwhile joins the batch at once. So a hook
+    /// waits behind a bounded amount of screen work, never behind a full queue of it.
+    fn fill(
+        &mut self,
+        batch: &mut Batch,
+        cmd_rx: &mut mpsc::Receiver<Command>,
+        pty_rx: &mut mpsc::Receiver<PtyEvent>,
+    ) {
+        let (mut commands, mut events) = (0, 0);
+        while events < MAX_BATCH && (batch.replies.is_empty() || events < PTY_EVENTS_BESIDE_REPLIES)
+        {
+            if commands < MAX_BATCH {
+                if let Ok(cmd) = cmd_rx.try_recv() {
+                    self.command(cmd, batch);
+                    commands += 1;
+                    continue;
+                }
+            }
+            let Ok(ev) = pty_rx.try_recv() else {
+                break;
+            };
+            self.pty_event(ev, batch);
+            events += 1;
+        }
     }
 
     /// Commits the batch, then replies, runs effects and emits signals.

@@ -22,25 +22,32 @@
 //!   `docs/reliability.md#load`); meanwhile chunks queue up, so the owner gets fewer,
 //!   larger batches;
 //! * the **waiter** blocks in `waitpid` for the child; once it exited it waits for the
-//!   parser to reach end of file (all output delivered), at most [`EXIT_DRAIN_GRACE`]
-//!   (not counting a parser held up by a busy owner) in case a background process keeps
-//!   the terminal open, then closes the broadcast and
-//!   sends [`PtyEvent::Exited`] with the exit code or the signal number.
+//!   reader to reach end of file (all output queued), at most [`EXIT_DRAIN_GRACE`] (not
+//!   counting the reader held up by a busy owner) in case a background process keeps the
+//!   terminal open, then queues the exit behind that output: the parser closes the
+//!   broadcast and sends [`PtyEvent::Exited`] with the exit code or the signal number
+//!   after the output before it (src/service/pty/drain.rs).
+//!
+//! The reader and the parser run at a lower priority than the rest of the daemon
+//! (src/service/pty/priority.rs): screen updates yield the CPU to hooks and commands.
 //!
 //! Dropping the last handle of a running pane hangs it up (SIGHUP to its process group),
 //! as closing a terminal window does.
 
+mod drain;
 mod events;
+mod priority;
 mod shared;
 mod spawn;
 mod terminal;
 mod threads;
 
+pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
 pub use spawn::{SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
-pub use threads::EXIT_DRAIN_GRACE;
 
 use crate::model::PaneId;
+use drain::Parse;
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::waitpid;
 use nix::unistd::Pid;
@@ -50,7 +57,7 @@ use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use threads::{parse_loop, read_loop, wait_loop, Chunk};
+use threads::{parse_loop, read_loop, wait_loop};
 use tokio::sync::broadcast;
 
 /// Chunks (of at most [`READ_CHUNK`] bytes; PTY reads mostly return a few KiB) queued
@@ -124,7 +131,7 @@ impl PtyHandle {
             }),
             wants_focus: AtomicBool::new(false),
             reaped: AtomicBool::new(false),
-            held_up: AtomicBool::new(false),
+            backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
         });
         let handle = PtyHandle {
@@ -353,27 +360,28 @@ fn start_threads(
     tx: &EventTx,
 ) -> io::Result<()> {
     let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
-    let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Chunk>(PARSE_QUEUE);
+    let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Parse>(PARSE_QUEUE);
+    let exit_tx = chunk_tx.clone();
     std::thread::Builder::new()
         .name(format!("pty-parse-{pane}"))
         .spawn({
             let (shared, tx) = (shared.clone(), tx.clone());
-            move || parse_loop(pane, chunk_rx, &shared, &tx, eof_tx)
+            move || parse_loop(pane, chunk_rx, &shared, &tx)
         })
         .and_then(|_| {
             std::thread::Builder::new()
                 .name(format!("pty-read-{pane}"))
                 .spawn({
                     let shared = shared.clone();
-                    move || read_loop(reader, &shared, chunk_tx)
+                    move || read_loop(reader, &shared, chunk_tx, eof_tx)
                 })
         })
         .and_then(|_| {
             std::thread::Builder::new()
                 .name(format!("pty-wait-{pane}"))
                 .spawn({
-                    let (shared, tx) = (shared.clone(), tx.clone());
-                    move || wait_loop(pane, pid, &shared, &tx, eof_rx)
+                    let shared = shared.clone();
+                    move || wait_loop(pid, &shared, exit_tx, eof_rx)
                 })
         })
         .map(|_| ())

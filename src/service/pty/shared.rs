@@ -1,5 +1,6 @@
 //! The state the PTY handles share with their reader, parser and waiter threads.
 
+use super::drain::Backlog;
 use super::events::PtyExit;
 use super::terminal::Terminal;
 use std::sync::atomic::AtomicBool;
@@ -12,8 +13,8 @@ pub struct Shared {
     pub wants_focus: AtomicBool,
     /// The child was reaped: its pid may belong to another process now, never signal it.
     pub reaped: AtomicBool,
-    /// The parser is waiting for room in the owner's queue (the owner is behind).
-    pub held_up: AtomicBool,
+    /// How often the reader waited for room in the parse queue (the owner is behind).
+    pub backlog: Backlog,
     pub exit: Mutex<Option<PtyExit>>,
 }
 
