@@ -553,6 +553,41 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "\"Sh: bash -lc ls\"",
         "the same unit test's expected text",
     ),
+    (
+        "src/engine/quiet.rs",
+        "\"sh\", \"bash\", \"dash\"",
+        "the names of interactive shells, compared with a pane's argv[0]; nothing is run",
+    ),
+    (
+        "src/engine/quiet.rs",
+        "\"/bin/bash -l\",",
+        "unit test data: an argv recognised as an interactive shell, nothing is run",
+    ),
+    (
+        "src/engine/quiet.rs",
+        "\"bash\",",
+        "the same unit test's data",
+    ),
+    (
+        "src/engine/quiet.rs",
+        "\"fish\",",
+        "the same unit test's data",
+    ),
+    (
+        "src/engine/quiet.rs",
+        "\"sh -c ls\",",
+        "unit test data: an argv recognised as not an interactive shell, nothing is run",
+    ),
+    (
+        "src/engine/quiet.rs",
+        "\"bash -lc ls\",",
+        "the same unit test's data",
+    ),
+    (
+        "src/engine/quiet.rs",
+        "&argv(\"bash\")",
+        "unit test data: the quiet time of a shell pane's argv, nothing is run",
+    ),
 ];
 
 /// Every `.rs` file under `dir`.
@@ -572,6 +607,7 @@ fn no_payload_string_can_reach_a_shell() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates/attend-hook/src"), &mut files);
     files.sort();
     let mut used = vec![0usize; ALLOWED.len()];
     let mut offending = Vec::new();
@@ -634,7 +670,7 @@ const SPAWNS: &[(&str, &str, &str)] = &[
     ),
     (
         "src/service/pty.rs",
-        "CommandBuilder::new(&program)",
+        "CommandBuilder::new(program)",
         "the user's own command from `attend run` / Resume (resume argv = agent + \
          --resume + session id, as argv)",
     ),
@@ -671,6 +707,7 @@ fn every_process_the_source_starts_is_known() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates/attend-hook/src"), &mut files);
     let mut unknown = Vec::new();
     let mut seen = 0;
     for file in &files {
