@@ -1,4 +1,20 @@
 //! The session service (`attend daemon`): PTY host, SQLite store, D-Bus interface.
+//!
+//! The data path of a hook, top to bottom (the module rules:
+//! `docs/decisions/0006-module-graph.md`):
+//!
+//! 1. [`dbus`] receives `Hook` (or [`replay`] reads it from the spool, [`spool`]); it only
+//!    checks the arguments ([`args`], [`intake`]) and sends a [`command::Command`] to the
+//!    owner with one [`command::ask`], answering with [`error::Attend1Error`] on failure.
+//! 2. The owner task (`owner`, started by [`daemon`] only) applies commands and PTY
+//!    events in batches, hooks and user commands first (`owner/hooks.rs`: intake and a
+//!    session's first sight, whose git lookup, [`git`], runs off the owner task), feeds
+//!    the evidence ladder ([`ladder_host`]: self-report [`selfreport`], screen chrome
+//!    [`chrome`], window sampling [`sampling`]), commits once per batch ([`db`]) and only
+//!    then replies and emits signals ([`wire`] builds the dictionaries).
+//! 3. The desktop surfaces ([`surfaces`]: notifications, tray, the snapshot they share)
+//!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
+//!    programs, [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock.
 
 pub mod args;
 pub mod attach;
