@@ -143,3 +143,45 @@ fn a_corrupt_database_is_moved_aside_and_reported() {
     );
     assert_eq!(env.ok(&["ls", "--json"]).trim(), "[]");
 }
+
+#[test]
+fn a_second_daemon_on_another_bus_refuses_a_state_directory_in_use() {
+    let mut first = Env::new();
+    let pid = first.start_daemon();
+    let pane = first.run(&["--", "sleep", "60"]);
+    first.wait_pane(&pane, "the pane runs", |p| p["live"]["state"] == "running");
+
+    // A second session (another bus, e.g. an SSH login) with the same state directory.
+    let second = Env::new();
+    let mut daemon = second
+        .cmd()
+        .args(["daemon", "--no-tray", "--no-notifications"])
+        .env("ATTEND_STATE_DIR", first.state_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    assert!(
+        support::poll(second.timeout, || {
+            status = daemon.try_wait().unwrap();
+            status.is_some()
+        }),
+        "the second daemon keeps running on a state directory in use"
+    );
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut daemon.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.unwrap().code(), Some(1), "{err}");
+    assert!(
+        err.contains("already uses the state directory") && err.contains(&format!("pid {pid}")),
+        "{err}"
+    );
+
+    // The first daemon's panes and store are untouched.
+    let shown = first.show(&pane);
+    assert_eq!(shown["live"]["state"], "running", "{shown}");
+    first.ok(&["seen", &pane]);
+    let log = first.daemon_log();
+    assert!(!log.contains("commit failed"), "{log}");
+    assert!(!log.contains("now exited"), "{log}");
+}

@@ -65,6 +65,8 @@ pub enum DaemonError {
     },
     #[error("attach socket: {0}")]
     Attach(std::io::Error),
+    #[error("{0}")]
+    StateLock(#[from] super::state_lock::StateLockError),
 }
 
 fn init_logging() {
@@ -189,7 +191,9 @@ fn open_db(dir: &Path) -> Result<(Db, World), DaemonError> {
 /// of the bus name. Tests may pass a connection to a private bus.
 ///
 /// Errors: [`DaemonError::AlreadyRunning`] when the name has another owner (nothing else
-/// is touched), bus, database and attach-socket failures at start-up.
+/// is touched), [`DaemonError::StateLock`] when another daemon (on another bus) holds the
+/// state directory (src/service/state_lock.rs; nothing else is touched), bus, database
+/// and attach-socket failures at start-up.
 pub async fn run_with_connection(
     conn: zbus::Connection,
     opts: DaemonOptions,
@@ -213,6 +217,8 @@ pub async fn run_with_connection(
         return Err(DaemonError::AlreadyRunning);
     }
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
+    // Held until this function returns: one daemon per state directory.
+    let _state = super::state_lock::lock(&dir)?;
     let (db, world) = open_db(&dir)?;
     tracing::info!(
         db = %dir.join(DB_FILE).display(),

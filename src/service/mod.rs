@@ -36,5 +36,6 @@ pub mod replay;
 pub mod sampling;
 pub mod selfreport;
 pub mod spool;
+pub mod state_lock;
 pub mod surfaces;
 pub mod wire;
