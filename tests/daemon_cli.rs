@@ -537,3 +537,79 @@ where
 {
     std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
 }
+
+/// Control characters from a hook payload or a command line never reach plain-text output
+/// raw: one pane is one row of `attend ls`, one workspace one row of `attend workspaces`,
+/// one field one line of `attend show`, one event one line of `attend events`, and
+/// `attend status` is one line; `--json` keeps the values exact.
+#[test]
+fn control_characters_in_values_cannot_forge_rows_or_reach_the_terminal() {
+    use zbus::zvariant::Value;
+    let env = Env::with_daemon();
+    let name = "evil\x1b[31mname\nx";
+    let workspace = "w\x07s\np98  fake  main  api  claude  done  none  running  ok";
+    let p = env.run(&[
+        "-n", name, "-w", workspace, "-t", "t\tab", "--agent", "claude", "--", "sleep", "100",
+    ]);
+    let message = "done\n\x1b]0;title\x07\r\u{9b}ok\x7f";
+    let stop = serde_json::json!({
+        "session_id": "s-ctl",
+        "cwd": "/tmp/y\np97  bank  main",
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+        "last_assistant_message": message,
+    });
+    env.hook("claude", &p, &stop.to_string(), "d-ctl").unwrap();
+    // Outside Attend: an external pane whose cwd (its workspace) tries to forge a row.
+    let forge = serde_json::json!({
+        "session_id": "forge",
+        "hook_event_name": "SessionStart",
+        "cwd": "/tmp/x\np99   bank  main  api  claude  done  none  running  all good",
+    });
+    let outside = HashMap::from([("delivery_id", Value::from("d-forge"))]);
+    env.attend1()
+        .hook("claude", "", &forge.to_string(), &outside)
+        .unwrap();
+
+    let raw = |s: &str| s.chars().any(|c| c.is_control() && c != '\n');
+    let count = |args: &[&str]| -> usize {
+        let v: serde_json::Value = serde_json::from_str(&env.ok(args)).unwrap();
+        v.as_array().unwrap().len()
+    };
+
+    let panes = count(&["ls", "--json"]);
+    assert_eq!(panes, 2);
+    let ls = env.ok(&["ls"]);
+    assert_eq!(ls.lines().count(), 1 + panes, "{ls}");
+    assert!(!raw(&ls), "{ls:?}");
+    assert!(ls.contains("evil\\x1b[31mname\\nx"), "{ls}");
+    assert!(!ls.lines().any(|l| l.starts_with("p99")), "{ls}");
+
+    let workspaces = count(&["workspaces", "--json"]);
+    assert_eq!(workspaces, 2);
+    let ws = env.ok(&["workspaces"]);
+    assert_eq!(ws.lines().count(), 1 + workspaces, "{ws}");
+    assert!(!raw(&ws), "{ws:?}");
+
+    let show = env.ok(&["show", &p]);
+    assert_eq!(show.lines().count(), 21, "{show}");
+    assert!(!raw(&show), "{show:?}");
+    let json = env.show(&p);
+    assert_eq!(json["name"], name);
+    assert_eq!(json["workspace"], workspace);
+    // The daemon strips terminal sequences from messages itself; the newline stays.
+    let kept = json["last_message"].as_str().unwrap();
+    assert!(kept.starts_with("done\n"), "{kept:?}");
+    assert!(show.contains("done\\n"), "{show}");
+
+    let events = env.ok(&["events"]);
+    assert!(!raw(&events), "{events:?}");
+    for line in events.lines() {
+        let seq = line.split_whitespace().next().unwrap_or("");
+        assert!(seq.parse::<u64>().is_ok(), "a forged event line: {line:?}");
+    }
+
+    let status = env.ok(&["status"]);
+    assert_eq!(status.lines().count(), 1, "{status}");
+    assert!(!raw(&status), "{status:?}");
+}

@@ -135,7 +135,8 @@ pub enum Cmd {
     },
     /// Deliver an agent hook: `attend hook AGENT [EVENT]` with the payload on stdin, or
     /// `attend hook codex --notify JSON` (Codex `notify` passes the JSON as the last
-    /// argument). Always exits 0.
+    /// argument). Exits 0 once the arguments parse, delivered or not; a usage error exits
+    /// 2 (agents' hook lines run `attend-hook`, which exits 0 on those too).
     Hook {
         /// claude, codex, cursor or gemini.
         agent: String,

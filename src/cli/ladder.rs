@@ -157,7 +157,7 @@ pub async fn unhold(c: &Client, pane: &str) -> Result<i32> {
 fn s(v: &Json) -> String {
     match v {
         Json::Null => "-".into(),
-        Json::String(s) => s.clone(),
+        Json::String(s) => render::escape_controls(s),
         other => other.to_string(),
     }
 }
@@ -188,7 +188,8 @@ fn evidence_line(e: &Json) -> String {
 /// `attend explain` for people, from the `Explain` dictionary as JSON.
 pub fn explain_text(x: &Json) -> String {
     let mut out = String::new();
-    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<14}{v}\n"));
+    let mut line =
+        |k: &str, v: String| out.push_str(&format!("{k:<14}{}\n", render::escape_controls(&v)));
     line(
         "pane",
         format!(

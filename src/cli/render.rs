@@ -2,6 +2,8 @@
 //!
 //! JSON keys are the D-Bus dictionary keys; times (keys ending in `_at`) become RFC 3339
 //! strings; documented keys that the daemon left out (D-Bus has no null) become `null`.
+//! In plain text every value goes through [`escape_controls`]: one record is one line,
+//! whatever a hook payload or a command line put in a name, path or message.
 
 use crate::engine::PaneView;
 use crate::model::Timestamp;
@@ -9,6 +11,7 @@ use serde_json::{json, Map, Value as Json};
 use zbus::zvariant::Value;
 
 pub use crate::client::Dict;
+pub use crate::engine::escape_controls;
 
 /// Keys `attend show --json` always has (the `Pane` dictionary of
 /// `docs/dbus-api.md#pane-getpane-listpanes`).
@@ -130,10 +133,15 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-/// Rows as a left-aligned table with a header; the last column is not padded.
+/// Rows as a left-aligned table with a header; the last column is not padded. Control
+/// characters in a cell are escaped ([`escape_controls`]).
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| escape_controls(c)).collect())
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
+    for r in &rows {
         for (i, c) in r.iter().enumerate() {
             widths[i] = widths[i].max(c.chars().count());
         }
@@ -152,7 +160,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     };
     let mut out = line(header.to_vec());
     out.push('\n');
-    for r in rows {
+    for r in &rows {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
         out.push('\n');
     }
@@ -165,7 +173,8 @@ pub fn pane_view(d: &Dict) -> Result<PaneView, String> {
         .map_err(|e| format!("unexpected pane from the daemon: {e}"))
 }
 
-/// `attend show` for people: one `key: value` line per field of [`PANE_KEYS`].
+/// `attend show` for people: one `key: value` line per field of [`PANE_KEYS`], control
+/// characters in a value escaped ([`escape_controls`]).
 pub fn pane_text(d: &Dict) -> Result<String, String> {
     let view = pane_view(d)?;
     let Json::Object(m) = pane_json(d) else {
@@ -183,7 +192,7 @@ pub fn pane_text(d: &Dict) -> Result<String, String> {
             (_, Json::String(s)) => s.clone(),
             (_, other) => other.to_string(),
         };
-        out.push_str(&format!("{k:<22}{v}\n"));
+        out.push_str(&format!("{k:<22}{}\n", escape_controls(&v)));
     }
     Ok(out)
 }
@@ -248,7 +257,8 @@ pub fn event_json(seq: u64, kind: &str, pane: &str, data: &Dict) -> Json {
     Json::Object(m)
 }
 
-/// One event for people: `seq time pane kind details [source]`.
+/// One event for people on one line: `seq time pane kind details [source]`, control
+/// characters escaped ([`escape_controls`]).
 pub fn event_line(seq: u64, kind: &str, pane: &str, data: &Dict) -> String {
     let at = int(data, "at")
         .map(|t| Timestamp(t).to_rfc3339())
@@ -266,11 +276,11 @@ pub fn event_line(seq: u64, kind: &str, pane: &str, data: &Dict) -> String {
         };
         details.push(format!("{k}={}", truncate(&v, 60)));
     }
-    format!(
+    escape_controls(&format!(
         "{seq:>6}  {at}  {pane:<4}  {kind:<20} {}  [{}]",
         details.join(" "),
         text(data, "source")
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -356,6 +366,16 @@ mod tests {
     fn truncate_counts_characters_and_flattens_lines() {
         assert_eq!(truncate("héllo\nworld", 20), "héllo world");
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_so_a_row_stays_one_line() {
+        assert_eq!(
+            escape_controls("a\nb\r\tc\x1b[31m\x07\x7f\u{9b}é"),
+            "a\\nb\\r\\tc\\x1b[31m\\x07\\x7f\\x9bé"
+        );
+        let t = table(&["A", "B"], &[vec!["x\ny".into(), "\x1b]0;t\x07".into()]]);
+        assert_eq!(t, "A     B\nx\\ny  \\x1b]0;t\\x07\n");
     }
 
     #[test]

@@ -35,11 +35,12 @@ pub enum Format {
 /// The header line of the i3bar protocol.
 pub const I3BAR_HEADER: &str = r#"{"version":1}"#;
 
-/// One line of `format` for `o` (`first` tells i3bar's follow mode whether a comma
+/// One line of `format` for `o` (plain: control characters escaped, so a pane's title
+/// cannot split it; `first` tells i3bar's follow mode whether a comma
 /// separator is due).
 pub fn render_line(format: Format, o: &Overview, follow: bool, first: bool) -> String {
     match format {
-        Format::Plain => o.plain(),
+        Format::Plain => render::escape_controls(&o.plain()),
         Format::Json => o.json().to_string(),
         Format::Waybar => o.waybar().to_string(),
         Format::I3bar => {

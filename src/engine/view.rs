@@ -108,6 +108,28 @@ impl PaneView {
 /// Maximum width of the message column in [`render_table`].
 pub const MESSAGE_COLUMN: usize = 40;
 
+/// `s` with every control character (C0, DEL and C1: `\n`, `\r`, `\t`, ESC, BEL, …)
+/// replaced by a visible escape (`\n`, `\r`, `\t`, `\x1b`), so a value from a hook
+/// payload or a command line is one line of plain text and cannot forge rows of a table
+/// or send terminal control sequences. Every plain-text surface of the CLI shows values
+/// through it; JSON output escapes them itself.
+pub fn escape_controls(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
@@ -120,7 +142,8 @@ fn clip(s: &str, n: usize) -> String {
 
 /// The pane table printed by `attend ls` and `attend demo`: one header line, one line per
 /// pane, columns PANE WORKSPACE TAB NAME AGENT LIFECYCLE ATTENTION LIVE MESSAGE. Workspace
-/// keys are shown by their display name. Deterministic for equal input.
+/// keys are shown by their display name; control characters in a cell are escaped
+/// ([`escape_controls`]). Deterministic for equal input.
 pub fn render_table(panes: &[PaneView]) -> String {
     let header = [
         "PANE",
@@ -154,6 +177,7 @@ pub fn render_table(panes: &[PaneView]) -> String {
                 p.live_text(),
                 clip(&msg.replace(['\n', '\r', '\t'], " "), MESSAGE_COLUMN),
             ]
+            .map(|cell| escape_controls(&cell))
         })
         .collect();
     let mut widths = header.map(|h| h.chars().count());

@@ -1,7 +1,9 @@
 //! `attend-hook AGENT [EVENT]` (payload on stdin) or `attend-hook codex --notify [EVENT]
 //! PAYLOAD`: the executable the agents' hooks run (docs/decisions/0004-hook-executable.md).
-//! Always exits 0 once the arguments are understood (see `attend_hook::client`); a usage
-//! error exits 2.
+//! Always exits 0 (see `attend_hook::client`), a usage error too: it prints one line on
+//! stderr, because an agent reads a hook's exit 2 as "block the tool call" and a
+//! misconfigured hook line must not block the user's agent (docs/adapters.md, "Never
+//! block, never fail, never lose").
 
 use std::io::Write;
 
@@ -30,8 +32,11 @@ fn main() {
             0
         }
         None => {
-            let _ = std::io::stderr().write_all(USAGE.as_bytes());
-            2
+            let _ = writeln!(
+                std::io::stderr(),
+                "attend-hook: usage error, nothing delivered (see attend-hook --help)"
+            );
+            0
         }
     };
     std::process::exit(code);
