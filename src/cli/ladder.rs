@@ -214,10 +214,12 @@ pub fn explain_text(x: &Json) -> String {
         Json::String(r) => format!(" {r:?}"),
         _ => String::new(),
     };
-    let needs_by = if x["needs_input_evidence"].is_null() {
+    let needs_by = if !x["needs_input_evidence"].is_null() {
+        evidence_line(&x["needs_input_evidence"])
+    } else if x["needs_input_count"].as_u64().unwrap_or(0) > 0 {
         "the open decision".to_string()
     } else {
-        evidence_line(&x["needs_input_evidence"])
+        "nothing open".to_string()
     };
     line(
         "needs-input",
@@ -367,6 +369,8 @@ mod tests {
             t.contains("lifecycle-hooks authoritative → identity-only: contradiction"),
             "{t}"
         );
+        let none_open = explain_text(&json!({"activity": "working", "needs_input_count": 0}));
+        assert!(none_open.contains("0 ← nothing open"), "{none_open}");
         let empty = explain_text(&json!({"activity": "unknown"}));
         assert!(
             empty.contains("unknown beats a confident wrong answer"),

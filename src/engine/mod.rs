@@ -19,6 +19,7 @@ pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
 pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
 pub use view::{
-    escape_controls, in_vocabulary, render_table, DecisionView, LiveView, PaneView, MESSAGE_COLUMN,
+    clip, escape_controls, in_vocabulary, render_table, DecisionView, LiveView, PaneView,
+    MESSAGE_COLUMN,
 };
 pub use world::{EngineError, NewPane, World};

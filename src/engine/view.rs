@@ -130,7 +130,8 @@ pub fn escape_controls(s: &str) -> String {
     out
 }
 
-fn clip(s: &str, n: usize) -> String {
+/// `s` cut to at most `n` characters, the last one `…` when cut.
+pub fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {

@@ -89,7 +89,7 @@ pub fn hook_request(
     }
     let kind = AgentKind::parse(agent).ok_or_else(|| {
         Attend1Error::InvalidArgument(format!(
-            "unknown agent {agent:?} (claude, codex, cursor, gemini, shell)"
+            "unknown agent {agent:?} (claude, codex, cursor, gemini)"
         ))
     })?;
     let pane = match context.pane.as_deref().filter(|p| !p.is_empty()) {

@@ -19,6 +19,7 @@
 use super::actions::Actions;
 use super::overview::{escape_markup, icon_name, Overview};
 use super::snapshot::{Snapshot, Update};
+use crate::engine::clip;
 use crate::model::{Attention, PaneId};
 use ksni::menu::{StandardItem, SubMenu};
 use ksni::{MenuItem, Status, ToolTip, TrayMethods};
@@ -55,16 +56,6 @@ pub struct AttendTray {
 /// A menu label: dbusmenu reads `_` as a mnemonic marker, so literal ones are doubled.
 fn label(s: &str) -> String {
     s.replace('_', "__")
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// A directory holding `hicolor/scalable/status/attend-*-symbolic.svg`, for hosts that do
