@@ -3,9 +3,7 @@
 //! `docs/dbus-api.md` and `attend --help`).
 
 use crate::client::Attend1Proxy;
-use serde::de::DeserializeOwned;
 use std::fmt;
-use zbus::zvariant::{DynamicType, Type};
 
 /// Success.
 pub const EXIT_OK: i32 = 0;
@@ -169,24 +167,6 @@ impl Client {
         zbus::MessageStream::for_match_rule(rule, &self.conn, max_queued)
             .await
             .map_err(classify)
-    }
-
-    /// Calls `method` by name with `body` and decodes the reply as `R`: the untyped path,
-    /// kept for the hook's zbus fallback (`hook.rs`); every command uses [`call!`].
-    pub async fn call<B, R>(&self, method: &str, body: &B) -> Result<R, CliError>
-    where
-        B: serde::Serialize + DynamicType,
-        R: DeserializeOwned + Type,
-    {
-        let msg = self
-            .proxy
-            .inner()
-            .call_method(method, body)
-            .await
-            .map_err(classify)?;
-        msg.body()
-            .deserialize::<R>()
-            .map_err(|e| CliError::new(EXIT_INTERNAL, format!("unexpected reply to {method}: {e}")))
     }
 }
 

@@ -9,7 +9,7 @@
 //! - a bus address that is not a Unix socket is served by zbus's own connection
 //!   ([`deliver_with_zbus`]) instead of spooling.
 
-use super::client::Client;
+use super::client::{call, Client};
 use crate::adapters::hooks::map_hook;
 use crate::model::{AgentKind, Timestamp};
 use attend_hook::client::{check_size, classify, parse_args};
@@ -52,12 +52,7 @@ pub fn context_to_zbus(ctx: &Context) -> HashMap<&'static str, Value<'_>> {
 /// The `Hook` call through zbus's own connection, for bus addresses that are not Unix
 /// sockets (rare on Linux).
 fn deliver_with_zbus(call: &HookCall<'_>, budget: Duration) -> Result<(), Failure> {
-    let body = (
-        call.agent,
-        call.event,
-        call.payload,
-        context_to_zbus(call.context),
-    );
+    let context = context_to_zbus(call.context);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -65,7 +60,7 @@ fn deliver_with_zbus(call: &HookCall<'_>, budget: Duration) -> Result<(), Failur
     let outcome = rt.block_on(async {
         tokio::time::timeout(budget, async {
             let client = Client::connect().await?;
-            client.call::<_, u64>("Hook", &body).await
+            call!(client, hook(call.agent, call.event, call.payload, &context))
         })
         .await
     });
