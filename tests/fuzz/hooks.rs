@@ -17,7 +17,7 @@
 //! mapping; `clean_text` is bounded and idempotent.
 
 use super::{corpus, hash, mutants, run, shown, Entry, Mutant, DEFAULT_CAP};
-use crate::hook_events::CLAUDE as CLAUDE_EVENTS;
+use crate::hook_events;
 use attend::adapters::hooks::{
     clean_text, map_hook, AdapterError, HookMapping, MAX_HOOK_TEXT, MAX_SESSION_ID,
 };
@@ -38,26 +38,19 @@ const AGENTS: [AgentKind; 4] = [
 
 /// EVENT arguments: every event the adapters know, `notify`, and hostile names.
 static EVENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-    let mut events = CLAUDE_EVENTS.to_vec();
+    let mut events: Vec<&'static str> = Vec::new();
+    for e in [
+        hook_events::CLAUDE,
+        hook_events::GEMINI,
+        hook_events::CURSOR,
+    ]
+    .concat()
+    {
+        if !events.contains(&e) {
+            events.push(e);
+        }
+    }
     events.extend_from_slice(&[
-        "BeforeAgent",
-        "AfterAgent",
-        "BeforeModel",
-        "AfterModel",
-        "BeforeToolSelection",
-        "BeforeTool",
-        "AfterTool",
-        "PreCompress",
-        "sessionStart",
-        "sessionEnd",
-        "beforeSubmitPrompt",
-        "preToolUse",
-        "postToolUse",
-        "postToolUseFailure",
-        "beforeShellExecution",
-        "afterShellExecution",
-        "afterAgentResponse",
-        "stop",
         "notify",
         "",
         " ",

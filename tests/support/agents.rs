@@ -87,19 +87,7 @@ impl Cli {
                 "SubagentStop",
                 "SessionEnd",
             ],
-            Cli::Gemini => &[
-                "SessionStart",
-                "SessionEnd",
-                "BeforeAgent",
-                "AfterAgent",
-                "BeforeModel",
-                "AfterModel",
-                "BeforeToolSelection",
-                "BeforeTool",
-                "AfterTool",
-                "Notification",
-                "PreCompress",
-            ],
+            Cli::Gemini => super::hook_events::GEMINI,
         }
     }
 

@@ -22,3 +22,32 @@ pub const CLAUDE: &[&str] = &[
     "PostCompact",
     "SessionEnd",
 ];
+
+/// Cursor: every hook event, in the order `install-hooks` writes them.
+pub const CURSOR: &[&str] = &[
+    "sessionStart",
+    "sessionEnd",
+    "beforeSubmitPrompt",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "afterAgentResponse",
+    "stop",
+];
+
+/// Gemini CLI 0.61.0: every hook event the CLI fires.
+pub const GEMINI: &[&str] = &[
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "BeforeTool",
+    "AfterTool",
+    "Notification",
+    "PreCompress",
+];
