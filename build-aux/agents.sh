@@ -1,20 +1,36 @@
 #!/bin/sh
 # Installs the pinned real agent CLIs (Claude Code, Codex, Gemini) from the npm registry
 # into a cache directory, for the real-agent tests (tests/real_agents.rs,
-# docs/real-agents.md).
+# docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
+# release Attend still supports; the real-agent stage runs against both.
 #
-# Usage: build-aux/agents.sh
-#   Cache: ${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents} (an npm --prefix directory).
-#   Idempotent: when every pinned version is already there it only prints the paths.
-#   Prints one line per CLI: `<name> <version> <path-to-binary>`.
+# Usage:
+#   build-aux/agents.sh
+#       Installs every pinned version. Prints one line per version:
+#       `<name> <version> <path-to-binary>`.
+#   build-aux/agents.sh --install NAME=VERSION...
+#       Also installs these versions (what the tests run when ATTEND_AGENT_VERSIONS asks
+#       for a version that is not there yet).
+#   build-aux/agents.sh --version NAME=VERSION... [-- CARGO-TEST-ARGS]
+#       Installs these versions and runs the real-agent tests of those agents against them
+#       (ATTEND_AGENT_VERSIONS=NAME=VERSION,… cargo test --test real_agents …, filtered to
+#       the named agents). NAME is claude, codex or gemini.
+#   build-aux/agents.sh --older
+#       Prints NAME=VERSION for every pinned version that is not its agent's newest (the
+#       oldest supported ones), comma-separated: what the real-agent stage runs a second
+#       time against.
+#   Cache: ${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}; each version in its own npm
+#   prefix `<cache>/<name>-<version>/`.
+#   Idempotent: a version already there is not fetched again.
 #   Exits non-zero with a one-line reason when node/npm cannot be installed or the
 #   registry is unreachable. Installs nodejs/npm with apt when missing (sudo when not root).
 set -eu
 
 CACHE=${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}
-# name|npm package|version|binary — keep in sync with tests/support/agents.rs and
-# docs/real-agents.md.
-PINS="claude|@anthropic-ai/claude-code|2.1.197|claude
+# name|npm package|version|binary, newest first per agent — keep in sync with
+# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md.
+PINS="claude|@anthropic-ai/claude-code|2.1.332|claude
+claude|@anthropic-ai/claude-code|2.1.197|claude
 codex|@openai/codex|0.171.0|codex
 gemini|@google/gemini-cli|0.61.0|gemini"
 
@@ -23,6 +39,56 @@ fail() {
   exit 1
 }
 
+# The npm package and binary of an agent name.
+package_of() {
+  case $1 in
+  claude) echo "@anthropic-ai/claude-code|claude" ;;
+  codex) echo "@openai/codex|codex" ;;
+  gemini) echo "@google/gemini-cli|gemini" ;;
+  *) fail "unknown agent '$1' (known: claude codex gemini)" ;;
+  esac
+}
+
+mode=install
+extra=""
+names=""
+while [ $# -gt 0 ]; do
+  case $1 in
+  --install | --version)
+    [ "$1" = --version ] && mode=run
+    shift
+    while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
+      case $1 in
+      *=?*) ;;
+      *) fail "expected NAME=VERSION, got '$1'" ;;
+      esac
+      name=${1%%=*}
+      version=${1#*=}
+      printf '%s' "$version" | grep -Eq '^[0-9A-Za-z.+-]+$' || fail "bad version '$version'"
+      pb=$(package_of "$name")
+      extra="$extra
+$name|${pb%%|*}|$version|${pb#*|}"
+      names="$names $name"
+      shift
+    done
+    ;;
+  --)
+    shift
+    break
+    ;;
+  --older)
+    printf '%s\n' "$PINS" | awk -F'|' 'seen[$1]++ { printf "%s%s=%s", sep, $1, $3; sep="," } END { print "" }'
+    exit 0
+    ;;
+  -h | --help)
+    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *) fail "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[ "$mode" = run ] && [ -z "$extra" ] && fail "--version needs NAME=VERSION"
+
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "attend: installing Debian packages: nodejs npm" >&2
   SUDO=""
@@ -30,43 +96,45 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 ||
     fail "apt-get update failed (no network to the Debian mirror?)"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    nodejs npm >/dev/null 2>&1 || fail "apt-get install nodejs npm failed"
+    -o DPkg::Lock::Timeout=300 nodejs npm >/dev/null 2>&1 || fail "apt-get install nodejs npm failed"
 fi
 
-# The version npm recorded for a package in the cache, or nothing.
+# The version npm recorded for package $2 in prefix $1, or nothing.
 installed_version() {
-  pkg_json="$CACHE/node_modules/$1/package.json"
+  pkg_json="$1/node_modules/$2/package.json"
   [ -f "$pkg_json" ] || return 0
   node -e 'process.stdout.write(require(process.argv[1]).version)' "$pkg_json" 2>/dev/null || true
 }
 
-missing=""
-for pin in $PINS; do
-  IFS='|' read -r _name pkg version _bin <<PIN
-$pin
-PIN
-  [ "$(installed_version "$pkg")" = "$version" ] && [ -x "$CACHE/node_modules/.bin/$_bin" ] ||
-    missing="$missing $pkg@$version"
-done
-
-if [ -n "$missing" ]; then
-  mkdir -p "$CACHE"
-  echo "attend: installing into $CACHE:$missing" >&2
-  log="$CACHE/npm-install.log"
-  # shellcheck disable=SC2086
-  if ! npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
-    --fetch-retries=1 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 \
-    --fetch-timeout=60000 $missing >"$log" 2>&1; then
-    reason=$(grep -m1 -E 'reason:|^npm (error|ERR!) code' "$log" | sed 's/^npm \(error\|ERR!\) //' || true)
-    fail "npm install failed (registry unreachable?): ${reason:-see $log}"
-  fi
-fi
-
-for pin in $PINS; do
+if [ "$mode" = run ]; then wanted=$extra; else wanted="$PINS$extra"; fi
+for pin in $wanted; do
   IFS='|' read -r name pkg version bin <<PIN
 $pin
 PIN
-  path="$CACHE/node_modules/.bin/$bin"
+  prefix="$CACHE/$name-$version"
+  if [ "$(installed_version "$prefix" "$pkg")" != "$version" ] || [ ! -x "$prefix/node_modules/.bin/$bin" ]; then
+    mkdir -p "$prefix"
+    echo "attend: installing $pkg@$version into $prefix" >&2
+    log="$prefix/npm-install.log"
+    if ! npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
+      --fetch-retries=1 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 \
+      --fetch-timeout=60000 "$pkg@$version" >"$log" 2>&1; then
+      reason=$(grep -m1 -E 'reason:|^npm (error|ERR!) code' "$log" | sed 's/^npm \(error\|ERR!\) //' || true)
+      fail "npm install $pkg@$version failed (registry unreachable or no such version?): ${reason:-see $log}"
+    fi
+  fi
+  path="$prefix/node_modules/.bin/$bin"
   [ -x "$path" ] || fail "$pkg@$version installed but $path is missing"
   echo "$name $version $path"
 done
+
+[ "$mode" = run ] || exit 0
+
+versions=$(printf '%s' "$extra" | awk -F'|' 'NF { printf "%s%s=%s", sep, $1, $3; sep="," }')
+filter=""
+for n in $names; do filter="$filter $n"; done
+cd "$(dirname "$0")/.."
+echo "attend: real-agent tests with ATTEND_AGENT_VERSIONS=$versions" >&2
+export ATTEND_AGENT_VERSIONS="$versions" ATTEND_REQUIRE_REAL_AGENTS=1
+# shellcheck disable=SC2086
+exec cargo test --locked --no-fail-fast $(for f in tests/real_*.rs tests/ladder_real_*.rs; do printf -- '--test %s ' "$(basename "$f" .rs)"; done) "$@" -- $filter

@@ -72,6 +72,39 @@ if [ "${1:-}" = --group ]; then
   exec cargo test --locked --no-fail-fast $list
 fi
 
+# `test.sh --real-agents` (the real-agents stage): the real-agent tests against the newest
+# pinned CLIs, and at the same time the tests of each agent that also pins an older
+# supported version against that one (`build-aux/agents.sh --older`; separate homes and
+# ports, so they run side by side). Both logs are printed; fails when either fails.
+if [ "${1:-}" = --real-agents ]; then
+  list=$(targets in '^(real_|ladder_real_)')
+  # Build once, so the two runs do not wait on each other's build lock.
+  # shellcheck disable=SC2086
+  cargo test --locked --no-run $list >/dev/null 2>&1 || cargo test --locked --no-run $list || exit 1
+  older=$(build-aux/agents.sh --older)
+  logs=$(mktemp -d)
+  # shellcheck disable=SC2086
+  cargo test --locked --no-fail-fast $list >"$logs/newest" 2>&1 &
+  newest=$!
+  older_status=0
+  if [ -n "$older" ]; then
+    names=$(printf '%s' "$older" | tr ',' '\n' | sed 's/=.*//' | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    ATTEND_AGENT_VERSIONS=$older cargo test --locked --no-fail-fast $list -- $names >"$logs/older" 2>&1 || older_status=$?
+  fi
+  newest_status=0
+  wait "$newest" || newest_status=$?
+  echo "== real agents, newest pins"
+  cat "$logs/newest"
+  if [ -n "$older" ]; then
+    echo "== real agents, older supported pins: $older"
+    cat "$logs/older"
+  fi
+  rm -rf "$logs"
+  [ "$newest_status" -eq 0 ] && [ "$older_status" -eq 0 ]
+  exit
+fi
+
 stage deps 480 build-aux/deps.sh test
 # The real agent CLIs (pinned, cached between runs); a failed install fails the run.
 stage agents 480 build-aux/agents.sh
@@ -91,7 +124,7 @@ stage architecture 120 cargo test --locked --no-fail-fast --test architecture
 # Unit tests of both workspace crates, and the hook executable's own tests (attend-hook).
 stage unit 180 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook --tests'
 stage integration 600 "$0" --group out "$special"
-stage real-agents 360 "$0" --group in '^(real_|ladder_real_)'
+stage real-agents 360 "$0" --real-agents
 stage reliability 480 "$0" --group in '^reliability_'
 stage fuzz 240 "$0" --group in '^fuzz_'
 stage meson 120 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && echo "meson setup and data validation ok"'

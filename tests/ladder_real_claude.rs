@@ -11,7 +11,7 @@
 //!
 //! A missing CLI prints `SKIPPED: <reason>` and passes, unless
 //! `ATTEND_REQUIRE_REAL_AGENTS=1`. With `ATTEND_RECORD_FIXTURES=1` the prose screen of
-//! [`prose_that_quotes_the_dialog_is_not_a_dialog`] is written to
+//! [`claude_prose_that_quotes_the_dialog_is_not_a_dialog`] is written to
 //! `tests/fixtures/screens/claude/<version>/prose-proceed.txt`.
 
 mod support;
@@ -198,7 +198,7 @@ fn lifecycle(s: &Value) -> &str {
 }
 
 #[test]
-fn permission_dialog_cancelled_with_esc_is_dismissed_without_a_hook() {
+fn claude_permission_dialog_cancelled_with_esc_is_dismissed_without_a_hook() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(rig) = Rig::start(vec![
         Reply::claude_bash("echo attend-ladder > out.txt", "Write a file"),
@@ -310,7 +310,7 @@ fn permission_dialog_cancelled_with_esc_is_dismissed_without_a_hook() {
 }
 
 #[test]
-fn esc_during_a_working_turn_stops_working() {
+fn claude_esc_during_a_working_turn_stops_working() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(rig) = Rig::start(vec![Reply::text("This answer took a long time.")]) else {
         return;
@@ -362,7 +362,7 @@ const PROSE: &str = "Before editing I could ask: Do you want to proceed? 1. Yes 
 No dialog is needed here.\n\nA dialog would read:\n\nDo you want to proceed?\n1. Yes\n3. No\n\nEsc to cancel";
 
 #[test]
-fn prose_that_quotes_the_dialog_is_not_a_dialog() {
+fn claude_prose_that_quotes_the_dialog_is_not_a_dialog() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(rig) = Rig::start(vec![Reply::text(PROSE)]) else {
         return;

@@ -444,7 +444,9 @@ fn claude_3_permission_answered_by_typing_through_attend_attach() {
         "permission_required",
         v["last_message"].as_str(),
     );
-    term.keys(&["1"]);
+    if let Err(e) = term.answer_dialog("Do you want to proceed?", "1") {
+        s.fail(&e);
+    }
     let v = s.expect_tool_ran("none");
     assert_eq!(v["focused"], true, "attached: focused");
     let dialog = term.screen();

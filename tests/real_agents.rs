@@ -204,7 +204,7 @@ fn claude_interactive_turn_permission_and_hooks() {
     );
     s.lap("permission dialog");
 
-    s.term.keys(&["1"]);
+    s.check(s.term.answer_dialog("Do you want to proceed?", "1"));
     let post = s.hook("PostToolUse", before);
     assert_eq!(post["tool_name"], "Bash");
     let stop = s.hook("Stop", before);

@@ -60,13 +60,42 @@ impl Cli {
         }
     }
 
-    /// The pinned version.
-    pub fn version(self) -> &'static str {
+    /// The pinned versions, newest first; the last is the oldest Attend supports
+    /// (`build-aux/agents.sh` installs the same; docs/real-agents.md).
+    pub fn pins(self) -> &'static [&'static str] {
         match self {
-            Cli::Claude => "2.1.197",
-            Cli::Codex => "0.171.0",
-            Cli::Gemini => "0.61.0",
+            Cli::Claude => &["2.1.332", "2.1.197"],
+            Cli::Codex => &["0.171.0"],
+            Cli::Gemini => &["0.61.0"],
         }
+    }
+
+    /// The version under test: the one `ATTEND_AGENT_VERSIONS` (`claude=2.1.197,codex=…`)
+    /// names for this CLI, else the newest pin.
+    pub fn version(self) -> &'static str {
+        static CHOSEN: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
+        let chosen = CHOSEN.get_or_init(|| {
+            std::env::var(VERSIONS_VAR)
+                .unwrap_or_default()
+                .split(',')
+                .filter_map(|item| item.trim().split_once('='))
+                .map(|(name, version)| {
+                    let version: &'static str = Box::leak(version.trim().to_string().into());
+                    (name.trim().to_string(), version)
+                })
+                .collect()
+        });
+        chosen
+            .iter()
+            .find(|(name, _)| name == self.name())
+            .map(|(_, version)| *version)
+            .unwrap_or(self.pins()[0])
+    }
+
+    /// True when the version under test is not the newest pin (a run against an older
+    /// version, where features the newest added are absent).
+    pub fn is_older_than_newest(self) -> bool {
+        self.version() != self.pins()[0]
     }
 
     /// The hook events this CLI version fires (AGENTS-REFERENCE.md); [`AgentHome::install_hooks`]
@@ -91,17 +120,19 @@ impl Cli {
         }
     }
 
-    /// Where `bin` lives under the cache once the pinned version is installed, or why not.
+    /// Where `bin` lives under the cache once the version under test is installed
+    /// (`<cache>/<name>-<version>/node_modules/.bin/<name>`), or why not.
     pub fn installed_binary(self) -> Result<PathBuf, String> {
-        let cache = cache_dir();
-        let package_json = cache
+        let prefix = cache_dir().join(format!("{}-{}", self.name(), self.version()));
+        let package_json = prefix
             .join("node_modules")
             .join(self.package())
             .join("package.json");
         let text = std::fs::read_to_string(&package_json).map_err(|e| {
             format!(
-                "{} is not installed ({}: {e})",
+                "{}@{} is not installed ({}: {e})",
                 self.package(),
+                self.version(),
                 package_json.display()
             )
         })?;
@@ -111,12 +142,12 @@ impl Cli {
             .to_string();
         if found != self.version() {
             return Err(format!(
-                "{} {found} is installed, the tests pin {}",
+                "{} {found} is installed, the tests want {}",
                 self.package(),
                 self.version()
             ));
         }
-        let bin = cache.join("node_modules/.bin").join(self.name());
+        let bin = prefix.join("node_modules/.bin").join(self.name());
         if !bin.exists() {
             return Err(format!("{} is missing", bin.display()));
         }
@@ -124,7 +155,11 @@ impl Cli {
     }
 }
 
-/// The npm prefix `build-aux/agents.sh` installs into:
+/// The environment variable that picks the version under test per CLI:
+/// `claude=2.1.197,codex=0.171.0` (unnamed CLIs run their newest pin).
+pub const VERSIONS_VAR: &str = "ATTEND_AGENT_VERSIONS";
+
+/// The directory `build-aux/agents.sh` installs into (one npm prefix per version):
 /// `$ATTEND_AGENTS_CACHE`, else `$HOME/.cache/attend/agents`.
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("ATTEND_AGENTS_CACHE") {
@@ -141,8 +176,14 @@ fn install_once() -> Result<(), String> {
     RESULT
         .get_or_init(|| {
             let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-aux/agents.sh");
+            let wanted: Vec<String> = Cli::ALL
+                .iter()
+                .map(|cli| format!("{}={}", cli.name(), cli.version()))
+                .collect();
             let out = Command::new("sh")
                 .arg(&script)
+                .arg("--install")
+                .args(&wanted)
                 .output()
                 .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
             if out.status.success() {
@@ -325,11 +366,20 @@ impl AgentHome {
                     &self.home.join(".claude.json"),
                     &json!({
                         "hasCompletedOnboarding": true,
+                        // 2.1.332's one-time offers at start-up (a scenario opts back in
+                        // with `offer_auto_mode`).
+                        "hasSeenAutoDefaultNudge": true,
+                        "hasSeenAutoDefaultNotice": true,
                         "customApiKeyResponses": {"approved": [FAKE_KEY], "rejected": []},
                         "projects": {project: {"hasTrustDialogAccepted": true}},
                     }),
                 );
-                write_json(&self.config_dir().join("settings.json"), &json!({}));
+                // Manual approval, as in 2.1.197: 2.1.332 defaults to auto mode, which
+                // opens no permission dialog.
+                write_json(
+                    &self.config_dir().join("settings.json"),
+                    &json!({"permissions": {"defaultMode": "default"}}),
+                );
             }
             Cli::Codex => {
                 let config = format!(
@@ -737,6 +787,29 @@ impl Tmux {
     /// screen.
     pub fn wait_for_text(&self, needle: &str, timeout: Duration) -> Result<String, String> {
         self.wait_for_screen(needle, timeout, |s| s.contains(needle))
+    }
+
+    /// Presses `key` on the dialog that shows `question` until the question leaves the
+    /// screen (at most 4 presses, 2 s apart). Claude Code 2.1.332 ignores keys for a
+    /// moment after a dialog opens (a guard against keys meant for the prompt), which a
+    /// scripted test, unlike a person, hits. Returns the screen from before the first press.
+    pub fn answer_dialog(&self, question: &str, key: &str) -> Result<String, String> {
+        let before = self.screen();
+        for _ in 0..4 {
+            self.keys(&[key]);
+            let gone = self.wait_for_screen(
+                &format!("the dialog {question:?} answered"),
+                Duration::from_secs(2),
+                |s| !s.contains(question),
+            );
+            if gone.is_ok() {
+                return Ok(before);
+            }
+        }
+        Err(format!(
+            "the dialog {question:?} stayed after 4 presses of {key:?}:\n{}",
+            self.screen()
+        ))
     }
 
     /// Waits until `check(screen)` holds; returns that screen.
