@@ -39,17 +39,15 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+/// A gate's choices: keys come from the dialog on screen when answering.
 fn allow_deny() -> Vec<AnswerKey> {
-    vec![
-        AnswerKey {
-            choice: "allow".into(),
-            keys: "1".into(),
-        },
-        AnswerKey {
-            choice: "deny".into(),
-            keys: "3".into(),
-        },
-    ]
+    ["allow", "deny"]
+        .into_iter()
+        .map(|choice| AnswerKey {
+            choice: choice.into(),
+            keys: String::new(),
+        })
+        .collect()
 }
 
 /// Asserts the mapping is a known event with `kind` and the hook source of `event`.

@@ -205,15 +205,15 @@ fn hooks_from_outside_attend_make_an_external_pane_per_session() {
 #[test]
 fn answer_resolves_the_decision_and_types_the_choice_into_the_pane() {
     let env = Env::with_daemon();
-    // Non-canonical input: one typed byte reaches `head` without Enter.
-    let p = env.run(&[
-        "--agent",
-        "claude",
-        "--",
-        "sh",
-        "-c",
-        "stty -icanon -echo; head -c 1 > answered; sleep 100",
-    ]);
+    // The pane draws Claude Code 2.1.197's recorded permission dialog; non-canonical
+    // input: one typed byte reaches `head` without Enter.
+    let dialog = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/screens/claude/2.1.197/permission-dialog.txt"
+    );
+    let script =
+        format!("stty -icanon -echo; tail -n 14 '{dialog}'; head -c 1 > answered; sleep 100");
+    let p = env.run(&["--agent", "claude", "--", "sh", "-c", &script]);
     let ask = json!({
         "session_id": "s-ans",
         "hook_event_name": "PermissionRequest",
@@ -230,8 +230,13 @@ fn answer_resolves_the_decision_and_types_the_choice_into_the_pane() {
     let out = env.attend(&["answer", &p, "definitely-not-a-choice"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("unknown choice"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("allow") && stderr(&out).contains("3. No"),
+        "the message lists the choices and the options on screen: {}",
+        stderr(&out)
+    );
 
-    env.ok(&["answer", &p, "1"]);
+    env.ok(&["answer", &p, "allow"]);
     let file = env.work_dir().join("answered");
     env.wait_until("the answer reached the program", || {
         std::fs::read_to_string(&file).is_ok_and(|s| s == "1")

@@ -206,12 +206,18 @@ fn explain_names_the_deciding_evidence_its_rung_age_and_trust() {
 }
 
 #[test]
-fn answer_types_the_manifest_keys_when_the_decision_has_none() {
+fn answer_types_the_keys_of_the_dialog_on_screen() {
     let env = Env::with_daemon();
     let out = env.work_dir().join("answer.txt");
     let ready = env.work_dir().join("raw");
+    // The pane draws Claude Code 2.1.332's recorded permission dialog (four options,
+    // "4. No"), then takes one key.
+    let dialog = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/screens/claude/2.1.332/permission-dialog.txt"
+    );
     let script = format!(
-        "stty raw -echo; touch '{}'; head -c 1 > '{}'",
+        "stty raw -echo; tail -n 16 '{dialog}' | sed 's/$/\\r/'; touch '{}'; head -c 1 > '{}'",
         ready.display(),
         out.display()
     );
@@ -231,10 +237,30 @@ fn answer_types_the_manifest_keys_when_the_decision_has_none() {
     );
     // The terminal is in raw mode before the key arrives.
     env.wait_until("the terminal in raw mode", || ready.exists());
-    env.ok(&["answer", &p, "allow"]);
+    // deny is the option labelled "No", here number 4 (a fixed "3" would pick "Yes, and
+    // switch to auto mode").
+    env.ok(&["answer", &p, "deny"]);
     env.wait_until("the answer typed into the pane", || {
-        std::fs::read_to_string(&out).unwrap_or_default() == "1"
+        std::fs::read_to_string(&out).unwrap_or_default() == "4"
     });
+    assert!(env.show(&p)["pending_decision"].is_null());
+
+    // No dialog on screen: nothing is typed, the decision stays open.
+    let quiet = env.run(&["--agent", "claude", "--", "sleep", "100"]);
+    claude_hook(
+        &env,
+        &quiet,
+        r#"{"session_id":"s2","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}"#,
+        "d2",
+    );
+    let refused = env.attend(&["answer", &quiet, "allow"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("no dialog Attend can read") && err.contains("nothing was typed"),
+        "{err}"
+    );
+    assert!(!env.show(&quiet)["pending_decision"].is_null());
 }
 
 #[test]

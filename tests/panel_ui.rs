@@ -191,6 +191,15 @@ fn agent(banner: &str, fixtures: &[&str]) -> Vec<String> {
     let quote = |s: &str| shlex::try_quote(s).unwrap().into_owned();
     let mut script = format!("echo {}; ", quote(banner));
     for f in fixtures {
+        if *f == "PermissionRequest.json" {
+            // The dialog the gate stands for, as Claude Code 2.1.197 draws it (an answer's
+            // keys come from the dialog on screen).
+            let dialog = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/screens/claude/2.1.197/permission-dialog.txt"
+            );
+            script.push_str(&format!("tail -n 14 {}; ", quote(dialog)));
+        }
         let payload = Path::new(FIXTURES).join(f);
         script.push_str(&format!(
             "{} hook claude < {}; ",

@@ -602,3 +602,50 @@ fn gemini_6_turn_shell_permission_and_quit() {
         "SessionEnd on a reviewed pane changes nothing: {kinds:?}"
     );
 }
+
+/// An answer presses what the screen offers: `attend answer PANE deny` on the permission
+/// dialog picks the option labelled "No" wherever the version draws it (2.1.197: `3. No`;
+/// 2.1.332: `4. No`, where `3` is "Yes, and switch to auto mode"). The command never runs,
+/// the decision is resolved as answered, and the pane is no longer blocked.
+#[test]
+fn claude_7_permission_denied_with_attend_answer_runs_nothing() {
+    let Some(s) = Scenario::start(
+        "claude-7",
+        Cli::Claude,
+        vec![
+            Reply::claude_bash(COMMAND, "Write a file"),
+            text("Understood, nothing written."),
+        ],
+    ) else {
+        return;
+    };
+    s.wait_ready();
+    let before = s.last_seq();
+    s.prompt("write the file");
+    s.expect_gate();
+    s.attend(&["answer", &s.pane, "deny"]);
+    let v = s.wait("the gate closed", |v| {
+        v["lifecycle"] != "blocked" && v["pending_decision"].is_null()
+    });
+    assert_ne!(v["attention"], "permission_required", "{v}");
+    // The dialog is gone from the screen (the key was taken), and the command never ran.
+    let screen = || s.env.attend1().get_screen(&s.pane).unwrap_or_default();
+    let deadline = Instant::now() + STEP;
+    while screen().contains("Do you want to proceed?") {
+        if Instant::now() > deadline {
+            s.fail("the dialog stayed on screen after the answer");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    if s.home.project.join("out.txt").exists() {
+        s.fail("the denied command ran");
+    }
+    let how = resolutions(&s.events_since(before));
+    assert_eq!(how, vec!["answered"], "resolved once, by the answer");
+    let shown = screen();
+    assert!(
+        !shown.contains("auto mode on"),
+        "the answer did not switch the permission mode:\n{shown}"
+    );
+}

@@ -6,7 +6,10 @@
 //! the same name in `$XDG_CONFIG_HOME/attend/manifests/` replaces it (read by
 //! `service::chrome`). A rule names a **region** of the *live* screen (never scrollback),
 //! **gates** that must hold on that region, the needs-input **reason** it stands for and
-//! the **answer keys** of the dialog (what `attend answer PANE allow|deny` types):
+//! how each answer choice is found in the dialog (what `attend answer PANE allow|deny`
+//! picks): the **label** of the option it means (a regex; the keys are derived from the
+//! options on screen at the moment of answering, [`super::answer`]), or fixed **keys** for
+//! what is not an option (Esc):
 //!
 //! ```toml
 //! [[rule]]
@@ -19,7 +22,11 @@
 //!   { regex = '(?m)^\s*(❯\s*)?1\. Yes' },
 //!   { not = { contains = "Esc to interrupt" } },
 //! ] }
-//! answers = [ { choice = "allow", keys = "1" }, { choice = "deny", keys = "3" } ]
+//! answers = [
+//!   { choice = "allow", label = '^Yes$' },
+//!   { choice = "deny", label = '^No\b' },
+//!   { choice = "cancel", keys = "\u001b" },
+//! ]
 //! ```
 //!
 //! Regions: `bottom` = the bottom `lines` non-empty rows; `after-last-rule` = the
@@ -34,7 +41,7 @@
 //! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
 //! rows and footer inside its region (docs/decisions/0001).
 
-use crate::model::{AgentKind, AnswerKey, DecisionKind};
+use crate::model::{AgentKind, DecisionKind};
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
 
@@ -73,9 +80,25 @@ pub struct Rule {
     pub region: Region,
     #[serde(rename = "match")]
     pub gate: Gate,
-    /// The keys to type per answer choice.
+    /// How each answer choice is found in the dialog.
     #[serde(default)]
-    pub answers: Vec<AnswerKey>,
+    pub answers: Vec<AnswerSpec>,
+}
+
+/// One answer choice of a rule: the option whose label matches `label` (exactly one on
+/// screen must), or fixed `keys` for a key that is not an option (Esc). Exactly one of
+/// the two is given.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerSpec {
+    /// The choice name (`allow`, `always`, `deny`, `cancel`), case-insensitive.
+    pub choice: String,
+    /// A regex over the option's label as [`super::dialog::read_options`] reads it.
+    #[serde(default)]
+    pub label: Option<Pattern>,
+    /// Fixed keys to type.
+    #[serde(default)]
+    pub keys: Option<String>,
 }
 
 fn permission() -> DecisionKind {
@@ -159,6 +182,8 @@ pub enum ManifestError {
     EmptyRegion(String),
     #[error("rule {rule:?}: answer choice {choice:?} appears twice")]
     DuplicateChoice { rule: String, choice: String },
+    #[error("rule {rule:?}: answer choice {choice:?} needs exactly one of label and keys")]
+    AnswerSpec { rule: String, choice: String },
 }
 
 /// Parses and checks a manifest (unique rule names and answer choices, non-empty
@@ -180,6 +205,12 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
         for a in &r.answers {
             if !choices.insert(a.choice.to_ascii_lowercase()) {
                 return Err(ManifestError::DuplicateChoice {
+                    rule: r.name.clone(),
+                    choice: a.choice.clone(),
+                });
+            }
+            if a.label.is_some() == a.keys.is_some() {
+                return Err(ManifestError::AnswerSpec {
                     rule: r.name.clone(),
                     choice: a.choice.clone(),
                 });
@@ -324,35 +355,33 @@ mod tests {
                 assert!(!m.rules.is_empty(), "{agent} ships no rule");
                 for r in &m.rules {
                     assert!(!r.reason.is_empty());
-                    assert!(
-                        r.answers.iter().any(|a| a.choice == "allow")
-                            && r.answers.iter().any(|a| a.choice == "deny"),
-                        "{agent}/{}: allow and deny keys",
-                        r.name
-                    );
+                    if r.kind == DecisionKind::Permission && r.region != Region::Title {
+                        assert!(
+                            r.answers.iter().any(|a| a.choice == "allow")
+                                && r.answers.iter().any(|a| a.choice == "deny"),
+                            "{agent}/{}: allow and deny",
+                            r.name
+                        );
+                    }
                 }
             }
         }
     }
 
     #[test]
-    fn claude_permission_dialog_matches_with_its_keys() {
-        let screen = Screen::new(
-            &fixture("claude/2.1.197/permission-dialog.txt"),
-            "✳ Claude Code",
-        );
-        let m = shipped_manifest(AgentKind::Claude);
-        let e = evaluate(&m, &screen);
-        let rule = e.matched.expect("the dialog matches");
-        assert_eq!(rule.name, "permission-dialog");
-        assert_eq!(rule.reason, "permission prompt");
-        assert_eq!(rule.kind, DecisionKind::Permission);
-        let keys: Vec<(&str, &str)> = rule
-            .answers
-            .iter()
-            .map(|a| (a.choice.as_str(), a.keys.as_str()))
-            .collect();
-        assert!(keys.contains(&("allow", "1")) && keys.contains(&("deny", "3")));
+    fn claude_permission_dialogs_of_both_versions_match() {
+        for version in ["2.1.197", "2.1.332"] {
+            let screen = Screen::new(
+                &fixture(&format!("claude/{version}/permission-dialog.txt")),
+                "✳ Claude Code",
+            );
+            let m = shipped_manifest(AgentKind::Claude);
+            let e = evaluate(&m, &screen);
+            let rule = e.matched.expect("the dialog matches");
+            assert_eq!(rule.name, "permission-dialog", "{version}");
+            assert_eq!(rule.reason, "permission prompt");
+            assert_eq!(rule.kind, DecisionKind::Permission);
+        }
     }
 
     #[test]
@@ -490,6 +519,18 @@ mod tests {
             parse(&rule("answers = [{ choice = \"allow\", keys = \"1\" }, { choice = \"Allow\", keys = \"2\" }]")),
             Err(ManifestError::DuplicateChoice { .. })
         ));
+        for spec in [
+            "{ choice = \"allow\" }",
+            "{ choice = \"allow\", keys = \"1\", label = \"^Yes$\" }",
+        ] {
+            assert!(
+                matches!(
+                    parse(&rule(&format!("answers = [{spec}]"))),
+                    Err(ManifestError::AnswerSpec { .. })
+                ),
+                "{spec}"
+            );
+        }
         let bad_regex = "[[rule]]\nname = \"a\"\nreason = \"r\"\nregion = { kind = \"title\" }\nmatch = { regex = \"(\" }\n";
         assert!(
             matches!(parse(bad_regex), Err(ManifestError::Syntax(e)) if e.contains("bad regex"))

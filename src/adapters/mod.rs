@@ -1,6 +1,8 @@
 //! Adapters: turn what agents and terminals send into the engine's signals (pure
 //! parsing, no I/O).
 
+pub mod answer;
+pub mod dialog;
 pub mod hooks;
 pub mod manifest;
 pub mod terminal;

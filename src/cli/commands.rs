@@ -11,6 +11,10 @@ use std::io::Write;
 use zbus::export::futures_core::Stream;
 use zbus::zvariant::Value;
 
+/// How long `attend answer` keeps asking while no dialog is on the pane's screen yet (the
+/// agent draws it just after the hook that opened the decision); nothing is typed meanwhile.
+pub const ANSWER_WAIT_FOR_DIALOG: std::time::Duration = std::time::Duration::from_secs(2);
+
 type Result<T> = std::result::Result<T, CliError>;
 
 /// Runs a client subcommand on a one-thread runtime; returns its exit code.
@@ -108,8 +112,24 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             })
         }
         Cmd::Answer { pane, choice } => {
-            call!(c, answer(&pane, &choice))?;
-            Ok(EXIT_OK)
+            // A dialog is drawn a moment after the hook that opened its decision: while
+            // no dialog is on screen yet (nothing was typed), ask again for a short while.
+            let deadline = std::time::Instant::now() + ANSWER_WAIT_FOR_DIALOG;
+            loop {
+                match c.proxy.answer(&pane, &choice).await {
+                    Err(e)
+                        if crate::client::error_name(&e) == Some("DialogUnreadable")
+                            && e.to_string().contains("no dialog Attend can read")
+                            && std::time::Instant::now() < deadline =>
+                    {
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    }
+                    r => {
+                        r.map_err(|e| crate::cli::client::reply_error("answer", e))?;
+                        return Ok(EXIT_OK);
+                    }
+                }
+            }
         }
         Cmd::Send { pane, text, enter } => {
             let mut data = text.into_bytes();

@@ -26,6 +26,8 @@ use zbus::zvariant::Value;
 /// - `NotOwned`: the pane runs outside Attend (known through hooks only): no input,
 ///   answer, kill, resize, attach, resume or screen;
 /// - `InvalidArgument`: a malformed argument (as listed on each method);
+/// - `DialogUnreadable`: `Answer` when the dialog on the pane's screen cannot be matched
+///   to the choice with certainty; nothing was typed;
 /// - `PayloadTooLarge`: a `Hook` payload over 1 MiB (1 048 576 bytes);
 /// - `SpawnFailed`: `Run` cannot start the program (the message names it and the OS
 ///   error);
@@ -69,9 +71,11 @@ pub trait Attend1 {
     /// pane in an active window of the panel. Errors: `NoSuchPane`.
     fn set_focused(&self, pane: &str, focused: bool) -> zbus::Result<()>;
 
-    /// `Answer(s pane, s choice)`: resolves the open decision and types the keys of
-    /// `choice` into the pane. Errors: `NoSuchPane`, `NoDecision`, `NotOwned`,
-    /// `InvalidArgument` (empty or unknown choice; the message lists the known ones).
+    /// `Answer(s pane, s choice)`: types the keys that pick `choice` in the dialog on the
+    /// pane's screen now and resolves the open decision (`docs/lifecycle-attention.md#answer`).
+    /// Errors: `NoSuchPane`, `NoDecision`, `NotOwned`, `InvalidArgument` (empty or unknown
+    /// choice; the message lists the known ones), `DialogUnreadable` (no readable dialog,
+    /// or no single option that means the choice; nothing typed, the decision stays open).
     fn answer(&self, pane: &str, choice: &str) -> zbus::Result<()>;
 
     /// `NextUnread() → s`: the pane to look at next (severity, then recency, then id;

@@ -30,7 +30,10 @@ impl DecisionKind {
     }
 }
 
-/// The keys to type into the PTY for one answer choice (`choice` `"allow"` → `"1"`).
+/// One answer choice of a decision (`allow`, `deny`, …). `keys` is empty for choices whose
+/// keys are derived from the dialog on screen when answering (every agent gate;
+/// `docs/lifecycle-attention.md#answer`); it holds fixed keys only where no screen exists
+/// (the demo).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnswerKey {
     pub choice: String,
@@ -48,7 +51,7 @@ pub struct Decision {
     pub prompt: String,
     /// Human labels of the choices, when known.
     pub options: Vec<String>,
-    /// Keys to type per choice, when known (from the adapter or a screen manifest).
+    /// The answer choices, when known (from the adapter or the screen manifest).
     pub answer_keys: Vec<AnswerKey>,
     /// The tool call this gate guards, when the agent names it (Claude `tool_use_id`);
     /// a finished tool resolves the gate only when the ids match.

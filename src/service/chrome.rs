@@ -11,7 +11,7 @@
 //! `service::sampling`'s.
 
 use crate::adapters::manifest::{self, evaluate, Manifest, Screen};
-use crate::model::{AgentKind, AnswerKey, DecisionKind, Timestamp};
+use crate::model::{AgentKind, DecisionKind, Timestamp};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -86,7 +86,8 @@ pub struct Matched {
     pub rule: String,
     pub reason: String,
     pub kind: DecisionKind,
-    pub answers: Vec<AnswerKey>,
+    /// The rule's answer choice names (`allow`, `deny`, …).
+    pub choices: Vec<String>,
 }
 
 /// The rule that nearly matched: how many of its top-level gates held.
@@ -126,7 +127,7 @@ impl ChromeState {
                 rule: r.name.clone(),
                 reason: r.reason.clone(),
                 kind: r.kind,
-                answers: r.answers.clone(),
+                choices: r.answers.iter().map(|a| a.choice.clone()).collect(),
             }),
             nearest: e.nearest.map(|n| Nearest {
                 rule: n.rule.name.clone(),

@@ -13,6 +13,10 @@ pub enum Attend1Error {
     /// The pane's PTY is not Attend's (an external pane known only through hooks).
     NotOwned(String),
     InvalidArgument(String),
+    /// `Answer` when the dialog on the pane's screen cannot be matched to the choice with
+    /// certainty (no readable dialog, no option or several options that mean it): nothing
+    /// was typed (`docs/lifecycle-attention.md#answer`).
+    DialogUnreadable(String),
     /// A hook payload over 1 MiB.
     PayloadTooLarge(String),
     /// The program could not be spawned; the message names the program and the errno.

@@ -396,7 +396,7 @@ fn stamp_health(world: &mut World, pane: PaneId, health: Vec<HealthChange>, out:
 mod tests {
     use super::*;
     use crate::engine::NewPane;
-    use crate::model::{DecisionKind, Lifecycle};
+    use crate::model::Lifecycle;
     use crate::service::clock::now;
     use crate::service::procfs;
     use std::path::Path;
@@ -510,8 +510,10 @@ mod tests {
             Some(Rung::SelfReport),
             "stale evidence never decides"
         );
-        // Manifest keys for a decision without its own.
-        let keys = host.answer_keys(&pane, DecisionKind::Permission);
-        assert!(keys.iter().any(|k| k.choice == "allow" && k.keys == "1"));
+        // No PTY here: an answer cannot be derived (the owner refuses NotOwned first).
+        assert!(matches!(
+            host.dialog_answer(&pane, "allow"),
+            Err(crate::service::error::Attend1Error::NotOwned(_))
+        ));
     }
 }

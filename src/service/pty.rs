@@ -236,6 +236,19 @@ impl PtyHandle {
         lock(&self.inner.shared.screen).term.screen().contents()
     }
 
+    /// The visible screen's text and whether the terminal is in application cursor mode
+    /// (arrow keys sent as `ESC O x`), for deriving an answer's keys; `None` while the
+    /// parser is feeding the screen.
+    pub fn try_screen_for_answer(&self) -> Option<(String, bool)> {
+        let screen = match self.inner.shared.screen.try_lock() {
+            Ok(screen) => screen,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        let s = screen.term.screen();
+        Some((s.contents(), s.application_cursor()))
+    }
+
     /// Like [`screen_text`](Self::screen_text), but `None` instead of waiting while the
     /// parser is feeding the screen (for the owner task, which must not wait behind a pane
     /// that prints continuously: `docs/reliability.md#load`).

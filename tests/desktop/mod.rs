@@ -270,12 +270,30 @@ impl Desk {
 
     /// A pane standing in for Claude Code: `attend run -n NAME --agent claude` of a shell
     /// that runs `attend hook claude < FILE` for every FILE typed into it (so the hook
-    /// runs under the pane, with the `ATTEND_PANE` the daemon set, as Claude's hooks do;
-    /// keys an answer typed before the path are skipped). Returns the pane id.
+    /// runs under the pane, with the `ATTEND_PANE` the daemon set, as Claude's hooks do).
+    /// For a `PermissionRequest` it first draws Claude Code 2.1.332's recorded permission
+    /// dialog (an answer's keys come from the dialog on screen) and after the hook waits
+    /// for one key: an answer clears the dialog; a `/` starts the next file's path.
+    /// Returns the pane id.
     pub fn claude_pane(&self, name: &str) -> String {
+        let dialog = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/screens/claude/2.1.332/permission-dialog.txt"
+        );
         let script = format!(
-            "while IFS= read -r l; do f=\"/${{l#*/}}\"; {} hook claude < \"$f\"; done",
-            shlex::try_quote(attend_bin()).unwrap()
+            "A={}; D={}; pending=; while :; do \
+               if [ -n \"$pending\" ]; then l=$pending; pending=; else IFS= read -r l || break; fi; \
+               f=\"/${{l#*/}}\"; gate=; grep -q '\"PermissionRequest\"' \"$f\" && gate=1; \
+               [ -n \"$gate\" ] && tail -n 16 \"$D\"; \
+               \"$A\" hook claude < \"$f\"; \
+               if [ -n \"$gate\" ]; then \
+                 stty -icanon -echo min 1; k=$(dd bs=1 count=1 2>/dev/null); \
+                 if [ \"$k\" = / ]; then IFS= read -r rest; pending=\"/$rest\"; fi; \
+                 stty icanon echo; printf '\\033[H\\033[2J'; \
+               fi; \
+             done",
+            shlex::try_quote(attend_bin()).unwrap(),
+            shlex::try_quote(dialog).unwrap()
         );
         let id = self
             .ok(&[

@@ -115,19 +115,17 @@ pub(super) fn tool_prompt(tool: &str, input: Option<&Value>) -> String {
     }
 }
 
-/// The answer keys of the numbered approval dialogs of Claude, Codex and Gemini (`1` =
-/// allow once, `3` = no/deny; `docs/adapters.md#approval-dialogs`).
+/// The answer choices of an approval gate, `allow` and `deny`, without keys: an answer's
+/// keys are derived from the dialog on screen when answering, never from a fixed
+/// position (`docs/lifecycle-attention.md#answer`).
 pub(super) fn allow_deny_keys() -> Vec<AnswerKey> {
-    vec![
-        AnswerKey {
-            choice: "allow".into(),
-            keys: "1".into(),
-        },
-        AnswerKey {
-            choice: "deny".into(),
-            keys: "3".into(),
-        },
-    ]
+    ["allow", "deny"]
+        .into_iter()
+        .map(|choice| AnswerKey {
+            choice: choice.into(),
+            keys: String::new(),
+        })
+        .collect()
 }
 
 /// `labels` as owned strings.

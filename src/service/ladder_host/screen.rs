@@ -1,11 +1,17 @@
 //! The screen-side rungs of the ladder: PTY output sampling and the needs-input chrome
-//! (the agent's screen manifest evaluated on the live screen), with the manifests' answer
-//! keys for a decision that has none.
+//! (the agent's screen manifest evaluated on the live screen), and the keys that answer
+//! the dialog on screen.
 use super::{stamp_health, LadderHost, Outcome};
+use crate::adapters::answer::{resolve, Answer, Refusal};
 use crate::adapters::manifest::Screen;
 use crate::engine::ladder::{Claim, Evidence};
 use crate::engine::World;
-use crate::model::{AnswerKey, EventKind, Pane, PaneId, Rung, Source, Timestamp};
+use crate::model::{EventKind, Pane, PaneId, Rung, Source, Timestamp};
+use crate::service::error::Attend1Error;
+
+/// How often [`LadderHost::dialog_answer`] tries for the screen (5 ms apart) while the
+/// pane's parser holds it.
+const SCREEN_TRIES: usize = 20;
 use crate::service::sampling::Step;
 
 impl LadderHost {
@@ -111,27 +117,39 @@ impl LadderHost {
         ));
     }
 
-    /// Keys to add to the manifest's answer keys when a decision has none
-    /// (`docs/lifecycle-attention.md#answer`): the matched chrome rule's, else those of the
-    /// agent's first manifest rule of the same kind.
-    pub fn answer_keys(&self, p: &Pane, kind: crate::model::DecisionKind) -> Vec<AnswerKey> {
-        if let Some(m) = self
-            .panes
-            .get(&p.id)
-            .and_then(|st| st.chrome.result.matched.as_ref())
-        {
-            if !m.answers.is_empty() {
-                return m.answers.clone();
+    /// The keys that answer `choice` on the dialog on `p`'s screen now
+    /// (`docs/lifecycle-attention.md#answer`, ADR 0007): the agent's manifest and
+    /// [`crate::adapters::answer::resolve`] on the live screen.
+    ///
+    /// Errors: `NotOwned` when the pane has no PTY here; `InvalidArgument` for a choice
+    /// that is no choice, number or label of the dialog; `DialogUnreadable` for every
+    /// other [`Refusal`] and when the screen stays busy (written by the pane's parser)
+    /// for about 100 ms.
+    pub fn dialog_answer(&self, p: &Pane, choice: &str) -> Result<Answer, Attend1Error> {
+        let Some(handle) = self.ptys.lock().get(&p.id).cloned() else {
+            return Err(Attend1Error::NotOwned(format!(
+                "pane {} has no terminal in this service",
+                p.id
+            )));
+        };
+        let mut read = handle.try_screen_for_answer();
+        for _ in 0..SCREEN_TRIES {
+            if read.is_some() {
+                break;
             }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            read = handle.try_screen_for_answer();
         }
-        self.manifests
-            .get(p.agent)
-            .and_then(|m| {
-                m.rules
-                    .iter()
-                    .find(|r| r.kind == kind && !r.answers.is_empty())
-            })
-            .map(|r| r.answers.clone())
-            .unwrap_or_default()
+        let Some((text, app_cursor)) = read else {
+            return Err(Attend1Error::DialogUnreadable(format!(
+                "pane {} is printing too fast to read its dialog; nothing was typed, try again",
+                p.id
+            )));
+        };
+        let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
+        resolve(self.manifests.get(p.agent), &screen, choice, app_cursor).map_err(|r| match r {
+            Refusal::UnknownChoice { .. } => Attend1Error::InvalidArgument(r.to_string()),
+            other => Attend1Error::DialogUnreadable(other.to_string()),
+        })
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{Batch, Owner, MAX_EVENTS};
 use crate::engine::summarize_workspaces;
-use crate::model::{Action, Decision, PaneId, Source};
+use crate::model::{Action, PaneId, Source};
 use crate::service::clock::now;
 use crate::service::command::{Command, LadderCommand};
 use crate::service::dbus::event_tuple;
@@ -210,18 +210,19 @@ impl Owner {
         batch: &mut Batch,
     ) -> Result<(), Attend1Error> {
         let pane = self.world.pane(id)?;
-        let decision = pane
-            .pending_decision
-            .as_ref()
-            .ok_or_else(|| Attend1Error::NoDecision(format!("pane {id} has no open decision")))?;
-        let mut decision = decision.clone();
-        if decision.answer_keys.is_empty() {
-            // The screen manifest knows the dialog's keys
-            // (`docs/lifecycle-attention.md#answer`).
-            decision.answer_keys = self.ladder.answer_keys(pane, decision.kind);
+        if pane.pending_decision.is_none() {
+            return Err(Attend1Error::NoDecision(format!(
+                "pane {id} has no open decision"
+            )));
         }
-        let keys = answer_keys(&decision, choice)?;
+        // NotOwned first: an external pane has no screen to read and no keys to take.
         self.handle(id)?;
+        // The keys come from the dialog on screen now, never from a fixed position
+        // (`docs/lifecycle-attention.md#answer`, ADR 0007); a refusal types nothing and
+        // leaves the decision open.
+        let answer = self.ladder.dialog_answer(pane, choice)?;
+        tracing::info!(pane = %id, choice, rule = ?answer.rule, picked = ?answer.picked, "answer");
+        let keys = answer.keys;
         let (events, _) = self.world.apply_action(
             id,
             &Action::Answer {
@@ -238,73 +239,5 @@ impl Owner {
             }
         }));
         Ok(())
-    }
-}
-
-/// The keys to type for `choice` (`docs/lifecycle-attention.md#answer`): the decision's
-/// answer key whose choice matches (case-insensitive); else a number or a single character
-/// as typed; else `InvalidArgument` listing the known choices.
-pub fn answer_keys(decision: &Decision, choice: &str) -> Result<String, Attend1Error> {
-    if let Some(k) = decision
-        .answer_keys
-        .iter()
-        .find(|k| k.choice.eq_ignore_ascii_case(choice))
-    {
-        return Ok(k.keys.clone());
-    }
-    let raw = choice.chars().count() == 1 || choice.chars().all(|c| c.is_ascii_digit());
-    if raw {
-        return Ok(choice.to_string());
-    }
-    let known: Vec<&str> = decision
-        .answer_keys
-        .iter()
-        .map(|k| k.choice.as_str())
-        .collect();
-    let known = if known.is_empty() {
-        "none known; answer with the option's number or key".to_string()
-    } else {
-        known.join(", ")
-    };
-    Err(Attend1Error::InvalidArgument(format!(
-        "unknown choice {choice:?} (choices: {known})"
-    )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{AnswerKey, DecisionKind, Timestamp};
-
-    fn decision(keys: &[(&str, &str)]) -> Decision {
-        Decision {
-            id: 1,
-            kind: DecisionKind::Permission,
-            prompt: "Bash: ls".into(),
-            options: vec!["Yes".into(), "No".into()],
-            answer_keys: keys
-                .iter()
-                .map(|(c, k)| AnswerKey {
-                    choice: c.to_string(),
-                    keys: k.to_string(),
-                })
-                .collect(),
-            tool_use_id: None,
-            source: Source::user(),
-            opened_at: Timestamp(0),
-        }
-    }
-
-    #[test]
-    fn answer_keys_match_choices_case_insensitively_then_raw_keys() {
-        let d = decision(&[("allow", "1"), ("deny", "3")]);
-        assert_eq!(answer_keys(&d, "Allow").unwrap(), "1");
-        assert_eq!(answer_keys(&d, "2").unwrap(), "2");
-        assert_eq!(answer_keys(&d, "y").unwrap(), "y");
-        let err = answer_keys(&d, "maybe").unwrap_err();
-        assert_eq!(
-            err,
-            Attend1Error::InvalidArgument("unknown choice \"maybe\" (choices: allow, deny)".into())
-        );
     }
 }
