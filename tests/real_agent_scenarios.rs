@@ -43,11 +43,22 @@ impl Scenario {
     /// `attend install-hooks` into the CLI's home, and runs the interactive CLI in a
     /// 40×120 Attend pane. `None` (after `SKIPPED: …`) when the CLI is unavailable.
     fn start(name: &'static str, cli: Cli, script: Vec<Reply>) -> Option<Scenario> {
+        Scenario::start_with(name, cli, script, |_| {})
+    }
+
+    /// [`Scenario::start`] with `prepare` run on the CLI's home before the launch.
+    fn start_with(
+        name: &'static str,
+        cli: Cli,
+        script: Vec<Reply>,
+        prepare: impl FnOnce(&AgentHome),
+    ) -> Option<Scenario> {
         let binary = require(cli)?;
         let started = Instant::now();
         let env = Env::with_daemon();
         let server = ModelServer::start(script);
         let home = AgentHome::new(cli, binary, &server);
+        prepare(&home);
         let out = env
             .cmd()
             .args(["install-hooks", cli.name()])
@@ -648,4 +659,148 @@ fn claude_7_permission_denied_with_attend_answer_runs_nothing() {
         !shown.contains("auto mode on"),
         "the answer did not switch the permission mode:\n{shown}"
     );
+}
+
+/// Edits the JSON file at `path` with `edit`.
+fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut Value)) {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut v);
+    std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+impl Scenario {
+    /// A dialog no hook names is up: blocked/input_required with a question decision from
+    /// the screen chrome, the option labels read off the screen.
+    fn expect_dialog_question(&self, option: &str) -> Value {
+        let v = self.wait("the dialog's question decision", |v| {
+            v["pending_decision"]["kind"] == "question"
+        });
+        let d = &v["pending_decision"];
+        self.expect(&v, "blocked", "input_required", d["prompt"].as_str());
+        let options: Vec<&str> = d["options"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !options.contains(&option) {
+            self.fail(&format!(
+                "the options read off the screen lack {option:?}: {d}"
+            ));
+        }
+        let seq = self.last_seq();
+        let decision = self
+            .env
+            .events()
+            .into_iter()
+            .rev()
+            .find(|e| e["kind"] == "decision.opened" && e["pane"] == self.pane.as_str());
+        assert!(
+            decision.is_some_and(|e| e["source"] == "needs-input-chrome:screen.chrome"),
+            "opened by the screen chrome (seq {seq})"
+        );
+        v
+    }
+
+    /// `attend answer PANE choice`, then the decision resolved as answered and the dialog
+    /// gone from the screen.
+    fn answer_dialog(&self, choice: &str, question: &str) {
+        let before = self.last_seq();
+        self.attend(&["answer", &self.pane, choice]);
+        let screen = || {
+            self.env
+                .attend1()
+                .get_screen(&self.pane)
+                .unwrap_or_default()
+        };
+        let deadline = Instant::now() + STEP;
+        while screen().contains(question) {
+            if Instant::now() > deadline {
+                self.fail(&format!("the dialog stayed after `answer {choice}`"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let how = resolutions(&self.events_since(before));
+        assert_eq!(how, vec!["answered"], "resolved once, by the answer");
+    }
+}
+
+/// Dialogs no hook names: Claude Code's folder trust dialog at the first start in a folder
+/// fires no hook, yet the screen waits for a key → blocked/input_required with a question
+/// decision (2.1.197 draws "1. Yes, I trust this folder"; 2.1.332 "No, exit" first,
+/// without numbers). `attend answer PANE allow` presses what it shows; the session then
+/// starts and a turn runs.
+#[test]
+fn claude_8_folder_trust_dialog_is_a_question_answered_by_what_it_shows() {
+    let Some(s) = Scenario::start_with("claude-8", Cli::Claude, vec![text(FIRST)], |home| {
+        edit_json(&home.home.join(".claude.json"), |v| {
+            v["projects"] = serde_json::json!({})
+        })
+    }) else {
+        return;
+    };
+    s.expect_dialog_question("Yes, I trust this folder");
+    s.answer_dialog("allow", "I trust this folder");
+    s.wait_ready();
+    s.prompt("say hello");
+    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "unread", Some(FIRST));
+}
+
+/// Claude Code 2.1.332's one-time offer at start-up ("Make auto mode your default
+/// permission mode?", options without numbers, no hook): a question; `attend answer PANE
+/// deny` picks "No, keep manual mode" with the cursor. Not in 2.1.197.
+#[test]
+fn claude_9_one_time_offer_is_a_question_answered_with_the_cursor() {
+    if Cli::Claude.version() == "2.1.197" {
+        println!("claude 2.1.197 shows no auto mode offer");
+        return;
+    }
+    let Some(s) = Scenario::start_with("claude-9", Cli::Claude, vec![text(FIRST)], |home| {
+        edit_json(&home.home.join(".claude.json"), |v| {
+            v["hasSeenAutoDefaultNudge"] = false.into()
+        })
+    }) else {
+        return;
+    };
+    let v = s.expect_dialog_question("No, keep manual mode");
+    assert_eq!(
+        v["pending_decision"]["prompt"],
+        "Make auto mode your default permission mode?"
+    );
+    s.answer_dialog("deny", "Make auto mode your default");
+    let settings = std::fs::read_to_string(s.home.config_dir().join("settings.json")).unwrap();
+    assert!(
+        !settings.contains("\"auto\""),
+        "deny kept the manual mode: {settings}"
+    );
+}
+
+/// Codex's folder trust dialog (no hook): a question; `attend answer PANE allow` picks
+/// "1. Trust and continue".
+#[test]
+fn codex_10_folder_trust_dialog_is_a_question() {
+    let Some(s) = Scenario::start_with("codex-10", Cli::Codex, vec![text(FIRST)], |home| {
+        let path = home.config_dir().join("config.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let cut = text.find("[projects.").expect("the trusted project");
+        std::fs::write(&path, &text[..cut]).unwrap();
+    }) else {
+        return;
+    };
+    s.expect_dialog_question("Trust and continue");
+    s.answer_dialog("allow", "Trust this folder?");
+}
+
+/// Gemini CLI's folder trust dialog (folder trust on; no hook): a question with its three
+/// options; `attend answer PANE 3` ("Don't trust") presses what it shows.
+#[test]
+fn gemini_11_folder_trust_dialog_is_a_question() {
+    let Some(s) = Scenario::start_with("gemini-11", Cli::Gemini, vec![text(FIRST)], |home| {
+        edit_json(&home.config_dir().join("settings.json"), |v| {
+            v["security"]["folderTrust"]["enabled"] = true.into()
+        })
+    }) else {
+        return;
+    };
+    s.expect_dialog_question("Don't trust");
+    s.answer_dialog("3", "Do you trust the files in this folder?");
 }

@@ -71,10 +71,15 @@ fn matched_rule<'m>(manifest: &'m Manifest, screen: &Screen) -> Option<&'m Rule>
 }
 
 fn pick(options: &Options, index: usize, app_cursor: bool, rule: &Rule) -> Result<Answer, Refusal> {
-    let label = options.items[index].label.clone();
-    let keys = keys_to_select(options, index, app_cursor).ok_or(Refusal::NoKeys {
+    let item = &options.items[index];
+    let label = item.label.clone();
+    let mut keys = keys_to_select(options, index, app_cursor).ok_or(Refusal::NoKeys {
         label: label.clone(),
     })?;
+    let by_number = item.shortcut.is_none() && item.number.is_some_and(|n| keys == n.to_string());
+    if by_number && rule.number_then_enter {
+        keys.push('\r');
+    }
     Ok(Answer {
         keys,
         rule: Some(rule.name.clone()),
@@ -239,6 +244,31 @@ mod tests {
         // The agent's own numbers, and a whole label.
         assert_eq!(keys(Claude, &s, "4").as_deref(), Ok("4"));
         assert_eq!(keys(Claude, &s, "no").as_deref(), Ok("4"));
+    }
+
+    /// Dialogs no hook names: the folder trust dialog of both Claude versions (2.1.332
+    /// draws "No, exit" above "Yes, I trust this folder", without numbers) and the
+    /// one-time offer.
+    #[test]
+    fn trust_dialogs_and_offers_answer_by_label() {
+        use AgentKind::*;
+        let s = fixture("claude/2.1.197/folder-trust.txt");
+        assert_eq!(keys(Claude, &s, "allow").as_deref(), Ok("1"));
+        assert_eq!(keys(Claude, &s, "deny").as_deref(), Ok("2"));
+        let s = fixture("claude/2.1.332/folder-trust.txt");
+        assert_eq!(keys(Claude, &s, "allow").as_deref(), Ok("\u{1b}[B\r"));
+        assert_eq!(keys(Claude, &s, "deny").as_deref(), Ok("\r"));
+        assert_eq!(keys(Claude, &s, "2").as_deref(), Ok("\u{1b}[B\r"));
+        let s = fixture("claude/2.1.332/auto-mode-offer.txt");
+        assert_eq!(keys(Claude, &s, "deny").as_deref(), Ok("\u{1b}[B\r"));
+        assert_eq!(
+            keys(Claude, &s, "No, keep manual mode").as_deref(),
+            Ok("\u{1b}[B\r")
+        );
+        let s = fixture("codex/0.171.0/folder-trust.txt");
+        assert_eq!(keys(Codex, &s, "allow").as_deref(), Ok("1\r"));
+        let s = fixture("gemini/0.61.0/folder-trust.txt");
+        assert_eq!(keys(Gemini, &s, "deny").as_deref(), Ok("3"));
     }
 
     #[test]

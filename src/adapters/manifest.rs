@@ -34,13 +34,16 @@
 //! box-drawing line characters, how the agents' TUIs frame their dialogs), at most
 //! `max_lines` of them; `title` = the window title. Gates: `contains` (substring),
 //! `regex` (Rust `regex` syntax; `(?m)` makes `^`/`$` match at row boundaries), `all`,
-//! `any`, `not`. The first rule that matches wins; [`evaluate`] also reports the rule
-//! that *nearly* matched (the most satisfied top-level gates) for `attend explain`.
+//! `any`, `not`, and `options = { min = 2, cursor = true }` (a list of options with the
+//! selection cursor: an agent's dialog frame whatever its words, [`super::dialog`]). The
+//! first rule that matches wins; [`evaluate`] also reports the rule that *nearly* matched
+//! (the most satisfied top-level gates) for `attend explain`.
 //!
 //! Pure: parsing and evaluation only, no I/O. Prose that merely contains "proceed?" or
 //! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
 //! rows and footer inside its region (docs/decisions/0001).
 
+use super::dialog::read_options;
 use crate::model::{AgentKind, DecisionKind};
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
@@ -83,6 +86,10 @@ pub struct Rule {
     /// How each answer choice is found in the dialog.
     #[serde(default)]
     pub answers: Vec<AnswerSpec>,
+    /// The dialog's number keys only move the selection, Enter confirms (Codex): an
+    /// answer by number types the number and Enter. Default false (the number picks).
+    #[serde(default)]
+    pub number_then_enter: bool,
 }
 
 /// One answer choice of a rule: the option whose label matches `label` (exactly one on
@@ -135,6 +142,24 @@ pub enum Gate {
     Any(Vec<Gate>),
     /// The gate does not hold.
     Not(Box<Gate>),
+    /// The region shows a dialog's option list ([`super::dialog::read_options`]): at
+    /// least `min` options (default 2), with the selection cursor drawn when `cursor`.
+    /// This recognises an agent's dialog *frame* (cursor, options) whatever its text.
+    Options(OptionsGate),
+}
+
+/// The condition of [`Gate::Options`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsGate {
+    #[serde(default = "two")]
+    pub min: usize,
+    #[serde(default)]
+    pub cursor: bool,
+}
+
+fn two() -> usize {
+    2
 }
 
 /// A compiled regex, deserialized from its source text.
@@ -159,6 +184,9 @@ impl Gate {
             Gate::All(gates) => gates.iter().all(|g| g.holds(text)),
             Gate::Any(gates) => gates.iter().any(|g| g.holds(text)),
             Gate::Not(g) => !g.holds(text),
+            Gate::Options(o) => read_options(text).is_some_and(|opts| {
+                opts.items.len() >= o.min && (!o.cursor || opts.cursor.is_some())
+            }),
         }
     }
 
@@ -381,6 +409,58 @@ mod tests {
             assert_eq!(rule.name, "permission-dialog", "{version}");
             assert_eq!(rule.reason, "permission prompt");
             assert_eq!(rule.kind, DecisionKind::Permission);
+        }
+    }
+
+    /// The positive corpus: every dialog screen recorded from the pinned versions matches
+    /// the rule for it (and the generic frame rule catches what no specific rule names).
+    #[test]
+    fn every_recorded_dialog_matches_its_rule() {
+        use AgentKind::*;
+        let table = [
+            (
+                Claude,
+                "claude/2.1.197/permission-dialog.txt",
+                "permission-dialog",
+            ),
+            (
+                Claude,
+                "claude/2.1.332/permission-dialog.txt",
+                "permission-dialog",
+            ),
+            (Claude, "claude/2.1.197/folder-trust.txt", "folder-trust"),
+            (Claude, "claude/2.1.332/folder-trust.txt", "folder-trust"),
+            (
+                Claude,
+                "claude/2.1.332/auto-mode-offer.txt",
+                "auto-mode-offer",
+            ),
+            (
+                Codex,
+                "codex/0.171.0/approval-dialog.txt",
+                "approval-dialog",
+            ),
+            (Codex, "codex/0.171.0/folder-trust.txt", "folder-trust"),
+            (
+                Gemini,
+                "gemini/0.61.0/permission-dialog.txt",
+                "allow-execution",
+            ),
+            (Gemini, "gemini/0.61.0/folder-trust.txt", "folder-trust"),
+        ];
+        for (agent, path, rule) in table {
+            let screen = Screen::new(&fixture(path), "");
+            assert_eq!(matched(agent, &screen).as_deref(), Some(rule), "{path}");
+            // Without its specific rule, the frame rule still sees a dialog.
+            let mut frame_only = shipped_manifest(agent);
+            frame_only.rules.retain(|r| r.name == "dialog-frame");
+            assert_eq!(
+                evaluate(&frame_only, &screen)
+                    .matched
+                    .map(|r| r.name.as_str()),
+                Some("dialog-frame"),
+                "{path}: the dialog frame"
+            );
         }
     }
 

@@ -30,12 +30,32 @@ const SESSION_END: &str =
 /// Not in `observed/` (Claude's failure hook was not recorded yet): the reconstructed one.
 const STOP_FAILURE: &str = include_str!("../../tests/fixtures/claude/2.1.197/StopFailure.json");
 
+/// Claude Code's permission dialog as 2.1.197 draws it (recorded in
+/// `tests/fixtures/screens/`), for the `npm test` gate: an answer's keys are derived from
+/// the dialog on screen (`docs/lifecycle-attention.md#answer`).
+const PERMISSION_DIALOG: &[&str] = &[
+    "────────────────────────────────────────────────────────────",
+    " Bash command",
+    "",
+    "   npm test",
+    "   Run a command",
+    "",
+    " Do you want to proceed?",
+    " ❯ 1. Yes",
+    "   2. Yes, and don't ask again for npm test commands in webapp/",
+    "   3. No",
+    "",
+    " Esc to cancel",
+];
+
 /// One step of a pane's script.
 enum Step {
     /// Wait this many seconds.
     Sleep(u32),
     /// Print a line on the pane's screen.
     Say(&'static str),
+    /// Draw a dialog (its rows) the way the agent draws it; `attend answer` reads it.
+    Dialog(&'static [&'static str]),
     /// Deliver a hook payload through `attend hook claude`.
     Hook(Json),
     /// Wait for one key typed into the pane (an answer): `1` runs `allow`, anything else
@@ -97,7 +117,8 @@ fn panes(root: &Path) -> Vec<DemoPane> {
                 Step::Hook(api(PROMPT, &[("prompt", json!("run the test suite"))])),
                 Step::Sleep(3),
                 Step::Hook(api(PRE_TOOL, &bash("npm test", "toolu_demo_1"))),
-                Step::Say("● Bash(npm test) needs your permission: 1 allow · 3 deny"),
+                Step::Say("● Bash(npm test)"),
+                Step::Dialog(PERMISSION_DIALOG),
                 Step::Hook(api(PERMISSION, &bash("npm test", "toolu_demo_1"))),
                 Step::Gate {
                     allow: vec![
@@ -225,6 +246,11 @@ fn script_lines(
         match step {
             Step::Sleep(s) => out.push(format!("sleep {s}")),
             Step::Say(text) => out.push(format!("printf '%s\\r\\n' {}", quote(text))),
+            Step::Dialog(rows) => {
+                for row in rows.iter() {
+                    out.push(format!("printf '%s\\r\\n' {}", quote(row)));
+                }
+            }
             Step::Hook(v) => {
                 *n += 1;
                 let file = dir.join(format!(
@@ -243,6 +269,8 @@ fn script_lines(
                 out.push("stty -icanon -echo min 1 2>/dev/null".into());
                 out.push("key=$(dd bs=1 count=1 2>/dev/null)".into());
                 out.push("stty sane 2>/dev/null".into());
+                // The agent takes its dialog off the screen once answered.
+                out.push("printf '\\033[H\\033[2J'".into());
                 out.push("if [ \"$key\" = 1 ]; then".into());
                 out.extend(
                     script_lines(allow, dir, attend, n)?

@@ -5,6 +5,7 @@
 //! The rules: `docs/lifecycle-attention.md` (signals, clearing rules, session end and exit,
 //! names and ordering) and spec 024.
 
+mod dialogs;
 pub mod ladder;
 mod order;
 mod quiet;
@@ -14,6 +15,7 @@ mod transition;
 mod view;
 mod world;
 
+pub use dialogs::{chrome_dialog_step, ShownDialog, CHROME_ORIGIN};
 pub use order::next_unread_order;
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};

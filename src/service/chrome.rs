@@ -88,6 +88,20 @@ pub struct Matched {
     pub kind: DecisionKind,
     /// The rule's answer choice names (`allow`, `deny`, …).
     pub choices: Vec<String>,
+    /// What the dialog asks: the first row of the rule's region that ends with `?`
+    /// (without box sides), else the rule's reason.
+    pub prompt: String,
+    /// The option labels read off the rule's region (empty when none can be read).
+    pub options: Vec<String>,
+}
+
+/// The first row of `region` that ends with `?`, without box sides and padding.
+fn question_row(region: &str) -> Option<String> {
+    region
+        .lines()
+        .map(|r| r.trim().trim_matches(|c| c == '│' || c == '┃').trim())
+        .find(|r| r.ends_with('?') && r.chars().count() > 3)
+        .map(str::to_string)
 }
 
 /// The rule that nearly matched: how many of its top-level gates held.
@@ -123,11 +137,18 @@ impl ChromeState {
         }
         let e = evaluate(manifest, &screen);
         let result = ChromeResult {
-            matched: e.matched.map(|r| Matched {
-                rule: r.name.clone(),
-                reason: r.reason.clone(),
-                kind: r.kind,
-                choices: r.answers.iter().map(|a| a.choice.clone()).collect(),
+            matched: e.matched.map(|r| {
+                let region = screen.region(&r.region);
+                Matched {
+                    rule: r.name.clone(),
+                    reason: r.reason.clone(),
+                    kind: r.kind,
+                    choices: r.answers.iter().map(|a| a.choice.clone()).collect(),
+                    prompt: question_row(&region).unwrap_or_else(|| r.reason.clone()),
+                    options: crate::adapters::dialog::read_options(&region)
+                        .map(|o| o.labels())
+                        .unwrap_or_default(),
+                }
             }),
             nearest: e.nearest.map(|n| Nearest {
                 rule: n.rule.name.clone(),

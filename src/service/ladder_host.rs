@@ -30,6 +30,7 @@
 //! keys of a pane dictionary) and [`LadderHost::explain`] (`attend explain`).
 
 mod binding;
+mod dialogs;
 mod explain;
 mod screen;
 mod timers;
@@ -88,6 +89,8 @@ struct PaneLadder {
     /// The agent process a hook of the pane ran under (pid, start time): what makes an
     /// external pane's process known.
     agent_proc: Option<Proc>,
+    /// When Attend last typed an answer into the pane (its dialog may stay drawn a moment).
+    answered_at: Option<Timestamp>,
 }
 
 impl PaneLadder {
@@ -102,6 +105,7 @@ impl PaneLadder {
             timer: None,
             scanned: HashSet::new(),
             agent_proc: None,
+            answered_at: None,
         }
     }
 
@@ -236,6 +240,7 @@ impl LadderHost {
                 }
             }
         }
+        self.sync_dialog(world, pane, now, &mut out);
         self.schedule(world, pane, now, &mut out);
         out
     }

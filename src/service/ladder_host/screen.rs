@@ -81,6 +81,8 @@ impl LadderHost {
         };
         let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
         if !st.chrome.evaluate(manifest, screen, now) {
+            // No change; a dialog still shown after an answer settled may need its decision.
+            self.sync_dialog(world, pane, now, out);
             return;
         }
         let (claim, note) = match &st.chrome.result.matched {
@@ -115,6 +117,7 @@ impl LadderHost {
             Source::new(Rung::NeedsInputChrome, "screen.chrome"),
             now,
         ));
+        self.sync_dialog(world, pane, now, out);
     }
 
     /// The keys that answer `choice` on the dialog on `p`'s screen now

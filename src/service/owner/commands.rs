@@ -223,6 +223,7 @@ impl Owner {
         let answer = self.ladder.dialog_answer(pane, choice)?;
         tracing::info!(pane = %id, choice, rule = ?answer.rule, picked = ?answer.picked, "answer");
         let keys = answer.keys;
+        self.ladder.note_answer(id, now());
         let (events, _) = self.world.apply_action(
             id,
             &Action::Answer {
