@@ -18,6 +18,8 @@ mod hook_events;
 const AT: Timestamp = Timestamp(1_800_000_000_000);
 
 const CLAUDE: &str = "claude/2.1.197";
+/// Payloads recorded from the newest pinned Claude Code.
+const CLAUDE_NEWEST: &str = "claude/2.1.332/observed";
 const CODEX: &str = "codex/0.171.0";
 const CURSOR: &str = "cursor/docs-2026";
 const GEMINI: &str = "gemini/0.61.0";
@@ -362,6 +364,27 @@ fn rows() -> Vec<Row> {
             TurnStopped {
                 summary: Some("Done: the work is finished.".into()),
             },
+        ),
+        payload_row(
+            "claude_stop_without_background_tasks_keeps_the_summary",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "Stop"),
+            Expect::Kind(TurnStopped {
+                summary: Some("Hello from the scripted model.".into()),
+            }),
+        ),
+        payload_row(
+            "claude_stop_with_background_tasks_says_they_still_run",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "Stop-background"),
+            Expect::Kind(TurnStopped {
+                summary: Some(
+                    "(1 background task still running) Started a background sleep; it is still running."
+                        .into(),
+                ),
+            }),
         ),
         fixture_row(
             "claude_stop_failure_rate_limit_fails_turn_with_usage_limit",
@@ -949,6 +972,20 @@ impl Pane1 {
     fn count(&self, name: &str) -> usize {
         self.log.iter().filter(|e| e.kind.name() == name).count()
     }
+}
+
+#[test]
+fn claude_stop_with_a_background_task_is_done_unread_and_says_it_still_runs() {
+    // The recording has a session of its own: its Stop alone, on a fresh pane.
+    let mut p = Pane1::new(AgentKind::Claude);
+    p.feed(CLAUDE_NEWEST, "Stop-background");
+    let pane = p.state();
+    assert_eq!(pane.lifecycle, Lifecycle::Done);
+    assert_eq!(pane.attention(), Attention::Unread);
+    assert_eq!(
+        pane.last_message.as_deref(),
+        Some("(1 background task still running) Started a background sleep; it is still running.")
+    );
 }
 
 #[test]

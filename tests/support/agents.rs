@@ -783,6 +783,19 @@ impl Tmux {
         lines.join("\n").trim_end().to_string() + "\n"
     }
 
+    /// The window title the program set (OSC 0/2), as tmux keeps it.
+    pub fn title(&self) -> String {
+        self.run(&[
+            "display-message".into(),
+            "-p".into(),
+            "-t".into(),
+            "agent".into(),
+            "#{pane_title}".into(),
+        ])
+        .map(|s| s.trim_end_matches('\n').to_string())
+        .unwrap_or_default()
+    }
+
     /// Waits until the screen contains `needle`; returns that screen. `Err` shows the last
     /// screen.
     pub fn wait_for_text(&self, needle: &str, timeout: Duration) -> Result<String, String> {

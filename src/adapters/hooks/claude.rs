@@ -85,7 +85,12 @@ pub(super) fn map(
         },
         "Notification" => policy.signal(p),
         "Stop" => TurnStopped {
-            summary: p.str("last_assistant_message").map(str::to_string),
+            summary: match dialect {
+                Dialect::Claude => stop_summary(p),
+                // Codex reports the same completion again in `notify`, without
+                // background tasks: the summaries must stay equal to be one completion.
+                Dialect::Codex => p.str("last_assistant_message").map(str::to_string),
+            },
         },
         "StopFailure" => stop_failure(p),
         "SubagentStart" | "SubagentStop" | "PreCompact" | "PostCompact" => IdentityOnly,
@@ -135,6 +140,36 @@ fn question(input: Option<&Value>) -> SignalKind {
     }
 }
 
+/// `Stop`'s summary: `last_assistant_message`, led by how many of its `background_tasks`
+/// still run (`"(2 background tasks still running) <message>"`, or that count alone
+/// without a message), so the pane's message and the done notification say the agent
+/// left work running. Leading, because surfaces clip long messages at the end. A task
+/// counts unless its `status` says something other than `running`
+/// (`docs/lifecycle-attention.md#signals`; the Claude Code table of `docs/adapters.md`).
+fn stop_summary(p: &Payload<'_>) -> Option<String> {
+    let message = p.str("last_assistant_message");
+    let running = p
+        .get("background_tasks")
+        .and_then(Value::as_array)
+        .map_or(0, |tasks| {
+            tasks
+                .iter()
+                .filter(|t| {
+                    t.get("status").and_then(Value::as_str).unwrap_or("running") == "running"
+                })
+                .count()
+        });
+    let still = match running {
+        0 => return message.map(str::to_string),
+        1 => "1 background task still running".to_string(),
+        n => format!("{n} background tasks still running"),
+    };
+    Some(match message {
+        Some(m) => format!("({still}) {m}"),
+        None => still,
+    })
+}
+
 /// `StopFailure`: error kind (+ `": "` + `error_details`), usage limit for `rate_limit` and
 /// `billing_error`.
 fn stop_failure(p: &Payload<'_>) -> SignalKind {
@@ -146,5 +181,77 @@ fn stop_failure(p: &Payload<'_>) -> SignalKind {
             None => kind.to_string(),
         },
         usage_limit: USAGE_LIMIT_ERRORS.contains(&kind),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stop(payload: Value, dialect: Dialect) -> SignalKind {
+        let map = payload.as_object().unwrap();
+        super::map(
+            "Stop",
+            &Payload::new(map),
+            &NotificationPolicy::default(),
+            dialect,
+        )
+        .kind
+    }
+
+    fn summary(text: &str) -> SignalKind {
+        TurnStopped {
+            summary: Some(text.into()),
+        }
+    }
+
+    #[test]
+    fn stop_with_background_tasks_still_running_says_so() {
+        let task = |id: &str, status: &str| json!({"command": "sleep 30", "description": "bg", "id": id, "status": status, "type": "shell"});
+        let payload =
+            |tasks: Value| json!({"last_assistant_message": "Done.", "background_tasks": tasks});
+        assert_eq!(stop(payload(json!([])), Dialect::Claude), summary("Done."));
+        assert_eq!(
+            stop(payload(json!([task("a", "running")])), Dialect::Claude),
+            summary("(1 background task still running) Done.")
+        );
+        assert_eq!(
+            stop(
+                payload(json!([
+                    task("a", "running"),
+                    task("b", "running"),
+                    task("c", "completed")
+                ])),
+                Dialect::Claude
+            ),
+            summary("(2 background tasks still running) Done.")
+        );
+        // Lenient: an element without a status counts; a mistyped field reads as none.
+        assert_eq!(
+            stop(payload(json!([{"id": "x"}])), Dialect::Claude),
+            summary("(1 background task still running) Done.")
+        );
+        assert_eq!(
+            stop(payload(json!("two")), Dialect::Claude),
+            summary("Done.")
+        );
+        // No message: the count alone.
+        assert_eq!(
+            stop(
+                json!({"background_tasks": [task("a", "running")]}),
+                Dialect::Claude
+            ),
+            summary("1 background task still running")
+        );
+        assert_eq!(
+            stop(json!({}), Dialect::Claude),
+            TurnStopped { summary: None }
+        );
+        // Codex's Stop keeps the bare message (its `notify` repeats it).
+        assert_eq!(
+            stop(payload(json!([task("a", "running")])), Dialect::Codex),
+            summary("Done.")
+        );
     }
 }
