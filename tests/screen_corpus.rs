@@ -22,54 +22,7 @@ use std::path::{Path, PathBuf};
 /// Negative screens a current shipped rule matches: (screen path under
 /// `tests/fixtures/screens/`, agent whose manifest matches, rule). Each is a real defect
 /// of that rule, kept here so the corpus passes until the rule is fixed.
-const KNOWN_FALSE_POSITIVES: &[(&str, &str, &str)] = &[
-    // Codex's `approval-dialog` looks at the bottom 16 rows of the screen: a model reply that
-    // quotes the dialog (question, numbered options, footer) ends right above the input
-    // box, inside that region — on Codex's own screen and on every other agent's.
-    (
-        "negative/codex/0.171.0-reply-quotes-codex-dialog.txt",
-        "codex",
-        "approval-dialog",
-    ),
-    (
-        "negative/claude/2.1.332-reply-quotes-codex-dialog.txt",
-        "codex",
-        "approval-dialog",
-    ),
-    (
-        "negative/claude/2.1.197-reply-quotes-codex-dialog.txt",
-        "codex",
-        "approval-dialog",
-    ),
-    (
-        "negative/gemini/0.61.0-reply-quotes-codex-dialog.txt",
-        "codex",
-        "approval-dialog",
-    ),
-    // Gemini's `allow-execution` looks at the bottom 14 rows and allows any indentation
-    // before its anchors: a reply that quotes the confirmation box (question, "1. Allow
-    // once", "3. No, suggest changes") matches it — on Gemini's own screen and on the others'.
-    (
-        "negative/gemini/0.61.0-reply-quotes-gemini-dialog.txt",
-        "gemini",
-        "allow-execution",
-    ),
-    (
-        "negative/claude/2.1.332-reply-quotes-gemini-dialog.txt",
-        "gemini",
-        "allow-execution",
-    ),
-    (
-        "negative/claude/2.1.197-reply-quotes-gemini-dialog.txt",
-        "gemini",
-        "allow-execution",
-    ),
-    (
-        "negative/codex/0.171.0-reply-quotes-gemini-dialog.txt",
-        "gemini",
-        "allow-execution",
-    ),
-];
+const KNOWN_FALSE_POSITIVES: &[(&str, &str, &str)] = &[];
 
 /// The agents that ship a manifest.
 const AGENTS: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini];
