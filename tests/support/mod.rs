@@ -501,3 +501,4 @@ pub fn cpu_ticks(pid: u32) -> u64 {
 pub mod agents;
 pub mod hook_events;
 pub mod model_server;
+pub mod scenario;

@@ -1,0 +1,422 @@
+//! A real agent CLI inside an Attend pane, for the real-agent scenario tests
+//! (docs/real-agents.md): the daemon on a private bus, the scripted model server on
+//! 127.0.0.1, the CLI's isolated home with the hooks `attend install-hooks` writes, and
+//! the pane (`attend run`, 40×120). Every step is asserted through `attend show --json`.
+#![allow(dead_code)]
+
+use super::agents::{require, AgentHome, Cli, HookRecorder};
+use super::model_server::{ModelServer, Reply};
+use super::Env;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// Generous bound for one step (a CLI starting on a loaded 2-core machine included).
+pub const STEP: Duration = Duration::from_secs(30);
+
+pub const FIRST: &str = "Hello from the scripted model.";
+pub const DONE: &str = "Done: the file is written.";
+pub const COMMAND: &str = "echo attend-e2e > out.txt";
+
+/// One real CLI in an Attend pane: the daemon and its bus, the scripted model, the CLI's
+/// home, the pane.
+pub struct Scenario {
+    pub name: &'static str,
+    pub cli: Cli,
+    pub env: Env,
+    pub server: ModelServer,
+    pub home: AgentHome,
+    pub pane: String,
+    /// A recorder of the SessionEnd payloads (Claude and Gemini).
+    pub session_ends: Option<HookRecorder>,
+    /// A recorder of Codex's `notify` payloads.
+    pub notifies: Option<HookRecorder>,
+    pub started: Instant,
+}
+
+impl Scenario {
+    /// Starts a daemon, the model server with `script`, installs the hooks with
+    /// `attend install-hooks` into the CLI's home, and runs the interactive CLI in a
+    /// 40×120 Attend pane. `None` (after `SKIPPED: …`) when the CLI is unavailable.
+    pub fn start(name: &'static str, cli: Cli, script: Vec<Reply>) -> Option<Scenario> {
+        Scenario::start_with(name, cli, script, |_| {})
+    }
+
+    /// [`Scenario::start`] with `prepare` run on the CLI's home before the launch.
+    pub fn start_with(
+        name: &'static str,
+        cli: Cli,
+        script: Vec<Reply>,
+        prepare: impl FnOnce(&AgentHome),
+    ) -> Option<Scenario> {
+        let binary = require(cli)?;
+        let started = Instant::now();
+        let env = Env::with_daemon();
+        let server = ModelServer::start(script);
+        let home = AgentHome::new(cli, binary, &server);
+        prepare(&home);
+        let out = env
+            .cmd()
+            .args(["install-hooks", cli.name()])
+            .env("HOME", &home.home)
+            .env("CODEX_HOME", home.config_dir())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .current_dir(&home.project)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "install-hooks {}: {}",
+            cli.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let session_ends = (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd"));
+        let notifies = (cli == Cli::Codex).then(|| record_notify(&home));
+        let mut launch = home.launch();
+        if cli == Cli::Codex {
+            // Hooks from install-hooks are not trusted yet: run them for this invocation
+            // (the flag implies --no-daemon, so no app-server outlives the test).
+            launch.args.retain(|a| a != "--no-daemon");
+            launch.args.push("--dangerously-bypass-hook-trust".into());
+        }
+        let mut args = vec![
+            "run".to_string(),
+            "--agent".into(),
+            cli.name().into(),
+            "--cwd".into(),
+            home.project.display().to_string(),
+            "--".into(),
+        ];
+        args.extend(launch.env_overlay_argv());
+        let out = env
+            .cmd()
+            .args(&args)
+            .env("TERM", "xterm-256color")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "attend run: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let pane = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        env.attend1()
+            .resize(&pane, 40, 120)
+            .expect("the pane resizes");
+        Some(Scenario {
+            name,
+            cli,
+            env,
+            server,
+            home,
+            pane,
+            session_ends,
+            notifies,
+            started,
+        })
+    }
+
+    pub fn show(&self) -> Value {
+        self.env.show(&self.pane)
+    }
+
+    /// Panics with `what`, the pane, its events, the model server's log and the daemon's.
+    pub fn fail(&self, what: &str) -> ! {
+        let events: Vec<String> = self.env.events().iter().map(|e| e.to_string()).collect();
+        panic!(
+            "{}: {what}\n--- pane ---\n{:#}\n--- events ---\n{}\n--- model server ---\n{}\n--- daemon log ---\n{}",
+            self.name,
+            self.show(),
+            events.join("\n"),
+            self.server.summary(),
+            self.env.daemon_log()
+        )
+    }
+
+    /// Polls the pane until `cond` holds (within [`STEP`]); returns that state.
+    pub fn wait(&self, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let v = self.show();
+            if cond(&v) {
+                println!(
+                    "{}: {what} after {:.1} s",
+                    self.name,
+                    self.started.elapsed().as_secs_f64()
+                );
+                return v;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!("timed out waiting for {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits (within [`STEP`]) until every Codex notify recorded so far has returned from
+    /// `attend hook codex --notify` with status 0 (its `.done` file beside its payload: the
+    /// daemon answered, so what the notify caused is committed) and no hook waits in the
+    /// spool (a hook that spooled is applied when its batch is gone).
+    pub fn wait_notifies_delivered(&self) {
+        let dir = &self.notifies.as_ref().expect("a Codex scenario").dir;
+        let deadline = Instant::now() + STEP;
+        loop {
+            let mut pending = Vec::new();
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = e.path();
+                if path.extension().is_some_and(|x| x == "json") {
+                    match std::fs::read_to_string(path.with_extension("done")) {
+                        Ok(status) => {
+                            assert_eq!(status, "0", "{}: the hook failed", path.display())
+                        }
+                        Err(_) => pending.push(path),
+                    }
+                }
+            }
+            let spooled = self.env.spooled();
+            if pending.is_empty() && spooled == 0 {
+                return;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!(
+                    "notifies not delivered: {pending:?}, {spooled} spooled hook(s)"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Asserts the four values every step checks.
+    pub fn expect(&self, v: &Value, lifecycle: &str, attention: &str, message: Option<&str>) {
+        let got = (
+            v["lifecycle"].as_str(),
+            v["attention"].as_str(),
+            v["last_message"].as_str(),
+        );
+        if got != (Some(lifecycle), Some(attention), message) {
+            self.fail(&format!(
+                "expected {lifecycle}/{attention} with last message {message:?}, got {got:?}"
+            ));
+        }
+    }
+
+    /// Runs `attend ARGS` against this daemon; asserts success.
+    pub fn attend(&self, args: &[&str]) -> String {
+        let out = self.env.attend(args);
+        if !out.status.success() {
+            self.fail(&format!(
+                "attend {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Types `text` into the pane with `attend send`, then Enter as a separate write (a
+    /// text and its Enter in one write can be taken as a paste).
+    pub fn prompt(&self, text: &str) {
+        self.attend(&["send", &self.pane, text]);
+        std::thread::sleep(Duration::from_millis(400));
+        self.attend(&["send", &self.pane, "", "--enter"]);
+    }
+
+    /// Waits until the CLI shows its prompt: its session started (Claude and Gemini fire
+    /// SessionStart at launch) or its window title is set, then a moment for the input
+    /// box to take keys.
+    pub fn wait_ready(&self) {
+        self.wait("the CLI is up", |v| {
+            !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
+        });
+        std::thread::sleep(Duration::from_millis(1500));
+    }
+
+    /// The events of this pane after `after_seq`.
+    pub fn events_since(&self, after_seq: u64) -> Vec<Value> {
+        self.env
+            .events()
+            .into_iter()
+            .filter(|e| e["pane"] == self.pane.as_str() && e["seq"].as_u64() > Some(after_seq))
+            .collect()
+    }
+
+    pub fn last_seq(&self) -> u64 {
+        self.env
+            .events()
+            .last()
+            .and_then(|e| e["seq"].as_u64())
+            .unwrap_or(0)
+    }
+
+    /// The gate of a tool call: `blocked`/`permission_required` with a permission decision
+    /// naming [`COMMAND`] that can be answered `allow`.
+    pub fn expect_gate(&self) -> Value {
+        let v = self.wait("the permission gate", |v| v["lifecycle"] == "blocked");
+        let d = &v["pending_decision"];
+        if v["attention"] != "permission_required"
+            || d["kind"] != "permission"
+            || !d["prompt"].as_str().unwrap_or("").contains(COMMAND)
+        {
+            self.fail("expected blocked/permission_required with a decision naming the command");
+        }
+        // The hook can come before the dialog takes keys. Codex and Gemini title their
+        // window "Action Required" once it shows (AGENTS-REFERENCE.md); Claude fires
+        // PermissionRequest as its dialog opens.
+        if self.cli == Cli::Claude {
+            std::thread::sleep(Duration::from_millis(500));
+        } else {
+            self.wait("the dialog on screen", |v| {
+                v["title"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("Action Required"))
+            });
+        }
+        v
+    }
+
+    /// After an approved tool call: the turn ended with [`DONE`], the decision is gone,
+    /// the command ran in the project and its result reached the model.
+    pub fn expect_tool_ran(&self, attention: &str) -> Value {
+        let v = self.wait("the turn after the tool", |v| v["lifecycle"] == "done");
+        self.expect(&v, "done", attention, Some(DONE));
+        if !v["pending_decision"].is_null() {
+            self.fail("the decision is still open");
+        }
+        let out = std::fs::read_to_string(self.home.project.join("out.txt")).unwrap_or_default();
+        if out != "attend-e2e\n" {
+            self.fail(&format!("the approved command did not run: {out:?}"));
+        }
+        v
+    }
+
+    /// Waits until the pane's process exited; asserts exit code 0.
+    pub fn expect_exit_0(&self) -> Value {
+        let v = self.wait("the process exit", |v| v["live"]["state"] == "exited");
+        if v["live"]["code"] != 0 || !v["live"]["signal"].is_null() {
+            self.fail("expected exit code 0");
+        }
+        v
+    }
+}
+
+/// Also records every `event` payload: a second hook command beside Attend's in the CLI's
+/// `settings.json` (Claude, Gemini), to count what the CLI fired.
+pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
+    let recorder = HookRecorder::new(home.dir.path().join(format!("recorded-{event}")));
+    let path = home.config_dir().join("settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let groups = settings["hooks"][event]
+        .as_array_mut()
+        .expect("install-hooks registered the event");
+    groups.push(
+        json!({"hooks": [{"type": "command", "command": recorder.command(), "timeout": 5000}]}),
+    );
+    std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    recorder
+}
+
+/// Codex: wraps the `notify` argv that install-hooks wrote so that each payload (the last
+/// argument) is also recorded before the installed command runs with the same arguments,
+/// and its exit status after that command returned (see
+/// [`Scenario::wait_notifies_delivered`]).
+pub fn record_notify(home: &AgentHome) -> HookRecorder {
+    let recorder = HookRecorder::new(home.dir.path().join("recorded-notify"));
+    let path = home.config_dir().join("config.toml");
+    let mut doc: toml_edit::DocumentMut = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+    let installed: Vec<String> = doc["notify"]
+        .as_array()
+        .expect("install-hooks set notify")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    // `FILE.json`: the payload, before the hook; `FILE.done`: the hook's exit status, after
+    // it returned.
+    let script = format!(
+        "for a; do last=$a; done; f='{}'/$(date +%s%N)-$$; printf '%s' \"$last\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f.json\"; \"$@\"; s=$?; printf '%s' $s > \"$f.tmp\" && mv \"$f.tmp\" \"$f.done\"; exit $s",
+        recorder.dir.display()
+    );
+    let mut argv = toml_edit::Array::new();
+    for a in ["sh", "-c", &script, "sh"] {
+        argv.push(a);
+    }
+    for a in &installed {
+        argv.push(a.as_str());
+    }
+    doc["notify"] = toml_edit::value(argv);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    recorder
+}
+
+pub fn text(s: &str) -> Reply {
+    Reply::text(s)
+}
+
+/// A decision.resolved event among `events` and how it was resolved.
+pub fn resolutions(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["kind"] == "decision.resolved")
+        .map(|e| e["how"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Edits the JSON file at `path` with `edit`.
+pub fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut Value)) {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut v);
+    std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+impl Scenario {
+    /// A dialog no hook names is up: blocked/input_required with a question decision from
+    /// the screen chrome, the option labels read off the screen.
+    pub fn expect_dialog_question(&self, option: &str) -> Value {
+        let v = self.wait("the dialog's question decision", |v| {
+            v["pending_decision"]["kind"] == "question"
+        });
+        let d = &v["pending_decision"];
+        self.expect(&v, "blocked", "input_required", d["prompt"].as_str());
+        let options: Vec<&str> = d["options"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !options.contains(&option) {
+            self.fail(&format!(
+                "the options read off the screen lack {option:?}: {d}"
+            ));
+        }
+        let seq = self.last_seq();
+        let decision = self
+            .env
+            .events()
+            .into_iter()
+            .rev()
+            .find(|e| e["kind"] == "decision.opened" && e["pane"] == self.pane.as_str());
+        assert!(
+            decision.is_some_and(|e| e["source"] == "needs-input-chrome:screen.chrome"),
+            "opened by the screen chrome (seq {seq})"
+        );
+        v
+    }
+
+    /// `attend answer PANE choice`, then the decision resolved as answered and the dialog
+    /// gone from the screen.
+    pub fn answer_dialog(&self, choice: &str, question: &str) {
+        let before = self.last_seq();
+        self.attend(&["answer", &self.pane, choice]);
+        let screen = || {
+            self.env
+                .attend1()
+                .get_screen(&self.pane)
+                .unwrap_or_default()
+        };
+        let deadline = Instant::now() + STEP;
+        while screen().contains(question) {
+            if Instant::now() > deadline {
+                self.fail(&format!("the dialog stayed after `answer {choice}`"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let how = resolutions(&self.events_since(before));
+        assert_eq!(how, vec!["answered"], "resolved once, by the answer");
+    }
+}
