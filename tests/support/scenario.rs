@@ -401,6 +401,11 @@ impl Scenario {
     /// `attend answer PANE choice`, then the decision resolved as answered and the dialog
     /// gone from the screen.
     pub fn answer_dialog(&self, choice: &str, question: &str) {
+        // Claude Code 2.1.332 ignores keys for a moment after a dialog opens (a guard
+        // against keys meant for the prompt); a person is never that fast. (Were the keys
+        // swallowed, the pane would stay truthful: the dialog still drawn after
+        // `ANSWER_SETTLE_MS` opens its question again.)
+        std::thread::sleep(Duration::from_millis(1000));
         let before = self.last_seq();
         self.attend(&["answer", &self.pane, choice]);
         let screen = || {
