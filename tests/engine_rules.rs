@@ -1,5 +1,5 @@
-//! One test per engine rule: seed 000's canonical examples and clearing rules, every row
-//! of CONTRACT §2 and §4, and every spec-024 scenario (FR-001…FR-005, user stories 1–3,
+//! One test per engine rule: the canonical examples and clearing rules, every row
+//! of docs/lifecycle-attention.md's signal and exit tables, and every spec-024 scenario (FR-001…FR-005, user stories 1–3,
 //! edge cases). Test names are the rule names; `docs/lifecycle-attention.md` links them.
 
 use attend::engine::{NewPane, World};
@@ -387,7 +387,7 @@ fn clearing_unfocused_pane_raises_again() {
 }
 
 // ---------------------------------------------------------------------------------------
-// CONTRACT §2, one test per row.
+// docs/lifecycle-attention.md#signals, one test per row.
 
 #[test]
 fn contract2_session_started_unknown_to_idle() {
@@ -794,7 +794,7 @@ fn contract2_every_lifecycle_change_emits_agent_event_with_previous_and_source()
 }
 
 // ---------------------------------------------------------------------------------------
-// CONTRACT §4 and spec 024.
+// docs/lifecycle-attention.md#session-end-and-exit and spec 024.
 
 fn reviewed_done() -> Harness {
     let mut h = Harness::claude();
@@ -1103,7 +1103,7 @@ fn spec024_reviewed_terminal_is_derived_not_stored() {
 }
 
 // ---------------------------------------------------------------------------------------
-// CONTRACT §4, process exit rows.
+// docs/lifecycle-attention.md#process-exited rows.
 
 #[test]
 fn contract4_exit_nonzero_on_working_is_failed_error() {
@@ -1193,7 +1193,7 @@ fn contract4_session_end_handover_reason_is_not_an_end() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Tasks and holds (CONTRACT §5).
+// Tasks and holds (docs/lifecycle-attention.md#tasks-and-holds).
 
 #[test]
 fn contract5_task_lifecycle_open_working_reported() {

@@ -2,7 +2,7 @@
 //!
 //! One HTTP/1.1 server on `127.0.0.1:<ephemeral port>` (tiny_http, one worker thread per
 //! connection-at-a-time, four workers) that speaks the three wire formats the pinned CLIs use
-//! (`/work/shared/AGENTS-REFERENCE.md`, "Driving … offline"):
+//! (docs/real-agents.md):
 //!
 //! - Anthropic Messages: `POST /v1/messages?beta=true`, `"stream": true` → SSE
 //!   `message_start`, `content_block_start`, `content_block_delta`, `content_block_stop`,

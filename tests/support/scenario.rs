@@ -258,7 +258,7 @@ impl Scenario {
             self.fail("expected blocked/permission_required with a decision naming the command");
         }
         // The hook can come before the dialog takes keys. Codex and Gemini title their
-        // window "Action Required" once it shows (AGENTS-REFERENCE.md); Claude fires
+        // window "Action Required" once it shows (docs/adapters.md); Claude fires
         // PermissionRequest as its dialog opens.
         if self.cli == Cli::Claude {
             std::thread::sleep(Duration::from_millis(500));
