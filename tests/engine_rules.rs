@@ -1410,3 +1410,152 @@ fn user_kill_intent_is_stale_after_the_window_and_outside_kills_are_crashes() {
     h.killed(9);
     assert_eq!(h.state(), (L::Failed, A::Error));
 }
+
+// Two agents in one pane (docs/lifecycle-attention.md#two-agents-in-one-pane).
+
+fn with_session(kind: SignalKind, agent: &str, event: &str, session: &str, at: i64) -> Signal {
+    let mut s = Signal::new(kind, Source::hook(agent, event), Timestamp(at));
+    s.identity.session_id = Some(session.to_string());
+    s
+}
+
+#[test]
+fn two_agents_in_one_pane_hand_over_keep_attention_and_ignore_the_old_agent() {
+    use attend::engine::HookAgent;
+    let mut w = World::new();
+    let (p, _) = w.add_pane(
+        NewPane {
+            command: vec!["bash".into()],
+            owned: true,
+            ..Default::default()
+        },
+        Timestamp(1),
+    );
+    let src = |a: &str| Source::hook(a, "x");
+    // Claude starts in the shell: the pane becomes Claude's; a turn ends unread.
+    assert!(matches!(
+        w.hook_agent(
+            p,
+            AgentKind::Claude,
+            Some("s1"),
+            true,
+            src("claude"),
+            Timestamp(2)
+        ),
+        HookAgent::Adopted(_)
+    ));
+    for (kind, event, at) in [
+        (SignalKind::TurnStarted, "UserPromptSubmit", 3),
+        (
+            SignalKind::TurnStopped {
+                summary: Some("done".into()),
+            },
+            "Stop",
+            4,
+        ),
+    ] {
+        w.apply_signal(p, &with_session(kind, "claude", event, "s1", at))
+            .unwrap();
+    }
+    assert_eq!(w.panes[&p].attention(), A::Unread);
+    // While Claude works, a Codex run as its tool is another agent's hook: not applied.
+    w.apply_signal(
+        p,
+        &with_session(
+            SignalKind::TurnStarted,
+            "claude",
+            "UserPromptSubmit",
+            "s1",
+            5,
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        w.hook_agent(
+            p,
+            AgentKind::Codex,
+            Some("c0"),
+            true,
+            src("codex"),
+            Timestamp(6)
+        ),
+        HookAgent::Foreign
+    );
+    w.apply_signal(
+        p,
+        &with_session(
+            SignalKind::TurnStopped { summary: None },
+            "claude",
+            "Stop",
+            "s1",
+            7,
+        ),
+    )
+    .unwrap();
+    // The user quits Claude and starts Codex in the same shell: a switch, then the new
+    // session id hands over; the unread of Claude's turn is kept.
+    assert!(matches!(
+        w.hook_agent(
+            p,
+            AgentKind::Codex,
+            Some("c1"),
+            true,
+            src("codex"),
+            Timestamp(8)
+        ),
+        HookAgent::Switched(_)
+    ));
+    let ev = w
+        .apply_signal(
+            p,
+            &with_session(
+                SignalKind::SessionStarted { source: None },
+                "codex",
+                "SessionStart",
+                "c1",
+                9,
+            ),
+        )
+        .unwrap();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e.kind, EventKind::PaneHandover { .. })),
+        "{ev:?}"
+    );
+    let pane = &w.panes[&p];
+    assert_eq!(pane.agent, AgentKind::Codex);
+    assert_eq!(pane.attention(), A::Unread, "outstanding attention kept");
+    // Claude's late hook moves nothing now.
+    assert_eq!(
+        w.hook_agent(
+            p,
+            AgentKind::Claude,
+            Some("s1"),
+            false,
+            src("claude"),
+            Timestamp(10)
+        ),
+        HookAgent::Foreign
+    );
+    // A pane started as the agent itself never switches.
+    let (q, _) = w.add_pane(
+        NewPane {
+            agent: AgentKind::Claude,
+            command: vec!["claude".into()],
+            owned: true,
+            ..Default::default()
+        },
+        Timestamp(11),
+    );
+    assert_eq!(
+        w.hook_agent(
+            q,
+            AgentKind::Codex,
+            Some("c2"),
+            true,
+            src("codex"),
+            Timestamp(12)
+        ),
+        HookAgent::Foreign
+    );
+}
