@@ -1559,3 +1559,39 @@ fn two_agents_in_one_pane_hand_over_keep_attention_and_ignore_the_old_agent() {
         HookAgent::Foreign
     );
 }
+
+#[test]
+fn an_unknown_notification_beside_a_dialog_no_hook_names_adds_no_unread() {
+    let mut w = World::new();
+    let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+    let dialog = Signal::new(
+        SignalKind::QuestionAsked {
+            prompt: "Do you trust the files in this folder?".into(),
+            options: vec![],
+            answer_keys: vec![],
+        },
+        Source::new(Rung::NeedsInputChrome, "screen.chrome"),
+        Timestamp(2),
+    );
+    w.apply_signal(p, &dialog).unwrap();
+    let note = Signal::new(
+        SignalKind::AgentNotification {
+            text: "Claude is waiting for your input".into(),
+            gate: GateRef::None,
+        },
+        Source::hook("claude", "Notification"),
+        Timestamp(3),
+    );
+    w.apply_signal(p, &note).unwrap();
+    let pane = &w.panes[&p];
+    assert!(
+        !pane.items.iter().any(|i| i.level == A::Unread),
+        "{:?}",
+        pane.items
+    );
+    assert_eq!(pane.attention(), A::InputRequired);
+    // Without such a dialog the same notification is unread, as before.
+    let (q, _) = w.add_pane(Default::default(), Timestamp(4));
+    w.apply_signal(q, &note).unwrap();
+    assert_eq!(w.panes[&q].attention(), A::Unread);
+}

@@ -338,6 +338,17 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 // It only restates the open gate: adds nothing.
             }
             GateRef::Names(kind) => cx.open_decision(*kind, text, &[], &[], None),
+            GateRef::None
+                if cx
+                    .pane
+                    .pending_decision
+                    .as_ref()
+                    .is_some_and(|d| d.source.rung == crate::model::Rung::NeedsInputChrome) =>
+            {
+                // A dialog no hook names is on screen and already asks for the user
+                // (`docs/lifecycle-attention.md#dialogs-no-hook-names`): a notification of a
+                // kind Attend does not know adds no unread beside it.
+            }
             GateRef::None => {
                 cx.set_message(text);
                 cx.add_ordinary(Attention::Unread);
