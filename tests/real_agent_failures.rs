@@ -432,14 +432,9 @@ fn codex_auto_review_approval_closes_the_gate_when_the_reviewer_decides() {
             })
         })
         .unwrap_or_else(|e| s.fail(&e));
-    let decided = Instant::now();
     let v = s.wait("the gate closed", |v| v["pending_decision"].is_null());
-    // Closed by the approval, before the model's next turn (3 s after the command).
-    assert!(
-        decided.elapsed() < Duration::from_millis(4500),
-        "closed {:?} after the reviewer's request",
-        decided.elapsed()
-    );
+    // Closed by the approval while the turn goes on: the model answers only 3 s after the
+    // command ran, so a gate closed by the turn's Stop would find the pane done.
     if v["lifecycle"] != "working" || v["attention"] != "none" {
         s.fail("expected working/none once the reviewer approved");
     }
