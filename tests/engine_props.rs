@@ -40,6 +40,7 @@ fn signal_kind() -> impl Strategy<Value = SignalKind> {
                 tool_use_id
             }),
         Just(SignalKind::ToolError { error: "e".into() }),
+        Just(SignalKind::Warning { text: "w".into() }),
         tool_id.prop_map(|tool_use_id| SignalKind::PermissionRequested {
             prompt: "Bash: ls".into(),
             options: vec![],

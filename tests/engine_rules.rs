@@ -479,6 +479,49 @@ fn contract2_tool_error_working_warning_message() {
     assert_eq!(h.msg(), Some("no such file"));
 }
 
+/// A warning (an API error the agent retries, a tool denied by its permission rules) adds
+/// warning with its text and leaves the lifecycle alone: it stays `working` mid-turn and a
+/// pane that is not working is not made so (the screen line that may carry it never
+/// decides the lifecycle).
+#[test]
+fn contract2_warning_adds_warning_keeps_lifecycle() {
+    let mut h = Harness::claude();
+    h.turn();
+    let ev = h.hook(SignalKind::Warning {
+        text: "API error · retrying in 2s · attempt 1/10".into(),
+    });
+    assert_eq!(h.state(), (L::Working, A::Warning));
+    assert_eq!(h.msg(), Some("API error · retrying in 2s · attempt 1/10"));
+    assert!(has(&ev, "attention.created") && !has(&ev, "agent.working"));
+    let mut idle = Harness::claude();
+    idle.hook(SignalKind::SessionStarted { source: None });
+    idle.hook(SignalKind::Warning { text: "w".into() });
+    assert_eq!(idle.state(), (L::Idle, A::Warning));
+}
+
+/// The warning of a recovered retry outlives the turn: the turn's end is done, the pane
+/// still shows warning (ordinary attention clears only on interaction), and mark_seen
+/// clears it.
+#[test]
+fn contract2_warning_stays_after_the_turn_until_seen() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.hook(SignalKind::Warning {
+        text: "API error · retrying".into(),
+    });
+    h.stop("Hello.");
+    assert_eq!(h.state(), (L::Done, A::Warning));
+    assert_eq!(h.msg(), Some("Hello."));
+    h.turn();
+    assert_eq!(
+        h.state(),
+        (L::Working, A::Warning),
+        "a new turn is no interaction"
+    );
+    h.seen();
+    assert_eq!(h.state(), (L::Working, A::None));
+}
+
 #[test]
 fn contract2_permission_requested_opens_decision_blocked() {
     let mut h = Harness::claude();

@@ -316,6 +316,12 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
             cx.set_message(error);
             cx.add_ordinary(Attention::Warning);
         }
+        // A problem the agent works around: attention only, never a lifecycle change (its
+        // evidence may be a screen line, which never decides the lifecycle).
+        SignalKind::Warning { text } => {
+            cx.set_message(text);
+            cx.add_ordinary(Attention::Warning);
+        }
         SignalKind::PermissionRequested {
             prompt,
             options,

@@ -53,6 +53,11 @@ pub enum SignalKind {
     },
     /// A tool failed and the agent goes on (warning).
     ToolError { error: String },
+    /// A non-fatal problem the agent reports or shows while it goes on — an API error it
+    /// retries (its screen's retry line), a tool call its permission rules denied: + warning
+    /// with `text` as the message; the lifecycle is left as it is
+    /// (`docs/lifecycle-attention.md#signals`, "warning").
+    Warning { text: String },
     /// An approval gate opened.
     PermissionRequested {
         prompt: String,
@@ -105,6 +110,7 @@ impl SignalKind {
             SignalKind::ToolStarted { .. } => "tool_started",
             SignalKind::ToolFinished { .. } => "tool_finished",
             SignalKind::ToolError { .. } => "tool_error",
+            SignalKind::Warning { .. } => "warning",
             SignalKind::PermissionRequested { .. } => "permission_requested",
             SignalKind::QuestionAsked { .. } => "question_asked",
             SignalKind::AgentNotification { .. } => "agent_notification",
