@@ -123,24 +123,27 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// True when this hook run is a globally installed entry (no [`PANE_HOOKS_FLAG`]) of an
-/// agent whose pane has hooks of its own: `pane_hooks_env` (the value of
+/// True when this hook run is a globally installed hook entry (no [`PANE_HOOKS_FLAG`]) of
+/// an agent whose pane has hooks of its own: `pane_hooks_env` (the value of
 /// [`PANE_HOOKS_ENV`], a comma-separated list of agent names) names `hook.agent`. Such a
 /// run delivers nothing, so each event reaches the daemon once
-/// (docs/decisions/0008-per-pane-hooks.md).
+/// (docs/decisions/0008-per-pane-hooks.md). A Codex `notify` run never is: Codex runs one
+/// notify program, so where the pane sets its own the global one does not run at all, and
+/// where it does not (the user's own program is configured) the global one is the only
+/// one.
 pub fn superseded(hook: &Invocation<'_>, pane_hooks_env: Option<&str>) -> bool {
-    !hook.pane_hooks && pane_hooks_env.is_some_and(|v| v.split(',').any(|a| a.trim() == hook.agent))
+    let names = |v: &str| v.split(',').any(|a| a.trim() == hook.agent);
+    !hook.pane_hooks && hook.notify_payload.is_none() && pane_hooks_env.is_some_and(names)
 }
 
 /// Runs the hook client: payload from stdin, or the last argument with `--notify` (Codex
 /// `notify`, event `notify`). A [`superseded`] run reads stdin to its end (the agent
-/// writes the payload before it waits) and returns at once. Always returns exit code 0.
+/// writes the payload first and may count a hook that closed its stdin early as failed)
+/// and returns at once. Always returns exit code 0.
 pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
     let env = std::env::var(PANE_HOOKS_ENV).ok();
     if superseded(&hook, env.as_deref()) {
-        if hook.notify_payload.is_none() {
-            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        }
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         return 0;
     }
     let started = Instant::now();
@@ -382,7 +385,10 @@ mod tests {
             "the pane's own entry delivers"
         );
         let notify = parse_args(&["codex", "--notify", "{}"]).unwrap();
-        assert!(superseded(&notify, Some("codex")));
+        assert!(
+            !superseded(&notify, Some("codex")),
+            "the one notify program"
+        );
     }
 
     #[test]

@@ -236,32 +236,32 @@ fn a_global_entry_in_a_pane_with_its_own_hooks_delivers_nothing() {
     let listener = UnixListener::bind(&bus).unwrap();
     listener.set_nonblocking(true).unwrap();
     let vars = [("ATTEND_PANE_HOOKS", "claude")];
-    let out = hook_with(tmp.path(), &["claude"], STOP, Some(&bus), &vars);
-    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
-    let notify = ["codex", "--notify", "{\"type\":\"x\"}"];
     let codex = [("ATTEND_PANE_HOOKS", "codex")];
-    let out = hook_with(tmp.path(), &notify, "", Some(&bus), &codex);
-    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    for (args, env) in [(&["claude"][..], &vars), (&["codex", "Stop"][..], &codex)] {
+        let out = hook_with(tmp.path(), args, STOP, Some(&bus), env);
+        assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    }
     assert!(
         listener.accept().is_err(),
         "a superseded entry must not connect to the bus"
     );
     assert!(spooled(tmp.path()).is_empty());
 
-    // Another agent's pane hooks, and the pane's own entry: delivered.
+    // The pane's own entry: delivered.
     listener.set_nonblocking(false).unwrap();
     let server = serve_one(listener, None);
     let own = ["claude", "--pane-hooks"];
     let out = hook_with(tmp.path(), &own, STOP, Some(&bus), &vars);
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
     assert_eq!(server.join().unwrap(), "Hello,Hook");
+    // Another agent's pane hooks, and Codex's one notify program: not superseded (no
+    // daemon here: spooled, not dropped).
     let out = hook_with(tmp.path(), &["claude"], STOP, None, &codex);
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
-    assert_eq!(
-        spooled(tmp.path()).len(),
-        1,
-        "no daemon: spooled, not dropped"
-    );
+    let notify = ["codex", "--notify", "{\"type\":\"x\"}"];
+    let out = hook_with(tmp.path(), &notify, "", None, &codex);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    assert_eq!(spooled(tmp.path()).len(), 2);
 }
 
 #[test]
