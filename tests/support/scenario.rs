@@ -48,31 +48,42 @@ impl Scenario {
         script: Vec<Reply>,
         prepare: impl FnOnce(&AgentHome),
     ) -> Option<Scenario> {
+        let options = Options {
+            install_hooks: true,
+            daemon_vars: &[],
+        };
+        Scenario::start_opts(name, cli, script, options, prepare)
+    }
+
+    /// [`Scenario::start_with`] with the set-up chosen: without `options.install_hooks`
+    /// the CLI's home gets no hooks at all (the pane reports through the hooks Attend
+    /// passes on its command line, docs/adapters.md "Hooks for panes Attend starts"),
+    /// and there are no SessionEnd or notify recorders.
+    pub fn start_opts(
+        name: &'static str,
+        cli: Cli,
+        script: Vec<Reply>,
+        options: Options,
+        prepare: impl FnOnce(&AgentHome),
+    ) -> Option<Scenario> {
         let binary = require(cli)?;
         let started = Instant::now();
-        let env = Env::with_daemon();
+        let mut env = Env::new();
+        env.start_daemon_with(&["--no-tray", "--no-notifications"], options.daemon_vars);
         let server = ModelServer::start(script);
         let home = AgentHome::new(cli, binary, &server);
         prepare(&home);
-        let out = env
-            .cmd()
-            .args(["install-hooks", cli.name()])
-            .env("HOME", &home.home)
-            .env("CODEX_HOME", home.config_dir())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .current_dir(&home.project)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "install-hooks {}: {}",
-            cli.name(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let session_ends = (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd"));
-        let notifies = (cli == Cli::Codex).then(|| record_notify(&home));
+        let (session_ends, notifies) = if options.install_hooks {
+            install_hooks(&env, &home);
+            (
+                (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd")),
+                (cli == Cli::Codex).then(|| record_notify(&home)),
+            )
+        } else {
+            (None, None)
+        };
         let mut launch = home.launch();
-        if cli == Cli::Codex {
+        if cli == Cli::Codex && options.install_hooks {
             // Hooks from install-hooks are not trusted yet: run them for this invocation
             // (the flag implies --no-daemon, so no app-server outlives the test).
             launch.args.retain(|a| a != "--no-daemon");
@@ -295,6 +306,33 @@ impl Scenario {
         }
         v
     }
+}
+
+/// How [`Scenario::start_opts`] sets a scenario up.
+pub struct Options {
+    /// Run `attend install-hooks` for the CLI in its home first (the default).
+    pub install_hooks: bool,
+    /// Variables for the daemon's environment (e.g. `RUST_LOG`).
+    pub daemon_vars: &'static [(&'static str, &'static str)],
+}
+
+/// `attend install-hooks <cli>` into the CLI's home (user scope).
+pub fn install_hooks(env: &Env, home: &AgentHome) {
+    let out = env
+        .cmd()
+        .args(["install-hooks", home.cli.name()])
+        .env("HOME", &home.home)
+        .env("CODEX_HOME", home.config_dir())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .current_dir(&home.project)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "install-hooks {}: {}",
+        home.cli.name(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Also records every `event` payload: a second hook command beside Attend's in the CLI's

@@ -38,7 +38,7 @@ impl Located {
 }
 
 /// Finds `agent`'s program in `argv`: `argv[0]`, or the first word after an `env` prefix,
-/// whose file name is the agent's executable (`claude`, `/usr/bin/codex`, `gemini`).
+/// whose file name is the agent's executable (`claude`, `/usr/bin/codex`).
 /// `None` when the program is something else (a shell, a wrapper script, `npx`) or the
 /// prefix uses an `env` option this does not follow (`-S`, `--split-string`, an unknown
 /// one): then the pane gets no hooks of its own and the global ones (if installed) report.

@@ -6,9 +6,13 @@
 //! - Claude Code: `--settings <file>`, a generated settings file with Attend's hook
 //!   entries, merged with the user's own `--settings` argument ([`claude`]);
 //! - Codex: `-c hooks.<Event>=[…]` overrides, their trust pinned by hash in the same
-//!   session-flags layer, and `-c notify=[…]` ([`codex`]);
-//! - Gemini CLI: `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` naming a generated file that holds the
-//!   system defaults it replaces plus Attend's hooks ([`gemini`]).
+//!   session-flags layer, and `-c notify=[…]` ([`codex`]).
+//!
+//! Gemini CLI and Cursor get nothing: Gemini has no settings flag, and the one settings
+//! file an environment variable can name (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`,
+//! `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped with a security warning unless it and
+//! every directory above it belong to root and only root can write them; Cursor has
+//! neither. Their panes report through `attend install-hooks`.
 //!
 //! Every entry runs `<dir>/attend-hook <agent> --pane-hooks` (the entries `attend
 //! install-hooks` writes, marked), and the pane gets `ATTEND_PANE_HOOKS=<agent>`, which
@@ -21,7 +25,6 @@
 mod argv;
 mod claude;
 mod codex;
-mod gemini;
 
 use super::command::{HookForm, Matcher};
 use super::error::InstallError;
@@ -39,8 +42,7 @@ pub use argv::{locate, Located};
 pub struct PaneHooks {
     /// The argv to spawn: the user's, with Attend's hook arguments added.
     pub argv: Vec<String>,
-    /// Added to the environment: `ATTEND_PANE_HOOKS=<agent>` first, then per agent (Gemini:
-    /// `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`).
+    /// Added to the environment: `ATTEND_PANE_HOOKS=<agent>`.
     pub env: Vec<(String, String)>,
     /// Generated files (absolute path, whole text) the argv or environment names.
     pub files: Vec<(PathBuf, String)>,
@@ -116,14 +118,15 @@ pub struct PaneSetup<'a> {
 }
 
 /// The argv and environment that give `setup.argv` Attend's hooks, or `Ok(None)` when
-/// there is nothing to add: an agent without per-invocation hooks (Cursor, a shell), a
+/// there is nothing to add: an agent without per-invocation hooks (Gemini, Cursor, a
+/// shell), a
 /// program that is not the agent's own executable (after an `env` prefix), an agent
 /// subcommand that starts no session (`claude mcp`, `codex login`, …), or hook settings
 /// the user passes on the command line themselves (Codex `-c hooks…`).
 ///
 /// Errors (the caller starts the argv unchanged and logs why): the user's `--settings`
-/// (Claude) or system defaults file (Gemini) cannot be read or is not a JSON object, or
-/// its `hooks` has a type Attend cannot add to; the executable path is not absolute UTF-8.
+/// (Claude) cannot be read or is not a JSON object, or its `hooks` has a type Attend
+/// cannot add to; the executable path is not absolute UTF-8.
 pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
     let Some(located) = locate(setup.argv, setup.agent) else {
         return Ok(None);
@@ -132,8 +135,7 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
     let planned = match setup.agent {
         AgentKind::Claude => claude::plan(setup, &located)?,
         AgentKind::Codex => codex::plan(setup, &located, &var)?,
-        AgentKind::Gemini => gemini::plan(setup, &located, &var)?,
-        AgentKind::Cursor | AgentKind::Shell => None,
+        AgentKind::Gemini | AgentKind::Cursor | AgentKind::Shell => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks

@@ -110,7 +110,7 @@ fn claude_gets_a_settings_file_with_every_hook_marked_as_the_panes() {
         "PostCompact",
         "SessionEnd",
     ] {
-        assert_eq!(commands(&settings, event), [ours.clone()], "{event}");
+        assert_eq!(commands(&settings, event), std::slice::from_ref(&ours), "{event}");
     }
     // The same groups `install-hooks` writes (tool events match every tool; 5 s).
     assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
@@ -389,37 +389,12 @@ fn codex_never_replaces_someone_elses_notify_or_the_users_hook_overrides() {
     );
 }
 
+/// Gemini reads hooks from no file a user can name for one run (its system files must
+/// belong to root): its panes report through `install-hooks` only.
 #[test]
-fn gemini_gets_its_system_defaults_with_attends_hooks() {
-    let world = World::new().file(
-        "/etc/gemini-cli/system-defaults.json",
-        "// site defaults\n{\"ui\": {\"theme\": \"x\"}, \"hooks\": {\"AfterAgent\": []},}\n",
-    );
-    let hooks = world.hooks(AgentKind::Gemini, &["gemini", "--resume"]);
-    assert_eq!(strs(&hooks.argv), ["gemini", "--resume"]);
-    let file = "/run/user/1000/attend/panes/p3-gemini-system-defaults.json";
+fn gemini_gets_nothing() {
     assert_eq!(
-        hooks.env,
-        [
-            ("ATTEND_PANE_HOOKS".to_string(), "gemini".to_string()),
-            (
-                "GEMINI_CLI_SYSTEM_DEFAULTS_PATH".to_string(),
-                file.to_string()
-            )
-        ]
+        World::new().plan(AgentKind::Gemini, &["gemini"]).unwrap(),
+        None
     );
-    let settings = file_json(&hooks);
-    assert_eq!(settings["ui"]["theme"], "x");
-    let ours = format!("{HOOK} gemini --pane-hooks");
-    assert_eq!(commands(&settings, "AfterAgent"), [ours]);
-    assert_eq!(
-        settings["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"],
-        5000
-    );
-    // The variable's own file, when the pane's environment names one.
-    let own = World::new()
-        .var("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "/srv/d.json")
-        .file("/srv/d.json", "{\"hooks\": 1}");
-    let err = own.plan(AgentKind::Gemini, &["gemini"]).unwrap_err();
-    assert!(err.to_string().starts_with("/srv/d.json: `hooks`"), "{err}");
 }
