@@ -62,17 +62,20 @@ const CODEX: Agent = Agent {
     records: false,
 };
 
-/// Starts the CLI in a pane, with or without `attend install-hooks`; where
-/// `agent.records`, `fired` records every payload of the events counted.
+/// Starts the CLI in a pane, with or without `attend install-hooks` (`global`), by name
+/// from `PATH` (`on_path`, [`Options::on_path`]) or by path; where `agent.records`,
+/// `fired` records every payload of the events counted.
 fn start(
     name: &'static str,
     agent: &Agent,
     global: bool,
+    on_path: bool,
     fired: &HookRecorder,
 ) -> Option<Scenario> {
     let options = Options {
         install_hooks: global,
         daemon_vars: DAEMON_VARS,
+        on_path,
     };
     let command = fired.command();
     let events = [agent.start, agent.turn, agent.stop, agent.end];
@@ -139,7 +142,7 @@ fn fired_counts(fired: &HookRecorder) -> BTreeMap<String, usize> {
 fn two_turns_each_event_applied_once(name: &'static str, agent: &Agent, global: bool) {
     let recorder = tempfile::tempdir().unwrap();
     let fired = HookRecorder::new(recorder.path().join("fired"));
-    let Some(s) = start(name, agent, global, &fired) else {
+    let Some(s) = start(name, agent, global, false, &fired) else {
         return;
     };
     s.wait_ready();
@@ -246,4 +249,50 @@ fn codex_reports_through_its_pane_hooks_without_install_hooks() {
 #[test]
 fn codex_with_global_hooks_too_applies_each_event_once() {
     two_turns_each_event_applied_once("codex-pane-and-global-hooks", &CODEX, true);
+}
+
+/// `attend resume` restarts an exited pane with the session's resume argv (`claude
+/// --resume <id>`, from the SessionStart payload): the hooks are added again, so the
+/// resumed session reports (its SessionStart, then a turn) without `install-hooks`.
+#[test]
+fn claude_resumed_pane_gets_its_hooks_again() {
+    let recorder = tempfile::tempdir().unwrap();
+    let fired = HookRecorder::new(recorder.path().join("fired"));
+    let Some(s) = start("claude-pane-hooks-resume", &CLAUDE, false, true, &fired) else {
+        return;
+    };
+    s.wait_ready();
+    s.prompt("say hello");
+    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "unread", Some(FIRST));
+    let session = v["session_id"].as_str().unwrap_or_default().to_string();
+    s.prompt("/exit");
+    let v = s.expect_exit_0();
+    assert_eq!(
+        v["resume_argv"],
+        serde_json::json!(["claude", "--resume", session])
+    );
+
+    s.attend(&["resume", &s.pane]);
+    let deadline = Instant::now() + STEP;
+    while applied(&s).get("SessionStart") != Some(&2) {
+        if Instant::now() > deadline {
+            s.fail(&format!(
+                "the resumed session's SessionStart: {:?}",
+                applied(&s)
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    s.wait_ready();
+    s.prompt("again");
+    let v = s.wait("the resumed session's turn", |v| {
+        v["lifecycle"] == "done" && v["last_message"] == SECOND
+    });
+    s.expect(&v, "done", "unread", Some(SECOND));
+    assert_eq!(
+        v["session_id"],
+        session.as_str(),
+        "the same session, resumed"
+    );
 }

@@ -4,7 +4,7 @@
 //! the pane (`attend run`, 40×120). Every step is asserted through `attend show --json`.
 #![allow(dead_code)]
 
-use super::agents::{require, AgentHome, Cli, HookRecorder};
+use super::agents::{require, AgentHome, Cli, HookRecorder, CI_MARKERS};
 use super::model_server::{ModelServer, Reply};
 use super::Env;
 use serde_json::{json, Value};
@@ -51,6 +51,7 @@ impl Scenario {
         let options = Options {
             install_hooks: true,
             daemon_vars: &[],
+            on_path: false,
         };
         Scenario::start_opts(name, cli, script, options, prepare)
     }
@@ -97,9 +98,27 @@ impl Scenario {
             home.project.display().to_string(),
             "--".into(),
         ];
-        args.extend(launch.env_overlay_argv());
-        let out = env
-            .cmd()
+        let mut run = env.cmd();
+        if options.on_path {
+            // The CLI by name, its directory first on PATH, the launch's variables in the
+            // pane's own environment: what a resume argv (`claude --resume <id>`) needs.
+            let dir = home.binary.parent().expect("the binary's directory");
+            for (k, v) in &launch.env {
+                let v = match k.as_str() {
+                    "PATH" => format!("{}:{v}", dir.display()),
+                    _ => v.clone(),
+                };
+                run.env(k, v);
+            }
+            for marker in CI_MARKERS {
+                run.env_remove(marker);
+            }
+            args.push(cli.name().into());
+            args.extend(launch.args.iter().cloned());
+        } else {
+            args.extend(launch.env_overlay_argv());
+        }
+        let out = run
             .args(&args)
             .env("TERM", "xterm-256color")
             .output()
@@ -314,6 +333,10 @@ pub struct Options {
     pub install_hooks: bool,
     /// Variables for the daemon's environment (e.g. `RUST_LOG`).
     pub daemon_vars: &'static [(&'static str, &'static str)],
+    /// Run the CLI by its name with its directory on `PATH` and the launch's variables in
+    /// the pane's environment (not an `env` prefix), so that `attend resume` can start the
+    /// session's resume argv the same way.
+    pub on_path: bool,
 }
 
 /// `attend install-hooks <cli>` into the CLI's home (user scope).

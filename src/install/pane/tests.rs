@@ -110,7 +110,11 @@ fn claude_gets_a_settings_file_with_every_hook_marked_as_the_panes() {
         "PostCompact",
         "SessionEnd",
     ] {
-        assert_eq!(commands(&settings, event), std::slice::from_ref(&ours), "{event}");
+        assert_eq!(
+            commands(&settings, event),
+            std::slice::from_ref(&ours),
+            "{event}"
+        );
     }
     // The same groups `install-hooks` writes (tool events match every tool; 5 s).
     assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
