@@ -7,7 +7,7 @@
 //! appended after the user's own hooks of each event.
 
 use super::argv::{subcommand, Located};
-use super::{entries, generated, merge_hooks, PaneHooks, PaneSetup};
+use super::setup::{entries, generated, merge_hooks, PaneHooks, PaneSetup};
 use crate::install::error::InstallError;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@
 //! "async": false>]}`; the key is `/<session-flags>/config.toml:<event>:<group>:<handler>`.
 
 use super::argv::{subcommand, Located};
-use super::{entries, PaneHooks, PaneSetup};
+use super::setup::{entries, PaneHooks, PaneSetup};
 use crate::install::command::Matcher;
 use crate::install::error::InstallError;
 use crate::install::CODEX_EVENTS;

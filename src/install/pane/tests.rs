@@ -2,7 +2,10 @@
 //! starts").
 
 use super::*;
+use crate::install::HookForm;
+use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 const EXE: &str = "/opt/attend/bin/attend";
 const HOOK: &str = "/opt/attend/bin/attend-hook";
