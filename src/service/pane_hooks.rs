@@ -12,10 +12,13 @@ use crate::model::{AgentKind, PaneId};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// What to spawn: the argv and the variables to add to `env`.
+/// What to spawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
+    /// The program and its arguments, Attend's hook arguments included.
     pub argv: Vec<String>,
+    /// The variables added to the daemon's environment for the child (the pane's,
+    /// `ATTEND_PANE_HOOKS` included when the hooks were added).
     pub env: BTreeMap<String, String>,
 }
 

@@ -10,8 +10,9 @@ pub struct Located {
     pub program: usize,
     /// `NAME=VALUE` assignments of an `env` prefix, in order.
     pub assignments: Vec<(String, String)>,
-    /// The prefix clears the environment (`env -i`) or unsets these names (`-u NAME`).
+    /// The prefix clears the environment (`env -i`).
     pub cleared: bool,
+    /// The names the prefix unsets (`-u NAME`, `--unset=NAME`).
     pub unset: Vec<String>,
 }
 
@@ -67,6 +68,7 @@ pub fn locate(argv: &[String], agent: AgentKind) -> Option<Located> {
             {
                 found.unset.push(name.to_string());
             } else if options && matches!(word.as_str(), "-0" | "--null" | "-v" | "--debug") {
+                // Options without a value that change nothing the agent sees.
             } else if options && word.starts_with('-') {
                 return None;
             } else if let Some((name, value)) = assignment(word) {

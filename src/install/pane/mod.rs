@@ -36,10 +36,9 @@ pub use setup::{read_user_file, PaneHooks, PaneSetup};
 
 /// The argv and environment that give `setup.argv` Attend's hooks, or `Ok(None)` when
 /// there is nothing to add: an agent without per-invocation hooks (Gemini, Cursor, a
-/// shell), a
-/// program that is not the agent's own executable (after an `env` prefix), an agent
-/// subcommand that starts no session (`claude mcp`, `codex login`, …), or hook settings
-/// the user passes on the command line themselves (Codex `-c hooks…`).
+/// shell), a program that is not the agent's own executable (after an `env` prefix), an
+/// agent subcommand that starts no session (`claude mcp`, `codex login`, …), or hook
+/// settings the user passes on the command line themselves (Codex `-c hooks…`).
 ///
 /// Errors (the caller starts the argv unchanged and logs why): the user's `--settings`
 /// (Claude) cannot be read or is not a JSON object, or its `hooks` has a type Attend
@@ -48,7 +47,13 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
     let Some(located) = locate(setup.argv, setup.agent) else {
         return Ok(None);
     };
-    let var = |name: &str| located.var(name).or_else(|| (setup.var)(name));
+    // What the agent sees: the prefix's assignments, else the pane's environment unless
+    // the prefix removes the name.
+    let var = |name: &str| match located.var(name) {
+        Some(value) => Some(value),
+        None if located.removes(name) => None,
+        None => (setup.var)(name),
+    };
     let planned = match setup.agent {
         AgentKind::Claude => claude::plan(setup, &located)?,
         AgentKind::Codex => codex::plan(setup, &located, &var)?,

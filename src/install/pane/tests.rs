@@ -380,6 +380,12 @@ fn codex_never_replaces_someone_elses_notify_or_the_users_hook_overrides() {
     );
     let hooks = installed.hooks(AgentKind::Codex, &["codex"]);
     assert_eq!(overrides(&hooks.argv).last().unwrap().0, "notify");
+    // `env -i` hides the pane's CODEX_HOME (and its taken notify); an assignment names one.
+    let hidden = taken.hooks(AgentKind::Codex, &["env", "-i", "HOME=/h", "codex"]);
+    assert_eq!(overrides(&hidden.argv).last().unwrap().0, "notify");
+    let named = World::new().file("/c/config.toml", "notify = [\"my-notifier\"]\n");
+    let hooks = named.hooks(AgentKind::Codex, &["env", "CODEX_HOME=/c", "codex"]);
+    assert_eq!(overrides(&hooks.argv).last().unwrap().0, "hooks.state");
     // The user's `-c notify=…` and `-c hooks…` are theirs.
     let hooks = World::new().hooks(AgentKind::Codex, &["codex", "-c", "notify=[\"x\"]"]);
     assert_eq!(
