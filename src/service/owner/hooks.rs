@@ -154,6 +154,15 @@ impl Owner {
         if let Some(d) = &req.delivery_id {
             batch.deliveries.push((d.clone(), seq, at));
         }
+        // One line per applied delivery (a repeated delivery id returned above): what the
+        // real-agent tests count to show each event is applied once.
+        tracing::debug!(
+            pane = ?pane.map(|p| p.to_string()),
+            agent = %req.mapping.agent,
+            event = %req.mapping.event,
+            delivery = ?req.delivery_id,
+            "hook applied"
+        );
         Ok(Hooked::Applied(seq))
     }
 
