@@ -227,6 +227,8 @@ const CLAUDE_EVENTS: &[&str] = &[
     "SubagentStop",
     "PreCompact",
     "PostCompact",
+    "PostToolBatch",
+    "PermissionDenied",
     "SessionEnd",
 ];
 /// Claude's tool events, whose groups say `"matcher": "*"` (all tools).

@@ -5,7 +5,8 @@
 //! by the tests that need nothing else of the support (`#[path]`).
 #![allow(dead_code)]
 
-/// Claude Code 2.1.197: every hook event, in the order `install-hooks` writes them.
+/// Claude Code (2.1.197 and 2.1.332): every hook event, in the order `install-hooks` writes
+/// them.
 pub const CLAUDE: &[&str] = &[
     "SessionStart",
     "UserPromptSubmit",
@@ -20,6 +21,8 @@ pub const CLAUDE: &[&str] = &[
     "SubagentStop",
     "PreCompact",
     "PostCompact",
+    "PostToolBatch",
+    "PermissionDenied",
     "SessionEnd",
 ];
 

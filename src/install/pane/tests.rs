@@ -111,6 +111,8 @@ fn claude_gets_a_settings_file_with_every_hook_marked_as_the_panes() {
         "SubagentStop",
         "PreCompact",
         "PostCompact",
+        "PostToolBatch",
+        "PermissionDenied",
         "SessionEnd",
     ] {
         assert_eq!(
