@@ -23,7 +23,8 @@ fn signal_kind() -> impl Strategy<Value = SignalKind> {
     prop_oneof![
         prop::option::of(prop_oneof![
             Just("startup".to_string()),
-            Just("clear".to_string())
+            Just("clear".to_string()),
+            Just("compact".to_string())
         ])
         .prop_map(|source| SignalKind::SessionStarted { source }),
         Just(SignalKind::TurnStarted),
@@ -40,6 +41,7 @@ fn signal_kind() -> impl Strategy<Value = SignalKind> {
                 tool_use_id
             }),
         Just(SignalKind::ToolError { error: "e".into() }),
+        Just(SignalKind::Warning { text: "w".into() }),
         tool_id.prop_map(|tool_use_id| SignalKind::PermissionRequested {
             prompt: "Bash: ls".into(),
             options: vec![],

@@ -16,6 +16,12 @@ pub const SESSION_ENDED_MESSAGE: &str = "session ended";
 /// (`docs/lifecycle-attention.md#session-ended`).
 const HANDOVER_REASONS: [&str; 3] = ["clear", "resume", "compact"];
 
+/// Session-start sources that begin a fresh conversation at the prompt: the pane is
+/// `idle` unless a gate is open. A `compact` start is the same conversation continuing
+/// (manual `/compact` at the prompt, or an automatic compaction in the middle of a turn):
+/// it keeps the lifecycle (`docs/lifecycle-attention.md#signals`).
+const FRESH_START_SOURCES: [&str; 2] = ["clear", "resume"];
+
 /// Terminal notifications (OSC 9/99/777) re-raise attention at most once per this many
 /// milliseconds on a pane; a flood inside the interval only updates the message.
 pub const TERMINAL_NOTIFICATION_INTERVAL_MS: i64 = 1_000;
@@ -274,11 +280,11 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
     let shell = cx.pane.agent == crate::model::AgentKind::Shell;
     match &signal.kind {
         SignalKind::SessionStarted { source } => {
-            let handover = source
+            let fresh = source
                 .as_deref()
-                .is_some_and(|s| HANDOVER_REASONS.contains(&s));
+                .is_some_and(|s| FRESH_START_SOURCES.contains(&s));
             if cx.pane.lifecycle == Lifecycle::Unknown
-                || (handover && cx.pane.pending_decision.is_none())
+                || (fresh && cx.pane.pending_decision.is_none())
             {
                 cx.set_lifecycle(Lifecycle::Idle);
             }
@@ -314,6 +320,10 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
         SignalKind::ToolError { error } => {
             cx.set_lifecycle(Lifecycle::Working);
             cx.set_message(error);
+            cx.add_ordinary(Attention::Warning);
+        }
+        SignalKind::Warning { text } => {
+            cx.set_message(text);
             cx.add_ordinary(Attention::Warning);
         }
         SignalKind::PermissionRequested {

@@ -37,7 +37,8 @@ pub enum PromptMark {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SignalKind {
     /// A session started before any prompt; `source` as the agent gives it
-    /// (startup, resume, clear, compact).
+    /// (startup, resume, clear, compact). `compact` (the same session after a compaction)
+    /// keeps the lifecycle.
     SessionStarted { source: Option<String> },
     /// The user submitted a prompt.
     TurnStarted,
@@ -53,6 +54,10 @@ pub enum SignalKind {
     },
     /// A tool failed and the agent goes on (warning).
     ToolError { error: String },
+    /// A problem that ends nothing: a subagent's or the compaction's failed model request
+    /// while the agent's own turn (or its idle prompt) goes on. + warning, message =
+    /// `text`, lifecycle unchanged (`docs/lifecycle-attention.md#signals`).
+    Warning { text: String },
     /// An approval gate opened.
     PermissionRequested {
         prompt: String,
@@ -105,6 +110,7 @@ impl SignalKind {
             SignalKind::ToolStarted { .. } => "tool_started",
             SignalKind::ToolFinished { .. } => "tool_finished",
             SignalKind::ToolError { .. } => "tool_error",
+            SignalKind::Warning { .. } => "warning",
             SignalKind::PermissionRequested { .. } => "permission_requested",
             SignalKind::QuestionAsked { .. } => "question_asked",
             SignalKind::AgentNotification { .. } => "agent_notification",

@@ -92,6 +92,9 @@ pub(super) fn map(
                 Dialect::Codex => p.str("last_assistant_message").map(str::to_string),
             },
         },
+        // A subagent's or the compaction's model request failed: the main turn (or the
+        // idle prompt after a manual `/compact`) goes on.
+        "StopFailure" if p.str("agent_id").is_some() => side_failure(p),
         "StopFailure" => stop_failure(p),
         "SubagentStart" | "SubagentStop" | "PreCompact" | "PostCompact" => IdentityOnly,
         "SessionEnd" => SessionEnded {
@@ -174,13 +177,34 @@ fn stop_summary(p: &Payload<'_>) -> Option<String> {
 /// `billing_error`.
 fn stop_failure(p: &Payload<'_>) -> SignalKind {
     let kind = p.str("error").unwrap_or("unknown");
-    let details = p.text("error_details");
     TurnFailed {
-        error: match details {
-            Some(d) => format!("{kind}: {d}"),
-            None => kind.to_string(),
-        },
+        error: failure_text(p),
         usage_limit: USAGE_LIMIT_ERRORS.contains(&kind),
+    }
+}
+
+/// `"<error>[: <error_details>]"` of a `StopFailure` (`"unknown"` without `error`).
+fn failure_text(p: &Payload<'_>) -> String {
+    let kind = p.str("error").unwrap_or("unknown");
+    match p.text("error_details") {
+        Some(d) => format!("{kind}: {d}"),
+        None => kind.to_string(),
+    }
+}
+
+/// `StopFailure` with an `agent_id`: not the main agent's turn but one of its agents'
+/// requests failed — a subagent's (`agent_type` names it) or the compaction's (Claude
+/// runs it as an internal agent without `agent_type`; 2.1.197 and 2.1.332). A warning
+/// that ends nothing: `"compaction failed: <error>"` or `"subagent <type> failed:
+/// <error>"` (`docs/lifecycle-attention.md#signals`, the Claude Code table of
+/// `docs/adapters.md`).
+fn side_failure(p: &Payload<'_>) -> SignalKind {
+    let error = failure_text(p);
+    Warning {
+        text: match p.str("agent_type") {
+            Some(agent) => format!("subagent {agent} failed: {error}"),
+            None => format!("compaction failed: {error}"),
+        },
     }
 }
 
