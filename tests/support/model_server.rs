@@ -705,7 +705,7 @@ fn anthropic_sse(reply: &Reply, id: u32, model: &str, input_tokens: u64) -> Stri
         (
             "message_delta",
             json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
-                   "usage": {"output_tokens": 5}}),
+                   "usage": {"input_tokens": input_tokens, "output_tokens": 5}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
     ])
