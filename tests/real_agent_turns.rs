@@ -393,10 +393,12 @@ fn claude_subagent_stop_is_not_the_turns_end() {
 /// Scenario "subagents", with a gate: the subagent's Bash call needs permission. The gate
 /// is the pane's (blocked/permission_required, the command in the decision), `attend
 /// answer PANE allow` runs it, the work completes with one `unread`. The subagent first
-/// waits a second (an allowed `sleep`), so with 2.1.332 (background subagent) the
-/// parent's Stop — done/unread, the message counting the subagent still running —
-/// comes before the gate; the subagent's completion then starts a turn of its own
-/// (`<task-notification>`), whose Stop raises the one `unread` after the answer.
+/// waits two seconds (an allowed `sleep`). 2.1.197 runs it in the foreground, its parent
+/// waiting. With 2.1.332 (background subagent) the parent ends its turn at once — Stop,
+/// done/unread, `background_tasks` naming the subagent — then the subagent's own tool
+/// calls make the pane `working` again (work goes on in it), its gate blocks it, and its
+/// completion starts a turn of its own (`<task-notification>`) whose Stop raises the one
+/// `unread` after the answer.
 #[test]
 fn claude_subagent_permission_is_the_panes_gate() {
     let Some(t) = Turns::start("claude-subagent-gate", &["Bash(sleep:*)"]) else {
@@ -415,20 +417,8 @@ fn claude_subagent_permission_is_the_panes_gate() {
         text(PARENT_DONE),
         text("Parent: the subagent wrote the file."),
     ]);
+    let start = t.s.last_seq();
     t.s.prompt("let a subagent write the file");
-    if async_subagents() {
-        let seen = t.watch("the parent's Stop", |v| v["lifecycle"] == "done");
-        assert_eq!(turn_states(&seen), ["working/none", "done/unread"], "{seen:?}");
-        let v = t.s.show();
-        t.s.expect(
-            &v,
-            "done",
-            "unread",
-            Some(&format!("(1 background task still running) {PARENT_DONE}")),
-        );
-        let stop = t.hook("Stop", |_| true);
-        assert_eq!(stop["background_tasks"][0]["type"], "subagent", "{stop}");
-    }
     let v = t.s.expect_gate();
     let request = t.hook("PermissionRequest", |_| true);
     assert!(
@@ -436,6 +426,22 @@ fn claude_subagent_permission_is_the_panes_gate() {
         "the subagent's gate: {request}"
     );
     assert_eq!(v["pending_decision"]["kind"], "permission");
+    let lifecycle: Vec<String> = t
+        .kinds_since(start)
+        .into_iter()
+        .filter(|k| k.starts_with("agent."))
+        .collect();
+    if async_subagents() {
+        let stop = t.hook("Stop", |_| true);
+        assert_eq!(stop["background_tasks"][0]["type"], "subagent", "{stop}");
+        assert_eq!(
+            lifecycle,
+            ["agent.working", "agent.done", "agent.working", "agent.blocked"],
+            "the parent's Stop, then the subagent's work and gate"
+        );
+    } else {
+        assert_eq!(lifecycle, ["agent.working", "agent.blocked"]);
+    }
     let before = t.s.last_seq();
     t.s.attend(&["answer", &t.s.pane, "allow"]);
     let final_message = if async_subagents() {
@@ -462,6 +468,75 @@ fn claude_subagent_permission_is_the_panes_gate() {
             p["background_tasks"][0]["type"] == "subagent"
         })]);
     }
+}
+
+/// Scenario "subagents", a gate that outlives the parent's turn (2.1.332, whose subagents
+/// run in the background): the parent works until its subagent's permission dialog is
+/// open (its Bash waits for the PermissionRequest), then ends its turn. Its Stop (with
+/// the subagent among its `background_tasks`) leaves the subagent's gate open: the pane
+/// stays blocked/permission_required, the decision answerable, and `attend answer PANE
+/// allow` runs the command. Then the subagent's completion is a turn of its own that ends
+/// done/unread.
+#[test]
+fn claude_subagent_gate_outlives_the_parents_turn() {
+    if !async_subagents() {
+        println!(
+            "claude {} runs subagents in the foreground: its parent cannot end its turn \
+             while a subagent's dialog is open",
+            Cli::Claude.version()
+        );
+        return;
+    }
+    let Some(t) = Turns::start("claude-subagent-gate-outlives", &["Bash(sh wait-gate.sh)"])
+    else {
+        return;
+    };
+    std::fs::write(
+        t.s.home.project.join("wait-gate.sh"),
+        wait_for_hook(&t.permission_requests) + "\n",
+    )
+    .unwrap();
+    t.s.server.route(
+        claude_subagent,
+        [Reply::claude_bash(COMMAND, "Write a file"), text(SUBAGENT_DONE)],
+    );
+    t.script(vec![
+        subagent_call("Write the file", "Write out.txt"),
+        Reply::claude_bash("sh wait-gate.sh", "Wait for the subagent's question"),
+        text(PARENT_DONE),
+        text("Parent: the subagent wrote the file."),
+    ]);
+    t.s.prompt("let a subagent write the file while you wait");
+    t.s.expect_gate();
+    let stop = t.hook("Stop", |_| true);
+    assert_eq!(stop["background_tasks"][0]["type"], "subagent", "{stop}");
+    // The marker: the Stop's own hook was applied once the unread it raises is there.
+    let v = t.s.wait("the parent's Stop applied", |v| {
+        v["last_message"]
+            .as_str()
+            .is_some_and(|m| m.contains(PARENT_DONE))
+    });
+    if v["lifecycle"] != "blocked"
+        || v["attention"] != "permission_required"
+        || v["pending_decision"]["kind"] != "permission"
+    {
+        t.s.fail("the parent's Stop closed the subagent's open gate");
+    }
+    let before = t.s.last_seq();
+    t.s.attend(&["answer", &t.s.pane, "allow"]);
+    let seen = t.watch("the work's end", |v| {
+        v["lifecycle"] == "done" && v["last_message"] == "Parent: the subagent wrote the file."
+    });
+    println!("claude-subagent-gate-outlives: after the answer {seen:?}");
+    assert_eq!(resolutions(&t.s.events_since(before)), ["answered"]);
+    let out = std::fs::read_to_string(t.s.home.project.join("out.txt")).unwrap_or_default();
+    assert_eq!(out, "attend-e2e\n", "the approved command ran");
+    t.s.expect(
+        &t.s.show(),
+        "done",
+        "unread",
+        Some("Parent: the subagent wrote the file."),
+    );
 }
 
 // --------------------------------------------------------------- background work

@@ -304,10 +304,14 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
         }
         SignalKind::ToolStarted { .. } => cx.set_lifecycle(Lifecycle::Working),
         SignalKind::ToolFinished { tool_use_id, .. } => {
+            // A gate without an id is the main agent's: any tool of the main agent
+            // approves it, a subagent's does not
+            // (`docs/lifecycle-attention.md#subagent-gates`).
             let matches = cx.pane.pending_decision.as_ref().is_some_and(|d| {
                 d.kind == DecisionKind::Permission
                     && match (&d.tool_use_id, tool_use_id) {
-                        (None, _) => true,
+                        (None, Some(b)) => !crate::model::is_subagent_scope(b),
+                        (None, None) => true,
                         (Some(a), Some(b)) => a == b,
                         (Some(_), None) => false,
                     }
@@ -415,6 +419,21 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 && cx.pane.pending_decision.is_none()
                 && (summary.is_none() || summary.as_deref() == cx.pane.last_message.as_deref());
             if duplicate {
+                cx.keep_gate_invariant();
+                return cx.out;
+            }
+            // A subagent's gate outlives the main agent's turn: the subagent still waits
+            // on the human (`docs/lifecycle-attention.md#subagent-gates`).
+            let subagents_gate = cx.pane.pending_decision.as_ref().is_some_and(|d| {
+                d.tool_use_id
+                    .as_deref()
+                    .is_some_and(crate::model::is_subagent_scope)
+            });
+            if subagents_gate {
+                if let Some(s) = summary {
+                    cx.set_message(s);
+                }
+                cx.add_ordinary(Attention::Unread);
                 cx.keep_gate_invariant();
                 return cx.out;
             }

@@ -8,7 +8,7 @@ use super::codex;
 use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
 use super::payload::{allow_deny_keys, labels, non_empty, tool_prompt, Payload};
-use crate::model::{Identity, SignalKind, SignalKind::*};
+use crate::model::{subagent_scope, Identity, SignalKind, SignalKind::*};
 use serde_json::Value;
 
 /// Claude's question tool: its call opens a question, not a tool run.
@@ -63,7 +63,7 @@ pub(super) fn map(
                 prompt: tool_prompt(tool.unwrap_or("tool"), p.get("tool_input")),
                 options: labels(&PERMISSION_OPTIONS),
                 answer_keys: allow_deny_keys(),
-                tool_use_id: p.str("tool_use_id").map(str::to_string),
+                tool_use_id: scoped_tool_id(p),
             },
             Dialect::Codex => codex::permission(p),
         },
@@ -73,7 +73,7 @@ pub(super) fn map(
         "PostToolUse" if asks_question => TurnStarted,
         "PostToolUse" => ToolFinished {
             tool: tool.map(str::to_string),
-            tool_use_id: p.str("tool_use_id").map(str::to_string),
+            tool_use_id: scoped_tool_id(p),
         },
         // Esc on a running tool, or a question the human declined: they acted at the
         // terminal, and no Stop follows.
@@ -103,6 +103,17 @@ pub(super) fn map(
         _ => return Mapped::unknown(),
     };
     Mapped::known(kind)
+}
+
+/// The tool id that ties a gate to the tool that finishes it: inside a subagent (payload
+/// with `agent_id`) the subagent's scope (`agent:<agent_id>`, [`subagent_scope`]), so its
+/// gate is neither approved by the main agent's tools nor closed by the main agent's
+/// Stop; else `tool_use_id` (`docs/lifecycle-attention.md#subagent-gates`).
+fn scoped_tool_id(p: &Payload<'_>) -> Option<String> {
+    match p.str("agent_id") {
+        Some(agent) => Some(subagent_scope(agent)),
+        None => p.str("tool_use_id").map(str::to_string),
+    }
 }
 
 /// `AskUserQuestion`'s first question: its text and option labels. Lenient: `questions`
