@@ -19,7 +19,7 @@ const HANDOVER_REASONS: [&str; 3] = ["clear", "resume", "compact"];
 /// Session-start sources that begin a fresh conversation at the prompt: the pane is
 /// `idle` unless a gate is open. A `compact` start is the same conversation continuing
 /// (manual `/compact` at the prompt, or an automatic compaction in the middle of a turn):
-/// it keeps the lifecycle (`docs/lifecycle-attention.md#signals`).
+/// it keeps the lifecycle (`docs/lifecycle-attention.md#compaction`).
 const FRESH_START_SOURCES: [&str; 2] = ["clear", "resume"];
 
 /// Terminal notifications (OSC 9/99/777) re-raise attention at most once per this many

@@ -207,7 +207,7 @@ fn failure_text(p: &Payload<'_>) -> String {
 /// requests failed — a subagent's (`agent_type` names it) or the compaction's (Claude
 /// runs it as an internal agent without `agent_type`; 2.1.197 and 2.1.332). A warning
 /// that ends nothing: `"compaction failed: <error>"` or `"subagent <type> failed:
-/// <error>"` (`docs/lifecycle-attention.md#signals`, the Claude Code table of
+/// <error>"` (`docs/lifecycle-attention.md#compaction`, the Claude Code table of
 /// `docs/adapters.md`).
 fn side_failure(p: &Payload<'_>) -> SignalKind {
     let error = failure_text(p);
