@@ -1109,8 +1109,7 @@ fn claude_permission_turn_ends_done_unread_with_summary_and_approved_gate() {
 /// apart: the recordings come from several runs.
 fn feed_one_session(p: &mut Pane1, dir: &str, names: &[&str]) {
     for name in names {
-        let mut payload: serde_json::Value =
-            serde_json::from_str(&fixture(dir, name)).unwrap();
+        let mut payload: serde_json::Value = serde_json::from_str(&fixture(dir, name)).unwrap();
         payload["session_id"] = CLAUDE_SESSION.into();
         p.feed_json(&payload.to_string());
     }
@@ -1141,7 +1140,12 @@ fn claude_auto_compaction_mid_turn_stays_working() {
     feed_one_session(
         &mut p,
         CLAUDE_NEWEST,
-        &["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"],
+        &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+        ],
     );
     feed_one_session(
         &mut p,
@@ -1199,7 +1203,10 @@ fn claude_subagent_gate_outlives_the_parents_tools_and_stop() {
     let pane = p.state();
     assert_eq!(pane.lifecycle, Lifecycle::Blocked);
     assert_eq!(pane.attention(), Attention::PermissionRequired);
-    assert_eq!(pane.pending_decision.as_ref().map(|d| d.id), Some(decision.id));
+    assert_eq!(
+        pane.pending_decision.as_ref().map(|d| d.id),
+        Some(decision.id)
+    );
     assert_eq!(
         pane.last_message.as_deref(),
         Some("(1 background task still running) Parent: the subagent looked, I waited, all done.")

@@ -178,7 +178,7 @@ impl Turns {
 
     /// With `ATTEND_RECORD_FIXTURES=1`: the first payload of each `(name, event, check)`
     /// as `tests/fixtures/claude/<version>/observed/<name>.json`, scrubbed.
-    fn record(&self, fixtures: &[(&str, &str, fn(&Value) -> bool)]) {
+    fn record(&self, fixtures: &[Fixture]) {
         if std::env::var("ATTEND_RECORD_FIXTURES").as_deref() != Ok("1") {
             return;
         }
@@ -206,13 +206,20 @@ impl Turns {
 /// Prints how long after `key` the pane reached `what`, against [`KEY_GOAL`].
 fn goal(t: &Turns, what: &str, key: Instant) {
     let ms = key.elapsed().as_millis();
-    let verdict = if key.elapsed() <= KEY_GOAL { "met" } else { "missed" };
+    let verdict = if key.elapsed() <= KEY_GOAL {
+        "met"
+    } else {
+        "missed"
+    };
     println!(
         "{}: {what}: {ms} ms (goal {} ms: {verdict})",
         t.s.name,
         KEY_GOAL.as_millis()
     );
 }
+
+/// A fixture to record: its name, the hook event, which payload of that event.
+type Fixture<'a> = (&'a str, &'a str, fn(&Value) -> bool);
 
 /// `tests/fixtures/claude/<version under test>/observed`.
 fn observed_dir() -> PathBuf {
@@ -301,7 +308,10 @@ fn claude_subagent_stop_is_not_the_turns_end() {
     };
     t.s.server.route(
         claude_subagent,
-        [Reply::claude_bash("sleep 1", "Look around"), text(SUBAGENT_DONE)],
+        [
+            Reply::claude_bash("sleep 1", "Look around"),
+            text(SUBAGENT_DONE),
+        ],
     );
     t.script(vec![
         subagent_call("Look around", "Look at the files and report"),
@@ -315,7 +325,9 @@ fn claude_subagent_stop_is_not_the_turns_end() {
     t.s.prompt("use a subagent");
     let seen = t.watch("the parent's Stop", |v| v["lifecycle"] == "done");
     if turn_states(&seen) != ["working/none", "done/unread"] {
-        t.s.fail(&format!("expected working until the parent's Stop: {seen:?}"));
+        t.s.fail(&format!(
+            "expected working until the parent's Stop: {seen:?}"
+        ));
     }
     let v = t.s.show();
     t.s.expect(&v, "done", "unread", Some(PARENT_DONE));
@@ -345,7 +357,11 @@ fn claude_subagent_stop_is_not_the_turns_end() {
         .payloads()
         .iter()
         .map(|p| {
-            let inside = if p["agent_id"].is_string() { "@sub" } else { "" };
+            let inside = if p["agent_id"].is_string() {
+                "@sub"
+            } else {
+                ""
+            };
             format!("{}{inside}", event_name(p))
         })
         .collect();
@@ -361,13 +377,19 @@ fn claude_subagent_stop_is_not_the_turns_end() {
         "one Stop for the whole turn: {events:?}"
     );
     let routed = t.s.server.routed();
-    assert_eq!(routed.len(), 2, "the subagent's two requests: {}", t.s.server.summary());
+    assert_eq!(
+        routed.len(),
+        2,
+        "the subagent's two requests: {}",
+        t.s.server.summary()
+    );
     println!("claude-subagent: hooks {events:?}");
     if async_subagents() {
         assert!(
-            t.payloads("UserPromptSubmit")
-                .iter()
-                .any(|p| p["prompt"].as_str().unwrap_or("").contains("<task-notification>")),
+            t.payloads("UserPromptSubmit").iter().any(|p| p["prompt"]
+                .as_str()
+                .unwrap_or("")
+                .contains("<task-notification>")),
             "2.1.332 tells the parent through a task-notification prompt: {events:?}"
         );
     }
@@ -382,11 +404,15 @@ fn claude_subagent_stop_is_not_the_turns_end() {
         }),
     ]);
     if async_subagents() {
-        t.record(&[("UserPromptSubmit-task-notification", "UserPromptSubmit", |p| {
-            p["prompt"]
-                .as_str()
-                .is_some_and(|s| s.starts_with("<task-notification>"))
-        })]);
+        t.record(&[(
+            "UserPromptSubmit-task-notification",
+            "UserPromptSubmit",
+            |p| {
+                p["prompt"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("<task-notification>"))
+            },
+        )]);
     }
 }
 
@@ -436,7 +462,12 @@ fn claude_subagent_permission_is_the_panes_gate() {
         assert_eq!(stop["background_tasks"][0]["type"], "subagent", "{stop}");
         assert_eq!(
             lifecycle,
-            ["agent.working", "agent.done", "agent.working", "agent.blocked"],
+            [
+                "agent.working",
+                "agent.done",
+                "agent.working",
+                "agent.blocked"
+            ],
             "the parent's Stop, then the subagent's work and gate"
         );
     } else {
@@ -487,8 +518,7 @@ fn claude_subagent_gate_outlives_the_parents_turn() {
         );
         return;
     }
-    let Some(t) = Turns::start("claude-subagent-gate-outlives", &["Bash(sh wait-gate.sh)"])
-    else {
+    let Some(t) = Turns::start("claude-subagent-gate-outlives", &["Bash(sh wait-gate.sh)"]) else {
         return;
     };
     std::fs::write(
@@ -498,7 +528,10 @@ fn claude_subagent_gate_outlives_the_parents_turn() {
     .unwrap();
     t.s.server.route(
         claude_subagent,
-        [Reply::claude_bash(COMMAND, "Write a file"), text(SUBAGENT_DONE)],
+        [
+            Reply::claude_bash(COMMAND, "Write a file"),
+            text(SUBAGENT_DONE),
+        ],
     );
     t.script(vec![
         subagent_call("Write the file", "Write out.txt"),
@@ -558,7 +591,11 @@ fn claude_background_task_outlives_the_turn_and_its_end_is_news_once() {
     ]);
     t.s.prompt("wait in the background");
     let seen = t.watch("the turn's end", |v| v["lifecycle"] == "done");
-    assert_eq!(turn_states(&seen), ["working/none", "done/unread"], "{seen:?}");
+    assert_eq!(
+        turn_states(&seen),
+        ["working/none", "done/unread"],
+        "{seen:?}"
+    );
     let v = t.s.show();
     t.s.expect(
         &v,
@@ -601,7 +638,11 @@ fn first_turn(t: &Turns) {
     ]);
     t.s.prompt("say hello after a second");
     let seen = t.watch("the first turn's end", |v| v["lifecycle"] == "done");
-    assert_eq!(turn_states(&seen), ["working/none", "done/unread"], "{seen:?}");
+    assert_eq!(
+        turn_states(&seen),
+        ["working/none", "done/unread"],
+        "{seen:?}"
+    );
 }
 
 /// Scenario "compaction", manual: `/compact` typed at the prompt of a done/unread pane.
@@ -704,7 +745,12 @@ fn claude_auto_compaction_mid_turn_stays_working() {
         ["agent.working", "agent.done", "attention.created:unread"],
         "one turn, one end"
     );
-    t.s.expect(&t.s.show(), "done", "unread", Some("Done after the compaction."));
+    t.s.expect(
+        &t.s.show(),
+        "done",
+        "unread",
+        Some("Done after the compaction."),
+    );
     t.record(&[("PreCompact-auto", "PreCompact", |_| true)]);
 }
 
@@ -726,7 +772,12 @@ fn claude_failed_compaction_is_a_warning() {
     assert!(failure["agent_id"].is_string(), "{failure}");
     assert_eq!(failure["error"], "server_error", "{failure}");
     let v = t.s.wait("the warning", |v| v["attention"] != "unread");
-    t.s.expect(&v, "done", "warning", Some("compaction failed: server_error"));
+    t.s.expect(
+        &v,
+        "done",
+        "warning",
+        Some("compaction failed: server_error"),
+    );
     let kinds = t.kinds_since(before);
     assert!(
         !kinds.iter().any(|k| k.starts_with("agent.")),
@@ -782,9 +833,11 @@ fn claude_esc_while_a_tool_runs_is_idle_at_once() {
     if by == "lifecycle-hooks:claude.PostToolUseFailure" {
         let failure = t.hook("PostToolUseFailure", |_| true);
         assert_eq!(failure["is_interrupt"], true, "{failure}");
-        t.record(&[("PostToolUseFailure-interrupt", "PostToolUseFailure", |p| {
-            p["is_interrupt"] == true
-        })]);
+        t.record(
+            &[("PostToolUseFailure-interrupt", "PostToolUseFailure", |p| {
+                p["is_interrupt"] == true
+            })],
+        );
     } else {
         assert!(by.starts_with("self-report:"), "{idle}");
     }
@@ -804,7 +857,11 @@ fn claude_esc_while_a_tool_runs_is_idle_at_once() {
         failures.iter().all(|p| p["is_interrupt"] == true),
         "{failures:?}"
     );
-    assert_eq!(t.payloads("Stop").len(), 1, "no Stop for the interrupted turn");
+    assert_eq!(
+        t.payloads("Stop").len(),
+        1,
+        "no Stop for the interrupted turn"
+    );
 }
 
 /// Scenario "interrupts": Esc while the model streams (its answer held back a minute):
@@ -889,7 +946,9 @@ fn claude_ctrl_c_twice_exits_at_once() {
     let kinds = t.kinds_since(before);
     assert!(kinds.contains(&"pane.exited".to_string()), "{kinds:?}");
     assert!(
-        !kinds.iter().any(|k| k.contains(":error") || k == "agent.failed"),
+        !kinds
+            .iter()
+            .any(|k| k.contains(":error") || k == "agent.failed"),
         "Ctrl-C is no failure: {kinds:?}"
     );
 }
@@ -923,4 +982,3 @@ fn claude_ctrl_c_twice_after_review_stays_quiet() {
         "a reviewed pane stays quiet: {kinds:?}"
     );
 }
-
