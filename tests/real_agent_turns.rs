@@ -170,6 +170,35 @@ impl Turns {
         }
     }
 
+    /// The self-report rung of `attend explain` (`note`, `seq`), `Null` before one.
+    fn self_report(&self) -> Value {
+        let x: Value =
+            serde_json::from_str(&self.s.attend(&["explain", &self.s.pane, "--json"])).unwrap();
+        x["rungs"]
+            .as_array()
+            .and_then(|rs| rs.iter().find(|r| r["rung"] == "self-report"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// Waits (within [`STEP`]) until Claude's self-report says `idle` in evidence newer
+    /// than `after` (a self-report `seq`): the turn is over in Claude itself, its prompt
+    /// takes keys.
+    fn wait_idle_prompt(&self, after: u64) {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let r = self.self_report();
+            if r["note"] == "status=idle" && r["seq"].as_u64().is_some_and(|seq| seq > after) {
+                return;
+            }
+            if Instant::now() >= deadline {
+                self.s
+                    .fail(&format!("no idle self-report after seq {after}: {r}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Types raw `bytes` (a key) into the pane; returns when it was sent.
     fn key(&self, bytes: &str) -> Instant {
         self.s.attend(&["send", &self.s.pane, bytes]);
@@ -961,8 +990,11 @@ fn claude_ctrl_c_twice_after_review_stays_quiet() {
         return;
     };
     t.script(vec![text("Reviewed answer.")]);
+    let reported = t.self_report()["seq"].as_u64().unwrap_or(0);
     t.s.prompt("say something");
     t.watch("the turn's end", |v| v["lifecycle"] == "done");
+    // Ctrl-C while Claude still winds the turn up interrupts rather than exits.
+    t.wait_idle_prompt(reported);
     t.s.attend(&["seen", &t.s.pane]);
     let before = t.s.last_seq();
     t.key("\x03");
