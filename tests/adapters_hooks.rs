@@ -448,7 +448,11 @@ fn rows() -> Vec<Row> {
                 ..
             } => {
                 assert_eq!(prompt, "Bash: echo attend-e2e > out.txt");
-                assert_eq!(tool_use_id.as_deref(), Some("agent:af67283fd8dd629d8"));
+                let recorded: serde_json::Value =
+                    serde_json::from_str(&fixture(CLAUDE_NEWEST, "PermissionRequest-subagent"))
+                        .unwrap();
+                let agent = recorded["agent_id"].as_str().unwrap();
+                assert_eq!(tool_use_id.clone(), Some(format!("agent:{agent}")));
             }
             other => panic!("not a permission: {other:?}"),
         }),
