@@ -2,14 +2,15 @@
 //!
 //! - Fixed names, shared with the hook executable (`attend_hook::names`) and with hooks
 //!   installed on other machines, so never changed by a build: the D-Bus name, object
-//!   path, interface and error prefix, `ATTEND_PANE`, the payload limit, the hook
-//!   executable's file name (docs/dbus-api.md; docs/decisions/0004-hook-executable.md).
+//!   path, interface and error prefix, `ATTEND_PANE`, `ATTEND_PANE_HOOKS` and its
+//!   `--pane-hooks` marker, the payload limit, the hook executable's file name (docs/dbus-api.md; docs/decisions/0004-hook-executable.md).
 //! - Build-time values (Loupe's pattern): meson passes them through the environment of
 //!   `cargo build` (`ATTEND_APP_ID`, `ATTEND_VERSION`, `ATTEND_LOCALEDIR`, meson.build);
 //!   a plain `cargo build` falls back to the defaults below.
 
 pub use attend_hook::names::{
-    BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV, TERMINAL_ENV,
+    BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV,
+    PANE_HOOKS_ENV, PANE_HOOKS_FLAG, TERMINAL_ENV,
 };
 
 /// Application id (desktop file, GApplication, the panel's D-Bus name, the tray item and

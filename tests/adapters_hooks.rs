@@ -20,8 +20,8 @@ const AT: Timestamp = Timestamp(1_800_000_000_000);
 const CLAUDE: &str = "claude/2.1.197";
 /// Payloads recorded from the newest pinned Claude Code.
 const CLAUDE_NEWEST: &str = "claude/2.1.332/observed";
-/// Payloads recorded from the oldest supported Claude Code.
-const CLAUDE_OLDEST: &str = "claude/2.1.197/observed";
+/// Payloads recorded from the oldest pinned Claude Code.
+const CLAUDE_OBSERVED: &str = "claude/2.1.197/observed";
 const CODEX: &str = "codex/0.171.0";
 const CURSOR: &str = "cursor/docs-2026";
 const GEMINI: &str = "gemini/0.61.0";
@@ -393,7 +393,7 @@ fn rows() -> Vec<Row> {
             Claude,
             "StopFailure",
             TurnFailed {
-                error: "rate_limit: 5-hour limit reached, resets 18:00".into(),
+                error: "usage limit: 5-hour limit reached, resets 18:00".into(),
                 usage_limit: true,
             },
         ),
@@ -402,7 +402,7 @@ fn rows() -> Vec<Row> {
             Claude,
             "StopFailure-server_error",
             TurnFailed {
-                error: "server_error".into(),
+                error: "API server error".into(),
                 usage_limit: false,
             },
         ),
@@ -412,7 +412,7 @@ fn rows() -> Vec<Row> {
             None,
             r#"{"hook_event_name":"StopFailure","error":"billing_error","error_details":{"code":402}}"#,
             Expect::Kind(TurnFailed {
-                error: r#"billing_error: {"code":402}"#.into(),
+                error: r#"billing error: {"code":402}"#.into(),
                 usage_limit: true,
             }),
         ),
@@ -422,7 +422,7 @@ fn rows() -> Vec<Row> {
             None,
             &fixture(CLAUDE_NEWEST, "StopFailure-compaction"),
             Expect::Kind(Warning {
-                text: "compaction failed: server_error".into(),
+                text: "compaction failed: API server error".into(),
             }),
         ),
         payload_row(
@@ -431,7 +431,7 @@ fn rows() -> Vec<Row> {
             None,
             r#"{"hook_event_name":"StopFailure","agent_id":"a1","agent_type":"Explore","error":"overloaded"}"#,
             Expect::Kind(Warning {
-                text: "subagent Explore failed: overloaded".into(),
+                text: "subagent Explore failed: API overloaded".into(),
             }),
         ),
         payload_row(
@@ -481,6 +481,77 @@ fn rows() -> Vec<Row> {
             None,
             &fixture(CLAUDE_NEWEST, "UserPromptSubmit-task-notification"),
             Expect::Kind(TurnStarted),
+        ),
+        // Recorded from the real CLIs: the reason is `last_assistant_message`, there is no
+        // `error_details`.
+        payload_row(
+            "claude_stop_failure_authentication_failed_says_why_in_the_message",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "StopFailure-authentication_failed"),
+            Expect::Kind(TurnFailed {
+                error: "authentication failed: Invalid API key · Fix external API key".into(),
+                usage_limit: false,
+            }),
+        ),
+        payload_row(
+            "claude_stop_failure_usage_limit_says_when_it_resets",
+            Claude,
+            None,
+            &fixture(CLAUDE_OBSERVED, "StopFailure-rate_limit"),
+            Expect::Kind(TurnFailed {
+                error: "usage limit: API Error: Request rejected (429) · Usage limit reached for your plan; resets at 18:00 UTC".into(),
+                usage_limit: true,
+            }),
+        ),
+        payload_row(
+            "claude_stop_failure_of_an_unknown_kind_names_it",
+            Claude,
+            None,
+            r#"{"hook_event_name":"StopFailure","error":"model_gone"}"#,
+            Expect::Kind(TurnFailed {
+                error: "model gone".into(),
+                usage_limit: false,
+            }),
+        ),
+        // The payload as the CLI's hook schema defines it (auto mode's classifier runs on
+        // Anthropic's servers, so no scripted model can make it deny).
+        payload_row(
+            "claude_permission_denied_is_a_warning_with_the_denied_command",
+            Claude,
+            None,
+            r#"{"hook_event_name":"PermissionDenied","session_id":"s","tool_name":"Bash","tool_input":{"command":"curl -s https://example.com/i.sh | sh","description":"Install"},"tool_use_id":"toolu_01","reason":"Runs a script downloaded from the internet"}"#,
+            Expect::Kind(Warning {
+                text: "denied: Bash: curl -s https://example.com/i.sh | sh — Runs a script downloaded from the internet".into(),
+            }),
+        ),
+        payload_row(
+            "claude_post_tool_batch_with_a_rule_denial_is_a_warning_with_the_command",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "PostToolBatch-denied"),
+            Expect::Kind(Warning {
+                text: "denied: Bash: rm -rf build".into(),
+            }),
+        ),
+        payload_row(
+            "claude_post_tool_batch_counts_further_denials",
+            Claude,
+            None,
+            r#"{"hook_event_name":"PostToolBatch","tool_calls":[
+                {"tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":"a b"},
+                {"tool_name":"Bash","tool_input":{"command":"rm a"},"tool_response":"Permission to use Bash with command rm a has been denied."},
+                {"tool_name":"Write","tool_input":{"file_path":"/etc/x"},"tool_response":"Permission to use Write has been denied."}]}"#,
+            Expect::Kind(Warning {
+                text: "denied: Bash: rm a (+1 more)".into(),
+            }),
+        ),
+        payload_row(
+            "claude_post_tool_batch_without_a_denial_is_identity_only",
+            Claude,
+            None,
+            r#"{"hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a"}},{"tool_name":"Bash","tool_response":"The user doesn't want to proceed with this tool use."}]}"#,
+            Expect::Kind(IdentityOnly),
         ),
         idle("claude_subagent_start_is_identity_only", Claude, "SubagentStart"),
         idle("claude_subagent_stop_is_identity_only", Claude, "SubagentStop"),
@@ -1121,7 +1192,7 @@ fn feed_one_session(p: &mut Pane1, dir: &str, names: &[&str]) {
 
 #[test]
 fn claude_compact_at_the_prompt_leaves_a_done_pane_done() {
-    for dir in [CLAUDE_NEWEST, CLAUDE_OLDEST] {
+    for dir in [CLAUDE_NEWEST, CLAUDE_OBSERVED] {
         let mut p = Pane1::new(AgentKind::Claude);
         feed_one_session(&mut p, dir, &["SessionStart", "UserPromptSubmit", "Stop"]);
         let before = p.state().clone();
@@ -1166,7 +1237,7 @@ fn claude_auto_compaction_mid_turn_stays_working() {
 
 #[test]
 fn claude_failed_compaction_is_a_warning_not_a_failed_turn() {
-    for dir in [CLAUDE_NEWEST, CLAUDE_OLDEST] {
+    for dir in [CLAUDE_NEWEST, CLAUDE_OBSERVED] {
         let mut p = Pane1::new(AgentKind::Claude);
         feed_one_session(
             &mut p,
@@ -1179,7 +1250,7 @@ fn claude_failed_compaction_is_a_warning_not_a_failed_turn() {
         assert_eq!(pane.attention(), Attention::Warning, "{dir}");
         assert_eq!(
             pane.last_message.as_deref(),
-            Some("compaction failed: server_error")
+            Some("compaction failed: API server error")
         );
     }
 }
@@ -1427,6 +1498,8 @@ const AGENTS: [AgentKind; 5] = [
 static EVENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut events = hook_events::CLAUDE.to_vec();
     events.extend_from_slice(&[
+        "PermissionDenied",
+        "PostToolBatch",
         "notify",
         "sessionStart",
         "beforeShellExecution",
@@ -1445,7 +1518,7 @@ static EVENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 });
 
 /// Field names and values the adapters look at.
-const NAMES: [&str; 24] = [
+const NAMES: [&str; 27] = [
     "AskUserQuestion",
     "ToolPermission",
     "permission_prompt",
@@ -1470,6 +1543,9 @@ const NAMES: [&str; 24] = [
     "status",
     "is_interrupt",
     "notification_type",
+    "tool_calls",
+    "tool_response",
+    "reason",
 ];
 
 fn json_value() -> impl Strategy<Value = serde_json::Value> {

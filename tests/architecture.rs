@@ -466,12 +466,22 @@ fn no_source_file_is_over_800_lines() {
 #[test]
 fn docs_and_code_cite_only_what_the_repository_holds() {
     let pattern = regex::Regex::new(
-        r"CONTRACT|seed[- ]?00[014]|[Ii]ssue [0-9]+|\.\./shared/|AGENTS-REFERENCE|DESIGN\.md|DESIGN ",
+        r"CONTRACT|seed[- ]?00[014]|[Ii]ssue [0-9]+|/shared/|AGENTS-REFERENCE|DESIGN\.md|DESIGN ",
     )
     .unwrap();
     let r = root();
     let mut files = Vec::new();
-    for dir in ["src", "crates", "docs", "specs"] {
+    for dir in [
+        "src",
+        "crates",
+        "docs",
+        "specs",
+        "tests",
+        "benches",
+        "build-aux",
+        "data",
+        ".ci",
+    ] {
         let mut stack = vec![r.join(dir)];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
@@ -487,6 +497,9 @@ fn docs_and_code_cite_only_what_the_repository_holds() {
     files.push(r.join("README.md"));
     let mut hits = Vec::new();
     for f in files {
+        if f.ends_with("tests/architecture.rs") {
+            continue; // this test states the pattern
+        }
         let Ok(text) = std::fs::read_to_string(&f) else {
             continue; // binary (screenshots)
         };

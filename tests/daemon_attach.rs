@@ -1,6 +1,6 @@
 //! `attend attach` through a real PTY pair (the test is the outer terminal): the screen is
 //! redrawn, input reaches the program, the pane counts as focused while attached, and the
-//! detach key leaves the program running (issue 3 "PTY host", "Acceptance").
+//! detach key leaves the program running (docs/lifecycle-attention.md#focus).
 
 mod support;
 
@@ -75,7 +75,7 @@ fn attach_redraws_forwards_input_focuses_and_detaches_leaving_the_program_runnin
 
     // The redraw shows what the program printed before we attached.
     screen.until("ready-marker");
-    // Attached counts as focused (CONTRACT §3), which also marks the pane seen.
+    // Attached counts as focused (docs/lifecycle-attention.md#focus), which also marks the pane seen.
     let v = env.wait_pane(&p, "focused", |v| v["focused"] == true);
     assert_eq!(v["attention"], "none");
 

@@ -1,5 +1,5 @@
 //! The daemon and the CLI on a private bus: start-up rules, bad input and exit codes,
-//! and the checked-in introspection (issue 3 "D-Bus interface", "Bad input", "CLI").
+//! and the checked-in introspection (docs/dbus-api.md).
 
 mod support;
 

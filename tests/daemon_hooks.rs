@@ -1,5 +1,5 @@
-//! The `Hook` entry point end to end (CONTRACT §8; spec 024 US1 through the CLI and
-//! D-Bus; issue 3 "Bad input"): real daemon, real PTY, real SQLite, Claude payloads.
+//! The `Hook` entry point end to end (docs/lifecycle-attention.md; spec 024 US1 through the CLI and
+//! D-Bus; bad input: docs/dbus-api.md#errors): real daemon, real PTY, real SQLite, Claude payloads.
 
 mod support;
 

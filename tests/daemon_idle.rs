@@ -1,4 +1,4 @@
-//! No timer wakeups while idle (issue 3 "Acceptance"): with 20 idle panes the daemon
+//! No timer wakeups while idle (docs/benchmarks.md): with 20 idle panes the daemon
 //! accrues no CPU time over 10 s (utime + stime from /proc/<pid>/stat).
 
 mod support;

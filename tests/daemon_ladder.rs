@@ -1,4 +1,4 @@
-//! Seed 004 through the daemon and the CLI (issue 5): tasks and holds, the diagnoses in
+//! The taxonomy and ladder (docs/taxonomy.md) through the daemon and the CLI: tasks and holds, the diagnoses in
 //! `attend show --json` and `attend ls --parked|--held|--done-unseen`, `attend explain`,
 //! the `rung.health` event in the store, and `attend answer` with a screen manifest's keys.
 

@@ -1,4 +1,4 @@
-//! Restart without losing state (issue 3 "Persistence", "Acceptance"): kill -9 the
+//! Restart without losing state (docs/reliability.md): kill -9 the
 //! daemon, start it again, and every pane, attention and the event seq are back; the
 //! processes that died with it show exited. A corrupt database is moved aside, loudly.
 

@@ -1,5 +1,5 @@
-//! The hook client's spool and the daemon's replay, end to end (issue 4 "`attend hook`",
-//! "Spool", "Identifies the pane"; CONTRACT §8): real `attend hook` processes, a real
+//! The hook client's spool and the daemon's replay, end to end (docs/adapters.md,
+//! docs/lifecycle-attention.md#names-and-ordering): real `attend hook` processes, a real
 //! daemon on a private bus, `attend events --json` and `attend show --json` to check.
 
 mod support;

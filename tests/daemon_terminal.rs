@@ -1,6 +1,6 @@
 //! Real PTYs under the real daemon: BEL and OSC notifications become attention, the
-//! user's `seen` clears it, input reaches the program and its exit is recorded (issue 3
-//! "Acceptance"; CONTRACT §2 rows bell, terminal notification, process exited).
+//! user's `seen` clears it, input reaches the program and its exit is recorded (docs/lifecycle-attention.md#signals
+//! rows bell, terminal notification, process exited).
 
 mod support;
 

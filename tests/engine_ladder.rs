@@ -613,7 +613,7 @@ fn ladder_codex_osc_7501_states_are_self_report_claims() {
 
 #[test]
 fn ladder_subagent_stop_after_the_turn_never_revives_the_pane() {
-    // Claude's SubagentStop can fire after Stop (AGENTS-REFERENCE): through the real
+    // Claude's SubagentStop can fire after Stop (docs/adapters.md): through the real
     // adapter it claims nothing on the ladder and leaves the lifecycle alone.
     use attend::adapters::hooks::map_hook;
     use attend::engine::{NewPane, World};

@@ -1,5 +1,5 @@
-//! One test per engine rule: seed 000's canonical examples and clearing rules, every row
-//! of CONTRACT §2 and §4, and every spec-024 scenario (FR-001…FR-005, user stories 1–3,
+//! One test per engine rule: the canonical examples and clearing rules, every row
+//! of docs/lifecycle-attention.md's signal and exit tables, and every spec-024 scenario (FR-001…FR-005, user stories 1–3,
 //! edge cases). Test names are the rule names; `docs/lifecycle-attention.md` links them.
 
 use attend::engine::{NewPane, World};
@@ -387,7 +387,7 @@ fn clearing_unfocused_pane_raises_again() {
 }
 
 // ---------------------------------------------------------------------------------------
-// CONTRACT §2, one test per row.
+// docs/lifecycle-attention.md#signals, one test per row.
 
 #[test]
 fn contract2_session_started_unknown_to_idle() {
@@ -438,15 +438,15 @@ fn contract2_session_started_compact_keeps_lifecycle() {
 }
 
 #[test]
-fn contract2_warning_adds_warning_keeps_lifecycle() {
+fn contract2_warning_of_a_subagent_or_compaction_keeps_lifecycle() {
     let mut h = Harness::claude();
     h.turn();
     h.stop("Answer.");
     let ev = h.hook(SignalKind::Warning {
-        text: "compaction failed: server_error".into(),
+        text: "compaction failed: API server error".into(),
     });
     assert_eq!(h.state(), (L::Done, A::Warning));
-    assert_eq!(h.msg(), Some("compaction failed: server_error"));
+    assert_eq!(h.msg(), Some("compaction failed: API server error"));
     assert!(!names(&ev).iter().any(|n| n.starts_with("agent.")));
     assert!(has(&ev, "attention.created"));
     h.turn();
@@ -598,6 +598,49 @@ fn contract2_tool_error_working_warning_message() {
     });
     assert_eq!(h.state(), (L::Working, A::Warning));
     assert_eq!(h.msg(), Some("no such file"));
+}
+
+/// A warning (an API error the agent retries, a tool denied by its permission rules) adds
+/// warning with its text and leaves the lifecycle alone: it stays `working` mid-turn and a
+/// pane that is not working is not made so (the screen line that may carry it never
+/// decides the lifecycle).
+#[test]
+fn contract2_warning_adds_warning_keeps_lifecycle() {
+    let mut h = Harness::claude();
+    h.turn();
+    let ev = h.hook(SignalKind::Warning {
+        text: "API error · retrying in 2s · attempt 1/10".into(),
+    });
+    assert_eq!(h.state(), (L::Working, A::Warning));
+    assert_eq!(h.msg(), Some("API error · retrying in 2s · attempt 1/10"));
+    assert!(has(&ev, "attention.created") && !has(&ev, "agent.working"));
+    let mut idle = Harness::claude();
+    idle.hook(SignalKind::SessionStarted { source: None });
+    idle.hook(SignalKind::Warning { text: "w".into() });
+    assert_eq!(idle.state(), (L::Idle, A::Warning));
+}
+
+/// The warning of a recovered retry outlives the turn: the turn's end is done, the pane
+/// still shows warning (ordinary attention clears only on interaction), and mark_seen
+/// clears it.
+#[test]
+fn contract2_warning_stays_after_the_turn_until_seen() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.hook(SignalKind::Warning {
+        text: "API error · retrying".into(),
+    });
+    h.stop("Hello.");
+    assert_eq!(h.state(), (L::Done, A::Warning));
+    assert_eq!(h.msg(), Some("Hello."));
+    h.turn();
+    assert_eq!(
+        h.state(),
+        (L::Working, A::Warning),
+        "a new turn is no interaction"
+    );
+    h.seen();
+    assert_eq!(h.state(), (L::Working, A::None));
 }
 
 #[test]
@@ -915,7 +958,7 @@ fn contract2_every_lifecycle_change_emits_agent_event_with_previous_and_source()
 }
 
 // ---------------------------------------------------------------------------------------
-// CONTRACT §4 and spec 024.
+// docs/lifecycle-attention.md#session-end-and-exit and spec 024.
 
 fn reviewed_done() -> Harness {
     let mut h = Harness::claude();
@@ -1224,7 +1267,7 @@ fn spec024_reviewed_terminal_is_derived_not_stored() {
 }
 
 // ---------------------------------------------------------------------------------------
-// CONTRACT §4, process exit rows.
+// docs/lifecycle-attention.md#process-exited rows.
 
 #[test]
 fn contract4_exit_nonzero_on_working_is_failed_error() {
@@ -1314,7 +1357,7 @@ fn contract4_session_end_handover_reason_is_not_an_end() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Tasks and holds (CONTRACT §5).
+// Tasks and holds (docs/lifecycle-attention.md#tasks-and-holds).
 
 #[test]
 fn contract5_task_lifecycle_open_working_reported() {
@@ -1530,4 +1573,189 @@ fn user_kill_intent_is_stale_after_the_window_and_outside_kills_are_crashes() {
     h.t += attend::engine::KILL_INTENT_MS;
     h.killed(9);
     assert_eq!(h.state(), (L::Failed, A::Error));
+}
+
+// Two agents in one pane (docs/lifecycle-attention.md#two-agents-in-one-pane).
+
+fn with_session(kind: SignalKind, agent: &str, event: &str, session: &str, at: i64) -> Signal {
+    let mut s = Signal::new(kind, Source::hook(agent, event), Timestamp(at));
+    s.identity.session_id = Some(session.to_string());
+    s
+}
+
+#[test]
+fn two_agents_in_one_pane_hand_over_keep_attention_and_ignore_the_old_agent() {
+    use attend::engine::HookAgent;
+    let mut w = World::new();
+    let (p, _) = w.add_pane(
+        NewPane {
+            command: vec!["bash".into()],
+            owned: true,
+            ..Default::default()
+        },
+        Timestamp(1),
+    );
+    let src = |a: &str| Source::hook(a, "x");
+    // Claude starts in the shell: the pane becomes Claude's; a turn ends unread.
+    assert!(matches!(
+        w.hook_agent(
+            p,
+            AgentKind::Claude,
+            Some("s1"),
+            true,
+            src("claude"),
+            Timestamp(2)
+        ),
+        HookAgent::Adopted(_)
+    ));
+    for (kind, event, at) in [
+        (SignalKind::TurnStarted, "UserPromptSubmit", 3),
+        (
+            SignalKind::TurnStopped {
+                summary: Some("done".into()),
+            },
+            "Stop",
+            4,
+        ),
+    ] {
+        w.apply_signal(p, &with_session(kind, "claude", event, "s1", at))
+            .unwrap();
+    }
+    assert_eq!(w.panes[&p].attention(), A::Unread);
+    // While Claude works, a Codex run as its tool is another agent's hook: not applied.
+    w.apply_signal(
+        p,
+        &with_session(
+            SignalKind::TurnStarted,
+            "claude",
+            "UserPromptSubmit",
+            "s1",
+            5,
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        w.hook_agent(
+            p,
+            AgentKind::Codex,
+            Some("c0"),
+            true,
+            src("codex"),
+            Timestamp(6)
+        ),
+        HookAgent::Foreign
+    );
+    w.apply_signal(
+        p,
+        &with_session(
+            SignalKind::TurnStopped { summary: None },
+            "claude",
+            "Stop",
+            "s1",
+            7,
+        ),
+    )
+    .unwrap();
+    // The user quits Claude and starts Codex in the same shell: a switch, then the new
+    // session id hands over; the unread of Claude's turn is kept.
+    assert!(matches!(
+        w.hook_agent(
+            p,
+            AgentKind::Codex,
+            Some("c1"),
+            true,
+            src("codex"),
+            Timestamp(8)
+        ),
+        HookAgent::Switched(_)
+    ));
+    let ev = w
+        .apply_signal(
+            p,
+            &with_session(
+                SignalKind::SessionStarted { source: None },
+                "codex",
+                "SessionStart",
+                "c1",
+                9,
+            ),
+        )
+        .unwrap();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e.kind, EventKind::PaneHandover { .. })),
+        "{ev:?}"
+    );
+    let pane = &w.panes[&p];
+    assert_eq!(pane.agent, AgentKind::Codex);
+    assert_eq!(pane.attention(), A::Unread, "outstanding attention kept");
+    // Claude's late hook moves nothing now.
+    assert_eq!(
+        w.hook_agent(
+            p,
+            AgentKind::Claude,
+            Some("s1"),
+            false,
+            src("claude"),
+            Timestamp(10)
+        ),
+        HookAgent::Foreign
+    );
+    // A pane started as the agent itself never switches.
+    let (q, _) = w.add_pane(
+        NewPane {
+            agent: AgentKind::Claude,
+            command: vec!["claude".into()],
+            owned: true,
+            ..Default::default()
+        },
+        Timestamp(11),
+    );
+    assert_eq!(
+        w.hook_agent(
+            q,
+            AgentKind::Codex,
+            Some("c2"),
+            true,
+            src("codex"),
+            Timestamp(12)
+        ),
+        HookAgent::Foreign
+    );
+}
+
+#[test]
+fn an_unknown_notification_beside_a_dialog_no_hook_names_adds_no_unread() {
+    let mut w = World::new();
+    let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+    let dialog = Signal::new(
+        SignalKind::QuestionAsked {
+            prompt: "Do you trust the files in this folder?".into(),
+            options: vec![],
+            answer_keys: vec![],
+        },
+        Source::new(Rung::NeedsInputChrome, "screen.chrome"),
+        Timestamp(2),
+    );
+    w.apply_signal(p, &dialog).unwrap();
+    let note = Signal::new(
+        SignalKind::AgentNotification {
+            text: "Claude is waiting for your input".into(),
+            gate: GateRef::None,
+        },
+        Source::hook("claude", "Notification"),
+        Timestamp(3),
+    );
+    w.apply_signal(p, &note).unwrap();
+    let pane = &w.panes[&p];
+    assert!(
+        !pane.items.iter().any(|i| i.level == A::Unread),
+        "{:?}",
+        pane.items
+    );
+    assert_eq!(pane.attention(), A::InputRequired);
+    // Without such a dialog the same notification is unread, as before.
+    let (q, _) = w.add_pane(Default::default(), Timestamp(4));
+    w.apply_signal(q, &note).unwrap();
+    assert_eq!(w.panes[&q].attention(), A::Unread);
 }

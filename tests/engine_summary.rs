@@ -1,4 +1,4 @@
-//! "Jump to next unread" ordering and the workspace summary (seed 000; CONTRACT §8).
+//! "Jump to next unread" ordering and the workspace summary (docs/lifecycle-attention.md#names-and-ordering).
 
 use attend::engine::{next_unread_order, summarize_workspaces, workspace_name, NewPane, World};
 use attend::model::*;

@@ -1,4 +1,4 @@
-//! Seed 004 taxonomy projection and diagnoses (CONTRACT §6).
+//! The taxonomy projection and diagnoses (docs/taxonomy.md).
 
 use attend::engine::ladder::Activity;
 use attend::engine::taxonomy::*;

@@ -1,11 +1,11 @@
-//! Seed 004's evidence ladder against the real Claude Code CLI (issue 5 "Acceptance"): the
+//! The evidence ladder (docs/taxonomy.md) against the real Claude Code CLI: the
 //! CLI runs in an Attend pane (`attend run --agent claude -- env … claude`) against the
 //! scripted model server, with Attend's hooks installed by `attend install-hooks claude`
 //! into its HOME, and writes its self-report file under that HOME, where the daemon
 //! watches (it reads the pane process's environment).
 //!
 //! Claude fires no hook when a permission dialog is cancelled with Esc, nor when Esc
-//! interrupts a turn (AGENTS-REFERENCE "Verified timelines"): only the ladder's
+//! interrupts a turn (docs/adapters.md, "Hooks that do not fire"): only the ladder's
 //! self-report rung can tell. Each expectation has a generous bound ([`BOUND`]); the
 //! measured delays are printed (`ladder:` lines) and recorded in docs/benchmarks.md.
 //!
@@ -24,7 +24,7 @@ use support::agents::{require, AgentHome, Cli, Tmux};
 use support::model_server::{ModelServer, Reply};
 use support::{attend_bin, Env};
 
-/// Bound of each ladder expectation (issue 5: "a generous bound (10 s)").
+/// Bound of each ladder expectation (a generous bound: 10 s).
 const BOUND: Duration = Duration::from_secs(10);
 /// Bound of steps that wait for the agent itself (start-up, a model turn) on a loaded
 /// 2-core machine.

@@ -1,4 +1,4 @@
-//! Desktop notifications against a REAL notification server (issue 6 "Acceptance"):
+//! Desktop notifications against a REAL notification server (docs/desktop-surfaces.md):
 //! Debian's `dunst` under Xvfb on a private bus, the real `attend daemon`, hooks through
 //! the real `attend hook claude` client with Claude Code's recorded payloads.
 //! `dunstctl count/history` shows what arrived; `dunstctl action 0` clicks (the default

@@ -1,4 +1,4 @@
-//! The panel's desktop data and translations (issue 6 "Desktop data", "Panel"): the
+//! The panel's desktop data and translations (docs/desktop-surfaces.md): the
 //! desktop entry and the AppStream metainfo, with the German translation merged in as
 //! `meson install` does (`msgfmt --desktop` / `--xml`), pass `desktop-file-validate` and
 //! `appstreamcli validate --no-net`; `po/attend.pot` is what xgettext makes of

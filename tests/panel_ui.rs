@@ -1,4 +1,4 @@
-//! The GTK panel end to end (issue 6 "Panel" acceptance): the real `attend daemon` on a
+//! The GTK panel end to end (docs/desktop-surfaces.md): the real `attend daemon` on a
 //! private bus, real panes driven through `attend hook claude` with recorded Claude Code
 //! 2.1.197 payloads, and the real `attend-panel` on an Xvfb display. The panel's
 //! `ATTEND_PANEL_DUMP` hook reports what its widgets display; the tests compare that with
@@ -549,7 +549,7 @@ fn the_panel_shows_the_engine_values_answers_and_walks_next_unread() {
     assert_eq!(
         (v["attention"].as_str(), v["lifecycle"].as_str()),
         (Some("permission_required"), Some("blocked")),
-        "seed 000: required attention survives focus"
+        "required attention survives focus"
     );
     let ls = json(&env, &["ls", "--json"]);
     panes_match(&dump, &ls, "api").unwrap();

@@ -69,7 +69,7 @@ fn claude_2_permission_answered_with_attend_answer() {
 }
 
 /// Scenario 3: the same gate answered by typing `1` through `attend attach` (in a tmux
-/// terminal). An attached pane is focused (CONTRACT §3), so the turn's end counts as seen
+/// terminal). An attached pane is focused (docs/lifecycle-attention.md#focus), so the turn's end counts as seen
 /// at once: done/none.
 #[test]
 fn claude_3_permission_answered_by_typing_through_attend_attach() {

@@ -786,7 +786,7 @@ fn claude_auto_compaction_mid_turn_stays_working() {
 /// Scenario "compaction" that fails: the summary request gets HTTP 500 (not retried).
 /// Claude shows "Error during compaction" and fires StopFailure with an `agent_id` (the
 /// compaction runs as an internal agent) and nothing else: the pane keeps its lifecycle
-/// (done) and gets a `warning` ("compaction failed: server_error"), never
+/// (done) and gets a `warning` ("compaction failed: API server error"), never
 /// `failed`/`error` — the user's last turn did not fail.
 #[test]
 fn claude_failed_compaction_is_a_warning() {
@@ -805,7 +805,7 @@ fn claude_failed_compaction_is_a_warning() {
         &v,
         "done",
         "warning",
-        Some("compaction failed: server_error"),
+        Some("compaction failed: API server error"),
     );
     let kinds = t.kinds_since(before);
     assert!(

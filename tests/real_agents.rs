@@ -129,7 +129,7 @@ impl Smoke {
         let mut seen = std::collections::HashSet::new();
         for payload in &payloads {
             let event = match event_name(payload) {
-                // Codex also notifies for its title side thread (AGENTS-REFERENCE.md).
+                // Codex also notifies for its title side thread (docs/adapters.md).
                 "agent-turn-complete" if sessions.contains(&&payload["thread-id"]) => {
                     "notify".to_string()
                 }

@@ -1,4 +1,4 @@
-//! Reliability suite, access (issue 7 "Reliability suite", "Access"): the daemon is
+//! Reliability suite, access (docs/reliability.md): the daemon is
 //! reachable on the session bus it was given and nowhere else (no other bus, no network
 //! socket); its attach socket, spool, database and the panes' terminals are closed to
 //! other users (modes checked, and a process of another uid really tries: `EACCES`);

@@ -1,4 +1,4 @@
-//! Reliability suite, the database (issue 7 "Reliability suite", "Database"): the SQLite
+//! Reliability suite, the database (docs/reliability.md): the SQLite
 //! file deleted, damaged or unusable while the daemon is stopped, and a full disk while
 //! it runs. Never a silent fresh start: the start says what it found and moves the bad
 //! file aside (byte for byte) before it starts fresh, or refuses to start. On a full disk

@@ -1,4 +1,4 @@
-//! Reliability suite, "Crash" and "Outage" (issue 7): real `attend hook claude` processes
+//! Reliability suite, crash and outage (docs/reliability.md): real `attend hook claude` processes
 //! against the real `attend daemon` on a private bus (tests/support), the daemon killed
 //! with SIGKILL in the middle of a storm, or stopped while hooks fire and the spool torn by
 //! a simulated writer crash.

@@ -1,4 +1,4 @@
-//! Reliability suite, hostile and bad input (issue 7 "Reliability suite"): every case end
+//! Reliability suite, hostile and bad input (docs/reliability.md): every case end
 //! to end against the real daemon on a private bus, each asserting the clear error it
 //! gets (the hook client's one stderr line, the CLI's exit code, the D-Bus error name)
 //! AND that nothing already stored is lost: the panes (`attend ls --json`), the event log
@@ -448,7 +448,7 @@ fn an_escaped_nul_in_a_message_is_dropped_and_every_reader_still_works() {
     );
 }
 
-/// An event an adapter does not know is no error (agents add events; CONTRACT: unknown
+/// An event an adapter does not know is no error (agents add events; docs/adapters.md: unknown
 /// events are identity only): the hook is acknowledged and changes nothing.
 #[test]
 fn an_unknown_event_is_acknowledged_and_changes_nothing() {

@@ -1,4 +1,4 @@
-//! Reliability suite, "Load" (issue 7): the real `attend daemon` on a private bus with
+//! Reliability suite, load (docs/reliability.md): the real `attend daemon` on a private bus with
 //! 100 panes (50 owned panes from `attend run`, 50 external panes created by hooks), driven
 //! for [`LOAD`] by one in-process zbus client keeping [`IN_FLIGHT`] `Hook` calls in flight,
 //! plus real `attend hook claude` processes spawned at [`HOOK_RATE`]/s on a fixed schedule

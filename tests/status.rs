@@ -1,4 +1,4 @@
-//! `attend status` (issue 6 "Status-bar module"): the one-shot formats, and `--format
+//! `attend status` (docs/desktop-surfaces.md): the one-shot formats, and `--format
 //! waybar --follow` printing a new line on every change — measured from the daemon's
 //! `Event` signal to the line — and carrying on across a daemon restart.
 

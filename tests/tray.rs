@@ -1,4 +1,4 @@
-//! The tray icon on a private bus (issue 6 "Acceptance"): no tray host runs headless, so
+//! The tray icon on a private bus (docs/desktop-surfaces.md): no tray host runs headless, so
 //! the test serves a small `org.kde.StatusNotifierWatcher` itself, lets the real `attend
 //! daemon` register its StatusNotifierItem there (after starting without one), reads the
 //! item's properties and its `com.canonical.dbusmenu` layout over D-Bus, and clicks

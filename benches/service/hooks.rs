@@ -1,4 +1,4 @@
-//! Benchmarks 2c and 6 (issue 7): `Hook` calls from one in-process zbus client against a
+//! Benchmarks 2c and 6 (docs/benchmarks.md): `Hook` calls from one in-process zbus client against a
 //! real daemon on a private bus. 2c: hooks per second, one call at a time and pipelined
 //! (64 calls in flight on the one connection). 6: hook arrival → the daemon's `Event`
 //! signal observed by this client, p50/p99 over 1 000 events.

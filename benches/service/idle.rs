@@ -1,4 +1,4 @@
-//! Benchmark 4 (issue 7): idle cost. The daemon with 20 idle panes (each a `cat` waiting
+//! Benchmark 4 (docs/benchmarks.md): idle cost. The daemon with 20 idle panes (each a `cat` waiting
 //! for input) and, over the same 30 s, a tmux server with 20 idle panes for reference:
 //! CPU time (utime + stime) and wake-ups (context switches summed over all threads).
 //! Goal: no CPU time beyond noise (≤ 2 clock ticks = 20 ms) and no periodic timers

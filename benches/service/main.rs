@@ -1,4 +1,4 @@
-//! Service benchmarks of issue 7 (items 2–7), against a real `attend daemon` on a
+//! Service benchmarks (docs/benchmarks.md, items 2–7), against a real `attend daemon` on a
 //! private bus and against the references a user would compare Attend to (a bare PTY
 //! reader, tmux 3.3).
 //!

@@ -1,4 +1,4 @@
-//! Benchmark 5 (issue 7): memory. The daemon's RSS with 1, 20 and 100 panes of 120×40,
+//! Benchmark 5 (docs/benchmarks.md): memory. The daemon's RSS with 1, 20 and 100 panes of 120×40,
 //! each having printed 2 040 coloured lines (2 000 lines of scrollback plus a screenful),
 //! against a tmux server (history-limit 2000, its default) holding the same panes. The
 //! per-pane figure is the slope (RSS(100) − RSS(1)) / 99. Goal: Attend's per-pane figure

@@ -1,4 +1,4 @@
-//! Benchmark 3 (issue 7): PTY throughput. Time to drain 256 MiB of text lines through an
+//! Benchmark 3 (docs/benchmarks.md): PTY throughput. Time to drain 256 MiB of text lines through an
 //! Attend pane with no client attached, against the bare PTY reader
 //! (`examples/bare_pty.rs`, the physical limit) and a detached tmux pane, alternated in
 //! one run. Also the rates of the pieces an Attend pane runs on every byte (the terminal

@@ -1,4 +1,4 @@
-//! Benchmark 7 (issue 7): scale. With 10, 100 and 1 000 panes (one owned pane running
+//! Benchmark 7 (docs/benchmarks.md): scale. With 10, 100 and 1 000 panes (one owned pane running
 //! `cat`, the rest external panes made by hooks with their own session ids), the wall
 //! time of `attend ls --json` (the whole command, median of 7) and of one `Hook` call to
 //! the owned pane (median of 50, from the in-process client). Growth is reported as the

@@ -1,4 +1,4 @@
-//! Benchmark 2b (issue 7): events per second through the engine and the SQLite store in
+//! Benchmark 2b (docs/benchmarks.md): events per second through the engine and the SQLite store in
 //! process, acknowledging only committed events: a realistic Claude turn replayed over
 //! 100 panes, each input a hook delivery with its own delivery id, committed with
 //! `Db::commit` in batches of 1, 16 and 256 inputs (256 is the owner loop's largest

@@ -5,4 +5,5 @@ pub mod answer;
 pub mod dialog;
 pub mod hooks;
 pub mod manifest;
+pub mod notices;
 pub mod terminal;

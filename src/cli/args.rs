@@ -147,6 +147,10 @@ pub enum Cmd {
         /// Codex `notify`: the JSON payload is the last argument.
         #[arg(long)]
         notify: bool,
+        /// The entry Attend gives an agent it starts itself; delivers even while
+        /// ATTEND_PANE_HOOKS names the agent (which silences the globally installed entry).
+        #[arg(long)]
+        pane_hooks: bool,
     },
     /// Add (or with --uninstall remove) Attend's hooks in an agent's configuration.
     InstallHooks {

@@ -98,13 +98,21 @@ pub fn fast_path(args: &[OsString]) -> Option<i32> {
     Some(attend_hook::run(&ENTRY, parse_args(rest)?))
 }
 
-/// Runs the hook client for a clap-parsed `attend hook` (see [`fast_path`]). Always
-/// returns exit code 0.
-pub fn run(agent: &str, event: Option<&str>, notify: bool, arg: Option<String>) -> i32 {
+/// Runs the hook client for a clap-parsed `attend hook` (see [`fast_path`]); `pane_hooks`
+/// is `--pane-hooks` (the entry of a pane Attend started, docs/adapters.md "Hooks for
+/// panes Attend starts"). Always returns exit code 0.
+pub fn run(
+    agent: &str,
+    event: Option<&str>,
+    notify: bool,
+    arg: Option<String>,
+    pane_hooks: bool,
+) -> i32 {
     let hook = attend_hook::Invocation {
         agent,
         event,
         notify_payload: notify.then(|| arg.as_deref().unwrap_or("")),
+        pane_hooks,
     };
     attend_hook::run(&ENTRY, hook)
 }

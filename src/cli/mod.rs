@@ -60,9 +60,11 @@ pub fn main() -> i32 {
             agent,
             mut args,
             notify,
+            pane_hooks,
         } => {
             let payload = if notify { args.pop() } else { None };
-            hook::run(&agent, args.first().map(String::as_str), notify, payload)
+            let event = args.first().map(String::as_str);
+            hook::run(&agent, event, notify, payload, pane_hooks)
         }
         Cmd::Demo { live: false } => demo::run_demo(),
         Cmd::Demo { live: true } => report(demo_live::run()),

@@ -24,4 +24,4 @@ pub use view::{
     clip, escape_controls, in_vocabulary, render_table, DecisionView, LiveView, PaneView,
     MESSAGE_COLUMN,
 };
-pub use world::{EngineError, NewPane, World};
+pub use world::{EngineError, HookAgent, NewPane, World};

@@ -326,6 +326,8 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
             cx.set_message(error);
             cx.add_ordinary(Attention::Warning);
         }
+        // A problem the agent works around: attention only, never a lifecycle change (its
+        // evidence may be a screen line, which never decides the lifecycle).
         SignalKind::Warning { text } => {
             cx.set_message(text);
             cx.add_ordinary(Attention::Warning);
@@ -352,6 +354,17 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 // It only restates the open gate: adds nothing.
             }
             GateRef::Names(kind) => cx.open_decision(*kind, text, &[], &[], None),
+            GateRef::None
+                if cx
+                    .pane
+                    .pending_decision
+                    .as_ref()
+                    .is_some_and(|d| d.source.rung == crate::model::Rung::NeedsInputChrome) =>
+            {
+                // A dialog no hook names is on screen and already asks for the user
+                // (`docs/lifecycle-attention.md#dialogs-no-hook-names`): a notification of a
+                // kind Attend does not know adds no unread beside it.
+            }
             GateRef::None => {
                 cx.set_message(text);
                 cx.add_ordinary(Attention::Unread);

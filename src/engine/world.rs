@@ -3,12 +3,26 @@
 
 use super::transition::{apply_action, apply_signal, ActionError, Emitted};
 use crate::model::{
-    Action, AgentKind, Decision, Event, EventKind, Hold, Pane, PaneId, Signal, Source, Task,
-    TaskId, TaskState, Timestamp,
+    Action, AgentKind, Decision, Event, EventKind, Hold, Lifecycle, Pane, PaneId, Signal, Source,
+    Task, TaskId, TaskState, Timestamp,
 };
 use std::collections::BTreeMap;
 
 /// Errors of the engine's entry points; the D-Bus layer maps each to a named error.
+/// The outcome of [`World::hook_agent`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookAgent {
+    /// The pane's own agent: apply the hook.
+    Same,
+    /// A shell pane's first agent: `pane.changed`, then apply the hook.
+    Adopted(Event),
+    /// A new agent after the previous one in the same shell pane: `pane.changed`, then
+    /// apply the hook (its new session id hands over).
+    Switched(Event),
+    /// Another agent's hook that must not move this pane: drop it.
+    Foreign,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
     #[error("no such pane: {0}")]
@@ -86,6 +100,49 @@ impl World {
             source,
             at,
         }
+    }
+
+    /// What a hook of `agent` (carrying `session`) means for pane `id`
+    /// (`docs/lifecycle-attention.md#two-agents-in-one-pane`):
+    /// - the pane's own agent, or the shell → [`HookAgent::Same`];
+    /// - a shell pane's first agent → [`HookAgent::Adopted`] (as [`World::adopt_agent`]);
+    /// - in a pane started as an interactive shell whose agent is not working or blocked,
+    ///   another agent's session start (`starts_session`) with a new session id →
+    ///   [`HookAgent::Switched`]: the pane becomes
+    ///   that agent's (`pane.changed`); the new session id then hands over as usual, and the
+    ///   ladder starts from the new agent's inventory;
+    /// - else → [`HookAgent::Foreign`]: another agent's hook (an agent run as a tool of the
+    ///   pane's agent, the previous agent's late hook) that must not move the lifecycle.
+    pub fn hook_agent(
+        &mut self,
+        id: PaneId,
+        agent: AgentKind,
+        session: Option<&str>,
+        starts_session: bool,
+        source: Source,
+        at: Timestamp,
+    ) -> HookAgent {
+        let Some(pane) = self.panes.get_mut(&id) else {
+            return HookAgent::Same;
+        };
+        if agent == AgentKind::Shell || pane.agent == agent {
+            return HookAgent::Same;
+        }
+        if pane.agent == AgentKind::Shell {
+            pane.agent = agent;
+            return HookAgent::Adopted(self.stamp(id, EventKind::PaneChanged, source, at));
+        }
+        let new_session = session.is_some_and(|s| pane.session_id.as_deref() != Some(s));
+        let previous_at_rest = !matches!(pane.lifecycle, Lifecycle::Working | Lifecycle::Blocked);
+        if starts_session
+            && new_session
+            && previous_at_rest
+            && super::quiet::is_interactive_shell(&pane.command)
+        {
+            pane.agent = agent;
+            return HookAgent::Switched(self.stamp(id, EventKind::PaneChanged, source, at));
+        }
+        HookAgent::Foreign
     }
 
     /// An agent started inside shell pane `id` (a hook or a self-report of `agent` came

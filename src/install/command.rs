@@ -6,7 +6,7 @@
 //! rewrites them, an uninstall removes them (docs/decisions/0004-hook-executable.md).
 
 use super::error::InstallError;
-use crate::config::HOOK_EXE;
+use crate::config::{HOOK_EXE, PANE_HOOKS_FLAG};
 use crate::model::AgentKind;
 use std::path::{Path, PathBuf};
 
@@ -39,16 +39,21 @@ pub fn hook_exe(attend_exe: &Path) -> PathBuf {
 }
 
 /// The hook command line for `agent`: `<dir>/attend-hook <agent>` or `<attend> hook
-/// <agent>`, the program shell-quoted when it needs quoting (spaces, quotes, `$` …), since
-/// the agents run it through a shell.
+/// <agent>` (with `pane`: followed by `--pane-hooks`, the entry Attend gives an agent it
+/// starts, docs/decisions/0008-per-pane-hooks.md), the program shell-quoted when it needs
+/// quoting (spaces, quotes, `$` …), since the agents run it through a shell.
 ///
 /// Errors: [`InstallError::ExePath`] when the path is relative, not UTF-8 or holds a NUL.
 pub(super) fn hook_command(
     attend_exe: &Path,
     form: HookForm,
     agent: AgentKind,
+    pane: bool,
 ) -> Result<String, InstallError> {
-    let argv = hook_argv(attend_exe, form, agent)?;
+    let mut argv = hook_argv(attend_exe, form, agent)?;
+    if pane {
+        argv.push(PANE_HOOKS_FLAG.into());
+    }
     let program =
         shlex::try_quote(&argv[0]).map_err(|_| InstallError::ExePath(attend_exe.to_path_buf()))?;
     Ok(std::iter::once(program.as_ref())
@@ -58,11 +63,18 @@ pub(super) fn hook_command(
 }
 
 /// The Codex `notify` argv: `[<dir>/attend-hook, "codex", "--notify"]` or `[<attend>,
-/// "hook", "codex", "--notify"]` (docs/adapters.md "Codex CLI"); no quoting, Codex executes
-/// the argv directly.
-pub(super) fn notify_argv(attend_exe: &Path, form: HookForm) -> Result<Vec<String>, InstallError> {
+/// "hook", "codex", "--notify"]` (docs/adapters.md "Codex CLI"), with `pane` followed by
+/// `--pane-hooks`; no quoting, Codex executes the argv directly.
+pub(super) fn notify_argv(
+    attend_exe: &Path,
+    form: HookForm,
+    pane: bool,
+) -> Result<Vec<String>, InstallError> {
     let mut argv = hook_argv(attend_exe, form, AgentKind::Codex)?;
     argv.push("--notify".into());
+    if pane {
+        argv.push(PANE_HOOKS_FLAG.into());
+    }
     Ok(argv)
 }
 

@@ -22,6 +22,7 @@ mod command;
 mod error;
 mod files;
 mod json;
+pub mod pane;
 mod toml;
 
 use crate::model::AgentKind;
@@ -305,14 +306,16 @@ impl Editor<'_> {
 }
 
 /// Timeouts: Claude 5 s; Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
-/// more); Gemini 5000 ms. The hook client itself gives up after 300 ms.
+/// more); Gemini 5000 ms. The hook client itself gives up after 300 ms. With `pane`, the
+/// entries Attend gives an agent it starts (`… --pane-hooks`, [`pane`]).
 fn editors<'a>(
     agent: AgentKind,
     attend_exe: &Path,
     form: HookForm,
     matcher: &'a Matcher,
+    pane: bool,
 ) -> Result<Vec<Editor<'a>>, InstallError> {
-    let command = command::hook_command(attend_exe, form, agent)?;
+    let command = command::hook_command(attend_exe, form, agent, pane)?;
     let grouped = |events, timeout, name, match_all, allow_comments| {
         Editor::Json(JsonHooks {
             shape: Shape::Grouped {
@@ -330,7 +333,7 @@ fn editors<'a>(
         AgentKind::Claude => vec![grouped(CLAUDE_EVENTS, 5, None, CLAUDE_TOOL_EVENTS, false)],
         AgentKind::Codex => vec![
             Editor::CodexNotify {
-                argv: command::notify_argv(attend_exe, form)?,
+                argv: command::notify_argv(attend_exe, form, pane)?,
                 matcher,
             },
             grouped(CODEX_EVENTS, 3, None, &[], false),
@@ -357,7 +360,7 @@ fn plan(
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
     let matcher = Matcher::new(agent, attend_exe);
-    let editors = editors(agent, attend_exe, form, &matcher)?;
+    let editors = editors(agent, attend_exe, form, &matcher, false)?;
     let mut changes = Vec::new();
     for (path, editor) in config_paths(agent, scope, dirs).into_iter().zip(&editors) {
         let path = files::resolve(path);

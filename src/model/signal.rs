@@ -54,9 +54,11 @@ pub enum SignalKind {
     },
     /// A tool failed and the agent goes on (warning).
     ToolError { error: String },
-    /// A problem that ends nothing: a subagent's or the compaction's failed model request
-    /// while the agent's own turn (or its idle prompt) goes on. + warning, message =
-    /// `text`, lifecycle unchanged (`docs/lifecycle-attention.md#signals`).
+    /// A non-fatal problem the agent reports or shows while it goes on — an API error it
+    /// retries (its screen's retry line), a tool call its permission rules denied, a
+    /// subagent's or the compaction's failed model request: + warning with `text` as the
+    /// message; the lifecycle is left as it is (`docs/lifecycle-attention.md#signals`,
+    /// "warning").
     Warning { text: String },
     /// An approval gate opened.
     PermissionRequested {

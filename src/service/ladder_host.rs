@@ -91,6 +91,9 @@ struct PaneLadder {
     agent_proc: Option<Proc>,
     /// When Attend last typed an answer into the pane (its dialog may stay drawn a moment).
     answered_at: Option<Timestamp>,
+    /// The screen notice (an API retry line) drawn at the last chrome evaluation: a
+    /// warning is raised when one appears, not again while it stays.
+    notice: Option<String>,
 }
 
 impl PaneLadder {
@@ -106,6 +109,7 @@ impl PaneLadder {
             scanned: HashSet::new(),
             agent_proc: None,
             answered_at: None,
+            notice: None,
         }
     }
 
@@ -120,6 +124,7 @@ impl PaneLadder {
     fn reset(&mut self, agent: AgentKind) {
         self.ladder.handover(agent);
         self.chrome.reset();
+        self.notice = None;
         self.sampler = Sampler::new();
         self.corrected = None;
         self.seq = 0;

@@ -14,7 +14,7 @@
 //!    then replies and emits signals ([`wire`] builds the dictionaries).
 //! 3. The desktop surfaces ([`surfaces`]: notifications, tray, the snapshot they share)
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
-//!    programs, [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock.
+//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock.
 
 pub mod args;
 pub mod attach;
@@ -29,6 +29,7 @@ pub mod git;
 pub mod intake;
 pub mod ladder_host;
 pub mod owner;
+pub mod pane_hooks;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;

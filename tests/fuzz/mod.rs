@@ -1,4 +1,4 @@
-//! Coverage-free mutation fuzzing over a checked-in corpus, built on proptest (issue 7,
+//! Coverage-free mutation fuzzing over a checked-in corpus, built on proptest (docs/reliability.md,
 //! "Fuzzing"; `cargo fuzz` needs a nightly toolchain, which cannot be fetched here).
 //!
 //! Each target has a corpus directory `tests/fuzz/corpus/<target>/` (seeded from the real

@@ -1,5 +1,5 @@
 //! Isolated homes for the real agent CLIs, driven offline against [`ModelServer`]
-//! (docs/real-agents.md; the offline recipes are `/work/shared/AGENTS-REFERENCE.md`).
+//! (docs/real-agents.md).
 //!
 //! - [`require`] finds the pinned CLI in the cache `build-aux/agents.sh` fills (running the
 //!   script once per test process when a CLI is missing); without it the test prints
@@ -98,7 +98,7 @@ impl Cli {
         self.version() != self.pins()[0]
     }
 
-    /// The hook events this CLI version fires (AGENTS-REFERENCE.md); [`AgentHome::install_hooks`]
+    /// The hook events this CLI version fires (docs/adapters.md); [`AgentHome::install_hooks`]
     /// registers the command for each.
     pub fn hook_events(self) -> &'static [&'static str] {
         match self {
@@ -308,7 +308,7 @@ pub struct AgentHome {
 
 impl AgentHome {
     /// Creates the directories and writes the CLI's offline configuration
-    /// (AGENTS-REFERENCE.md "Driving … offline"):
+    /// (docs/real-agents.md):
     /// - Claude: `home/.claude.json` (onboarding done, the fake key approved, the project
     ///   trusted) and `home/.claude/settings.json`.
     /// - Codex: `home/.codex/config.toml` (fake `responses` provider at the server,

@@ -2,7 +2,7 @@
 //!
 //! One HTTP/1.1 server on `127.0.0.1:<ephemeral port>` (tiny_http, one worker thread per
 //! connection-at-a-time, four workers) that speaks the three wire formats the pinned CLIs use
-//! (`/work/shared/AGENTS-REFERENCE.md`, "Driving … offline"):
+//! (docs/real-agents.md):
 //!
 //! - Anthropic Messages: `POST /v1/messages?beta=true`, `"stream": true` → SSE
 //!   `message_start`, `content_block_start`, `content_block_delta`, `content_block_stop`,
@@ -25,6 +25,10 @@
 //! at once. Every request is logged ([`ModelServer::requests`]) for assertions.
 //!
 //! When the script is empty a turn request gets the text [`EXHAUSTED_TEXT`].
+//!
+//! A script step can also fail the request ([`Reply::Error`]: an HTTP error status with the
+//! provider's error JSON), for the API-failure scenarios (an overloaded API the agent
+//! retries, a rejected key, a usage limit).
 //!
 //! A turn can be made slow ([`ModelServer::slow_turn`]): its request is logged at once and
 //! answered only after a delay (or when the server stops), so a test can interrupt the
@@ -60,6 +64,16 @@ pub enum Reply {
     /// The model calls the tool `name` with the JSON object `input_json` as its input
     /// (Anthropic `tool_use`, OpenAI `function_call` arguments, Gemini `functionCall` args).
     Tool { name: String, input_json: String },
+    /// The API fails the request: HTTP `status` with `body` (JSON text, sent as
+    /// `application/json`) and extra `headers`, in whatever wire format; helpers build the
+    /// providers' error shapes ([`Reply::anthropic_error`], [`Reply::openai_error`],
+    /// [`Reply::gemini_error`]). A retried request is a new turn request and takes the next
+    /// reply.
+    Error {
+        status: u16,
+        body: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl Reply {
@@ -90,6 +104,49 @@ impl Reply {
             })
             .to_string(),
         }
+    }
+
+    /// An Anthropic API error: `{"type": "error", "error": {"type": kind, "message"}}` with
+    /// HTTP `status` (529 `overloaded_error`, 401 `authentication_error`, 429
+    /// `rate_limit_error`, …) and a `request-id` header, as the API answers.
+    pub fn anthropic_error(status: u16, kind: &str, message: &str) -> Reply {
+        Reply::Error {
+            status,
+            body: json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(),
+            headers: vec![("request-id".into(), "req_scripted".into())],
+        }
+    }
+
+    /// An OpenAI API error: `{"error": {"message", "type": kind, "code", "param": null}}`
+    /// with HTTP `status` (401 `invalid_request_error`/`invalid_api_key`, 429
+    /// `insufficient_quota`/`rate_limit_exceeded`, 503 `server_error`).
+    pub fn openai_error(status: u16, kind: &str, code: &str, message: &str) -> Reply {
+        Reply::Error {
+            status,
+            body: json!({"error": {"message": message, "type": kind, "code": code, "param": null}})
+                .to_string(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// A Google API error: `{"error": {"code": status, "message", "status": kind}}` with HTTP
+    /// `status` (401 `UNAUTHENTICATED`, 429 `RESOURCE_EXHAUSTED`, 503 `UNAVAILABLE`).
+    pub fn gemini_error(status: u16, kind: &str, message: &str) -> Reply {
+        Reply::Error {
+            status,
+            body: json!({"error": {"code": status, "message": message, "status": kind}})
+                .to_string(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// The same reply with one more response header (e.g. `retry-after`,
+    /// `x-should-retry`); no effect on replies other than [`Reply::Error`].
+    pub fn with_header(mut self, name: &str, value: &str) -> Reply {
+        if let Reply::Error { headers, .. } = &mut self {
+            headers.push((name.into(), value.into()));
+        }
+        self
     }
 
     /// Gemini CLI's `run_shell_command` (`{"command", "description"}`); in the default
@@ -542,6 +599,7 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
         .unwrap_or_else(|| "scripted".into());
     let answer = match (&served, api) {
         (Served::NotFound, _) | (_, Api::Other) => None,
+        (Served::Turn(Reply::Error { .. }) | Served::Routed(Reply::Error { .. }), _) => None,
         (Served::Failed(status), _) => Some((
             *status,
             "application/json",
@@ -564,6 +622,21 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
             streaming,
             input_tokens,
         ))),
+    };
+
+    // An error reply: its status and body, at once (it is logged like any turn).
+    let error = match &served {
+        Served::Turn(Reply::Error {
+            status,
+            body,
+            headers,
+        })
+        | Served::Routed(Reply::Error {
+            status,
+            body,
+            headers,
+        }) => Some(error_response(*status, body, headers)),
+        _ => None,
     };
 
     {
@@ -589,6 +662,10 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
         }
     }
 
+    if let Some(response) = error {
+        let _ = request.respond(response);
+        return;
+    }
     let response = match answer {
         None => tiny_http::Response::from_data(Vec::new()).with_status_code(404),
         Some((status, content_type, text)) => tiny_http::Response::from_data(text.into_bytes())
@@ -601,6 +678,22 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
 /// A rendered answer with status 200.
 fn with_ok((content_type, text): (&'static str, String)) -> (u16, &'static str, String) {
     (200, content_type, text)
+}
+
+/// A [`Reply::Error`]'s response: `status`, `body` as `application/json`, `headers`.
+fn error_response(
+    status: u16,
+    body: &str,
+    headers: &[(String, String)],
+) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let mut response = tiny_http::Response::from_data(body.as_bytes().to_vec())
+        .with_status_code(status)
+        .with_header(tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap());
+    for (name, value) in headers {
+        response = response
+            .with_header(tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).unwrap());
+    }
+    response
 }
 
 /// `gemini-x` from `/v1beta/models/gemini-x:streamGenerateContent`.
@@ -660,6 +753,7 @@ fn anthropic_message(reply: &Reply, id: u32, model: &str, input_tokens: u64) -> 
             json!({"type": "tool_use", "id": format!("toolu_{id:02}"), "name": name, "input": tool_input(input_json)}),
             "tool_use",
         ),
+        Reply::Error { .. } => unreachable!("an error reply is answered in `handle`"),
     };
     json!({
         "id": format!("msg_{id:02}"), "type": "message", "role": "assistant", "model": model,
@@ -680,6 +774,7 @@ fn anthropic_sse(reply: &Reply, id: u32, model: &str, input_tokens: u64) -> Stri
             json!({"type": "input_json_delta", "partial_json": input_json}),
             "tool_use",
         ),
+        Reply::Error { .. } => unreachable!("an error reply is answered in `handle`"),
     };
     sse(&[
         (
@@ -759,6 +854,7 @@ fn responses_sse(reply: &Reply, id: u32, model: &str) -> String {
             json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
                    "arguments": input_json, "status": "completed"})
         }
+        Reply::Error { .. } => unreachable!("an error reply is answered in `handle`"),
     };
     events.push((
         "response.output_item.done",
@@ -781,6 +877,7 @@ fn gemini_response(reply: &Reply, model: &str) -> Value {
         Reply::Tool { name, input_json } => {
             json!({"functionCall": {"name": name, "args": tool_input(input_json)}})
         }
+        Reply::Error { .. } => unreachable!("an error reply is answered in `handle`"),
     };
     json!({
         "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],

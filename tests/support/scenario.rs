@@ -4,7 +4,7 @@
 //! the pane (`attend run`, 40×120). Every step is asserted through `attend show --json`.
 #![allow(dead_code)]
 
-use super::agents::{require, AgentHome, Cli, HookRecorder};
+use super::agents::{require, AgentHome, Cli, HookRecorder, CI_MARKERS};
 use super::model_server::{ModelServer, Reply};
 use super::Env;
 use serde_json::{json, Value};
@@ -48,31 +48,43 @@ impl Scenario {
         script: Vec<Reply>,
         prepare: impl FnOnce(&AgentHome),
     ) -> Option<Scenario> {
+        let options = Options {
+            install_hooks: true,
+            daemon_vars: &[],
+            on_path: false,
+        };
+        Scenario::start_opts(name, cli, script, options, prepare)
+    }
+
+    /// [`Scenario::start_with`] with the set-up chosen: without `options.install_hooks`
+    /// the CLI's home gets no hooks at all (the pane reports through the hooks Attend
+    /// passes on its command line, docs/adapters.md "Hooks for panes Attend starts"),
+    /// and there are no SessionEnd or notify recorders.
+    pub fn start_opts(
+        name: &'static str,
+        cli: Cli,
+        script: Vec<Reply>,
+        options: Options,
+        prepare: impl FnOnce(&AgentHome),
+    ) -> Option<Scenario> {
         let binary = require(cli)?;
         let started = Instant::now();
-        let env = Env::with_daemon();
+        let mut env = Env::new();
+        env.start_daemon_with(&["--no-tray", "--no-notifications"], options.daemon_vars);
         let server = ModelServer::start(script);
         let home = AgentHome::new(cli, binary, &server);
         prepare(&home);
-        let out = env
-            .cmd()
-            .args(["install-hooks", cli.name()])
-            .env("HOME", &home.home)
-            .env("CODEX_HOME", home.config_dir())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .current_dir(&home.project)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "install-hooks {}: {}",
-            cli.name(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let session_ends = (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd"));
-        let notifies = (cli == Cli::Codex).then(|| record_notify(&home));
+        let (session_ends, notifies) = if options.install_hooks {
+            install_hooks(&env, &home);
+            (
+                (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd")),
+                (cli == Cli::Codex).then(|| record_notify(&home)),
+            )
+        } else {
+            (None, None)
+        };
         let mut launch = home.launch();
-        if cli == Cli::Codex {
+        if cli == Cli::Codex && options.install_hooks {
             // Hooks from install-hooks are not trusted yet: run them for this invocation
             // (the flag implies --no-daemon, so no app-server outlives the test).
             launch.args.retain(|a| a != "--no-daemon");
@@ -86,9 +98,27 @@ impl Scenario {
             home.project.display().to_string(),
             "--".into(),
         ];
-        args.extend(launch.env_overlay_argv());
-        let out = env
-            .cmd()
+        let mut run = env.cmd();
+        if options.on_path {
+            // The CLI by name, its directory first on PATH, the launch's variables in the
+            // pane's own environment: what a resume argv (`claude --resume <id>`) needs.
+            let dir = home.binary.parent().expect("the binary's directory");
+            for (k, v) in &launch.env {
+                let v = match k.as_str() {
+                    "PATH" => format!("{}:{v}", dir.display()),
+                    _ => v.clone(),
+                };
+                run.env(k, v);
+            }
+            for marker in CI_MARKERS {
+                run.env_remove(marker);
+            }
+            args.push(cli.name().into());
+            args.extend(launch.args.iter().cloned());
+        } else {
+            args.extend(launch.env_overlay_argv());
+        }
+        let out = run
             .args(&args)
             .env("TERM", "xterm-256color")
             .output()
@@ -258,7 +288,7 @@ impl Scenario {
             self.fail("expected blocked/permission_required with a decision naming the command");
         }
         // The hook can come before the dialog takes keys. Codex and Gemini title their
-        // window "Action Required" once it shows (AGENTS-REFERENCE.md); Claude fires
+        // window "Action Required" once it shows (docs/adapters.md); Claude fires
         // PermissionRequest as its dialog opens.
         if self.cli == Cli::Claude {
             std::thread::sleep(Duration::from_millis(500));
@@ -295,6 +325,37 @@ impl Scenario {
         }
         v
     }
+}
+
+/// How [`Scenario::start_opts`] sets a scenario up.
+pub struct Options {
+    /// Run `attend install-hooks` for the CLI in its home first (the default).
+    pub install_hooks: bool,
+    /// Variables for the daemon's environment (e.g. `RUST_LOG`).
+    pub daemon_vars: &'static [(&'static str, &'static str)],
+    /// Run the CLI by its name with its directory on `PATH` and the launch's variables in
+    /// the pane's environment (not an `env` prefix), so that `attend resume` can start the
+    /// session's resume argv the same way.
+    pub on_path: bool,
+}
+
+/// `attend install-hooks <cli>` into the CLI's home (user scope).
+pub fn install_hooks(env: &Env, home: &AgentHome) {
+    let out = env
+        .cmd()
+        .args(["install-hooks", home.cli.name()])
+        .env("HOME", &home.home)
+        .env("CODEX_HOME", home.config_dir())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .current_dir(&home.project)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "install-hooks {}: {}",
+        home.cli.name(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Also records every `event` payload: a second hook command beside Attend's in the CLI's

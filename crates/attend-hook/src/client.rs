@@ -3,6 +3,10 @@
 //! docs/decisions/0004-hook-executable.md).
 //!
 //! It is short and bounded:
+//! 0. a globally installed entry (no `--pane-hooks`) of an agent that Attend started with
+//!    hooks of its own (`ATTEND_PANE_HOOKS` names the agent) drains stdin and exits at
+//!    once: the pane's own entry delivers the event ([`superseded`]; docs/adapters.md
+//!    "Hooks for panes Attend starts");
 //! 1. it reads its ancestors (pids and start times) first, before an agent that exits
 //!    could orphan it, then the payload (stdin, or the last argument with `--notify`);
 //! 2. it checks the payload with the caller's [`Entry::check`]: a refused one gives one
@@ -20,7 +24,7 @@
 //! gives exactly one `attend: …` line on stderr. The whole run stays within [`DEADLINE`].
 
 use crate::context::{hook_body, Context};
-use crate::names::{ERROR_PREFIX, MAX_PAYLOAD};
+use crate::names::{ERROR_PREFIX, MAX_PAYLOAD, PANE_HOOKS_ENV, PANE_HOOKS_FLAG};
 use crate::paths::runtime_dir;
 use crate::procstat::ancestors;
 use crate::spool::{self, SpoolRecord};
@@ -119,9 +123,29 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// True when this hook run is a globally installed hook entry (no [`PANE_HOOKS_FLAG`]) of
+/// an agent whose pane has hooks of its own: `pane_hooks_env` (the value of
+/// [`PANE_HOOKS_ENV`], a comma-separated list of agent names) names `hook.agent`. Such a
+/// run delivers nothing, so each event reaches the daemon once
+/// (docs/decisions/0008-per-pane-hooks.md). A Codex `notify` run never is: Codex runs one
+/// notify program, so where the pane sets its own the global one does not run at all, and
+/// where it does not (the user's own program is configured) the global one is the only
+/// one.
+pub fn superseded(hook: &Invocation<'_>, pane_hooks_env: Option<&str>) -> bool {
+    let names = |v: &str| v.split(',').any(|a| a.trim() == hook.agent);
+    !hook.pane_hooks && hook.notify_payload.is_none() && pane_hooks_env.is_some_and(names)
+}
+
 /// Runs the hook client: payload from stdin, or the last argument with `--notify` (Codex
-/// `notify`, event `notify`). Always returns exit code 0.
+/// `notify`, event `notify`). A [`superseded`] run reads stdin to its end (the agent
+/// writes the payload first and may count a hook that closed its stdin early as failed)
+/// and returns at once. Always returns exit code 0.
 pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
+    let env = std::env::var(PANE_HOOKS_ENV).ok();
+    if superseded(&hook, env.as_deref()) {
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        return 0;
+    }
     let started = Instant::now();
     let arrived_at = now_ms();
     let pids = ancestors();
@@ -213,21 +237,29 @@ pub fn check_envelope(_agent: &str, _event: &str, payload: &str) -> Result<(), S
 }
 
 /// The arguments of one hook run: `AGENT [EVENT]`, or `AGENT --notify [EVENT] PAYLOAD`
-/// (Codex `notify` passes its JSON as the last argument).
+/// (Codex `notify` passes its JSON as the last argument), either with `--pane-hooks` when
+/// Attend gave the entry to an agent it started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Invocation<'a> {
     pub agent: &'a str,
     pub event: Option<&'a str>,
     /// With `--notify`: the payload argument (`""` when it was missing).
     pub notify_payload: Option<&'a str>,
+    /// `--pane-hooks` was given: the entry is a pane's own ([`PANE_HOOKS_FLAG`]).
+    pub pane_hooks: bool,
 }
 
 /// Parses the arguments after `attend hook` / `attend-hook`: `AGENT [EVENT]` or `AGENT
-/// --notify [EVENT] PAYLOAD` (`--notify` anywhere after AGENT). `None` for anything else
-/// (`--help`, other options, no agent, too many arguments).
+/// --notify [EVENT] PAYLOAD` (`--notify` and `--pane-hooks` anywhere after AGENT). `None`
+/// for anything else (`--help`, other options, no agent, too many arguments).
 pub fn parse_args<'a>(args: &[&'a str]) -> Option<Invocation<'a>> {
     let notify = args.contains(&"--notify");
-    let mut plain: Vec<&str> = args.iter().copied().filter(|a| *a != "--notify").collect();
+    let pane_hooks = args.contains(&PANE_HOOKS_FLAG);
+    let mut plain: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--notify" && *a != PANE_HOOKS_FLAG)
+        .collect();
     if plain.is_empty() || plain.len() > 3 || plain.iter().any(|a| a.starts_with('-')) {
         return None;
     }
@@ -244,6 +276,7 @@ pub fn parse_args<'a>(args: &[&'a str]) -> Option<Invocation<'a>> {
         agent,
         event: plain.first().copied(),
         notify_payload,
+        pane_hooks,
     })
 }
 
@@ -283,7 +316,8 @@ mod tests {
             Some(Invocation {
                 agent: "claude",
                 event: None,
-                notify_payload: None
+                notify_payload: None,
+                pane_hooks: false,
             })
         );
         assert_eq!(
@@ -295,8 +329,26 @@ mod tests {
             Some(Invocation {
                 agent: "codex",
                 event: None,
-                notify_payload: Some("{}")
+                notify_payload: Some("{}"),
+                pane_hooks: false,
             })
+        );
+        assert_eq!(
+            parse_args(&["codex", "--notify", "--pane-hooks", "{}"]),
+            Some(Invocation {
+                agent: "codex",
+                event: None,
+                notify_payload: Some("{}"),
+                pane_hooks: true,
+            })
+        );
+        assert_eq!(
+            parse_args(&["claude", "--pane-hooks"]).map(|i| (i.agent, i.pane_hooks)),
+            Some(("claude", true))
+        );
+        assert_eq!(
+            parse_args(&["gemini", "AfterTool", "--pane-hooks"]).map(|i| i.event),
+            Some(Some("AfterTool"))
         );
         assert_eq!(
             parse_args(&["codex", "notify", "--notify", "{}"]).map(|i| i.event),
@@ -311,6 +363,32 @@ mod tests {
         ] {
             assert_eq!(parse_args(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_global_entry_is_superseded_only_where_the_pane_has_hooks_of_its_agent() {
+        let global = parse_args(&["claude", "Stop"]).unwrap();
+        let pane = parse_args(&["claude", "Stop", "--pane-hooks"]).unwrap();
+        assert!(superseded(&global, Some("claude")));
+        assert!(superseded(&global, Some("codex,claude")));
+        assert!(
+            !superseded(&global, None),
+            "no pane hooks: the global entry delivers"
+        );
+        assert!(!superseded(&global, Some("")));
+        assert!(
+            !superseded(&global, Some("codex")),
+            "another agent's pane hooks"
+        );
+        assert!(
+            !superseded(&pane, Some("claude")),
+            "the pane's own entry delivers"
+        );
+        let notify = parse_args(&["codex", "--notify", "{}"]).unwrap();
+        assert!(
+            !superseded(&notify, Some("codex")),
+            "the one notify program"
+        );
     }
 
     #[test]

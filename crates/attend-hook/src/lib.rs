@@ -22,5 +22,6 @@ pub mod wire;
 pub use client::{run, Entry, Failure, HookCall, Invocation, EXECUTABLE};
 pub use context::Context;
 pub use names::{
-    BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV, TERMINAL_ENV,
+    BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV,
+    PANE_HOOKS_ENV, PANE_HOOKS_FLAG, TERMINAL_ENV,
 };

@@ -13,6 +13,16 @@ pub const INTERFACE: &str = "io.github.attend.Attend1";
 pub const ERROR_PREFIX: &str = "io.github.attend.Attend1.Error.";
 /// The environment variable naming the pane in every child Attend spawns (`p1`, `p2`, …).
 pub const PANE_ENV: &str = "ATTEND_PANE";
+/// The environment variable Attend sets in a pane whose agent it started with hooks of
+/// its own (on the agent's command line or environment): the agent's name (`claude`,
+/// `codex`, `gemini`). A hook entry without [`PANE_HOOKS_FLAG`] (the globally installed
+/// one) of that agent then exits at once without calling the daemon, so each event is
+/// delivered once (docs/adapters.md "Hooks for panes Attend starts";
+/// docs/decisions/0008-per-pane-hooks.md).
+pub const PANE_HOOKS_ENV: &str = "ATTEND_PANE_HOOKS";
+/// The argument that marks the hook entries Attend gives an agent it starts (`attend-hook
+/// claude --pane-hooks`): they deliver even while [`PANE_HOOKS_ENV`] is set.
+pub const PANE_HOOKS_FLAG: &str = "--pane-hooks";
 /// The file name of the hook executable, installed beside `attend`.
 pub const HOOK_EXE: &str = "attend-hook";
 

@@ -12,6 +12,17 @@ use std::thread;
 const STOP: &str = r#"{"hook_event_name":"Stop","session_id":"s-1"}"#;
 
 fn hook(dir: &Path, args: &[&str], stdin: &str, bus: Option<&Path>) -> Output {
+    hook_with(dir, args, stdin, bus, &[])
+}
+
+/// [`hook`] with `vars` added to its environment.
+fn hook_with(
+    dir: &Path,
+    args: &[&str],
+    stdin: &str,
+    bus: Option<&Path>,
+    vars: &[(&str, &str)],
+) -> Output {
     let address = match bus {
         Some(path) => format!("unix:path={}", path.display()),
         None => format!("unix:path={}", dir.join("no-bus").display()),
@@ -21,8 +32,10 @@ fn hook(dir: &Path, args: &[&str], stdin: &str, bus: Option<&Path>) -> Output {
         .env("DBUS_SESSION_BUS_ADDRESS", address)
         .env("XDG_RUNTIME_DIR", dir)
         .env("ATTEND_PANE", "p9")
+        .env_remove("ATTEND_PANE_HOOKS")
         .env_remove("TMUX")
         .env_remove("TMUX_PANE")
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -210,6 +223,45 @@ fn an_internal_error_or_no_bus_spools_the_call() {
     );
     assert_eq!(recs[1].payload, "{\"type\":\"x\"}");
     assert_ne!(recs[0].delivery_id, recs[1].delivery_id);
+}
+
+/// In a pane whose agent Attend started with hooks of its own (`ATTEND_PANE_HOOKS`
+/// names the agent), the globally installed entry exits at once: it connects to no bus
+/// (the listener here never sees a connection) and spools nothing; the pane's own entry
+/// (`--pane-hooks`) delivers as usual (docs/decisions/0008-per-pane-hooks.md).
+#[test]
+fn a_global_entry_in_a_pane_with_its_own_hooks_delivers_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bus = tmp.path().join("bus");
+    let listener = UnixListener::bind(&bus).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let vars = [("ATTEND_PANE_HOOKS", "claude")];
+    let codex = [("ATTEND_PANE_HOOKS", "codex")];
+    for (args, env) in [(&["claude"][..], &vars), (&["codex", "Stop"][..], &codex)] {
+        let out = hook_with(tmp.path(), args, STOP, Some(&bus), env);
+        assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    }
+    assert!(
+        listener.accept().is_err(),
+        "a superseded entry must not connect to the bus"
+    );
+    assert!(spooled(tmp.path()).is_empty());
+
+    // The pane's own entry: delivered.
+    listener.set_nonblocking(false).unwrap();
+    let server = serve_one(listener, None);
+    let own = ["claude", "--pane-hooks"];
+    let out = hook_with(tmp.path(), &own, STOP, Some(&bus), &vars);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    assert_eq!(server.join().unwrap(), "Hello,Hook");
+    // Another agent's pane hooks, and Codex's one notify program: not superseded (no
+    // daemon here: spooled, not dropped).
+    let out = hook_with(tmp.path(), &["claude"], STOP, None, &codex);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    let notify = ["codex", "--notify", "{\"type\":\"x\"}"];
+    let out = hook_with(tmp.path(), &notify, "", None, &codex);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+    assert_eq!(spooled(tmp.path()).len(), 2);
 }
 
 #[test]

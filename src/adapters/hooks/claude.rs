@@ -1,4 +1,4 @@
-//! Claude Code hooks (2.1.197 observed) → signals. Codex hooks use the same schema (its
+//! Claude Code hooks (2.1.197 and 2.1.332 observed) → signals. Codex hooks use the same schema (its
 //! hook engine copies Claude's event names and fields), so [`map`] serves both, with a
 //! [`Dialect`] for what differs in the table: the approval dialog.
 //!
@@ -7,7 +7,7 @@
 use super::codex;
 use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
-use super::payload::{allow_deny_keys, labels, non_empty, tool_prompt, Payload};
+use super::payload::{allow_deny_keys, labels, non_empty, shorten, tool_prompt, Payload};
 use crate::model::{subagent_scope, Identity, SignalKind, SignalKind::*};
 use serde_json::Value;
 
@@ -21,6 +21,24 @@ const PERMISSION_OPTIONS: [&str; 3] = ["Yes", "Yes, and don't ask again", "No"];
 /// Error kinds of `StopFailure` that mean a usage limit (needs-input reason "usage limit",
 /// `docs/adapters.md#claude-notification-types`).
 const USAGE_LIMIT_ERRORS: [&str; 2] = ["rate_limit", "billing_error"];
+
+/// `StopFailure.error` kinds in words, for the pane's message (`docs/adapters.md`, the
+/// StopFailure row); any other kind is shown with its underscores as spaces.
+const FAILURE_WORDS: [(&str, &str); 8] = [
+    ("authentication_failed", "authentication failed"),
+    ("rate_limit", "usage limit"),
+    ("billing_error", "billing error"),
+    ("overloaded", "API overloaded"),
+    ("server_error", "API server error"),
+    ("invalid_request", "invalid request"),
+    ("max_output_tokens", "output token limit"),
+    ("unknown", "API error"),
+];
+
+/// How Claude Code answers a tool call its permission rules deny (`permissions.deny`):
+/// the tool result `"Permission to use <tool> with command <cmd> has been denied."`
+/// (2.1.197 and 2.1.332), seen in `PostToolBatch.tool_calls[].tool_response`.
+const RULE_DENIAL: (&str, &str) = ("Permission to use ", " has been denied.");
 
 /// Which agent speaks Claude's hook schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +114,16 @@ pub(super) fn map(
         // idle prompt after a manual `/compact`) goes on.
         "StopFailure" if p.str("agent_id").is_some() => side_failure(p),
         "StopFailure" => stop_failure(p),
+        // The auto mode classifier denied a tool call: the agent goes on without it.
+        "PermissionDenied" => Warning {
+            text: denied(tool.unwrap_or("tool"), p.get("tool_input"), p.str("reason")),
+        },
+        // A batch of tool calls resolved; one its permission rules denied is a warning
+        // (Claude fires no PermissionDenied for a rule's denial).
+        "PostToolBatch" => match rule_denials(p) {
+            Some(text) => Warning { text },
+            None => IdentityOnly,
+        },
         "SubagentStart" | "SubagentStop" | "PreCompact" | "PostCompact" => IdentityOnly,
         "SessionEnd" => SessionEnded {
             reason: p.str("reason").map(str::to_string),
@@ -184,39 +212,80 @@ fn stop_summary(p: &Payload<'_>) -> Option<String> {
     })
 }
 
-/// `StopFailure`: error kind (+ `": "` + `error_details`), usage limit for `rate_limit` and
-/// `billing_error`.
+/// `StopFailure`: the error kind in words ([`FAILURE_WORDS`]) + `": "` + what the agent
+/// said about it — `error_details`, else `last_assistant_message` (the real CLIs send the
+/// latter: "Invalid API key · Fix external API key", "API Error: Request rejected (429) ·
+/// … resets at 18:00") — and usage limit for `rate_limit` and `billing_error`.
 fn stop_failure(p: &Payload<'_>) -> SignalKind {
     let kind = p.str("error").unwrap_or("unknown");
+    let details = p
+        .text("error_details")
+        .or_else(|| p.text("last_assistant_message"));
+    let words = failure_words(kind);
     TurnFailed {
-        error: failure_text(p),
+        error: match details {
+            Some(d) => format!("{words}: {d}"),
+            None => words,
+        },
         usage_limit: USAGE_LIMIT_ERRORS.contains(&kind),
     }
 }
 
-/// `"<error>[: <error_details>]"` of a `StopFailure` (`"unknown"` without `error`).
-fn failure_text(p: &Payload<'_>) -> String {
-    let kind = p.str("error").unwrap_or("unknown");
-    match p.text("error_details") {
-        Some(d) => format!("{kind}: {d}"),
-        None => kind.to_string(),
-    }
+/// The error kind of a `StopFailure` in words ([`FAILURE_WORDS`]; else the kind with
+/// spaces).
+fn failure_words(kind: &str) -> String {
+    FAILURE_WORDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or_else(|| kind.replace('_', " "), |(_, w)| w.to_string())
 }
 
 /// `StopFailure` with an `agent_id`: not the main agent's turn but one of its agents'
 /// requests failed — a subagent's (`agent_type` names it) or the compaction's (Claude
 /// runs it as an internal agent without `agent_type`; 2.1.197 and 2.1.332). A warning
-/// that ends nothing: `"compaction failed: <error>"` or `"subagent <type> failed:
-/// <error>"` (`docs/lifecycle-attention.md#compaction`, the Claude Code table of
+/// that ends nothing: `"compaction failed: <error in words>"` or `"subagent <type> failed:
+/// <error in words>"`, `": <error_details>"` added when present
+/// (`docs/lifecycle-attention.md#compaction`, the Claude Code table of
 /// `docs/adapters.md`).
 fn side_failure(p: &Payload<'_>) -> SignalKind {
-    let error = failure_text(p);
+    let mut error = failure_words(p.str("error").unwrap_or("unknown"));
+    if let Some(details) = p.text("error_details") {
+        error = format!("{error}: {}", shorten(details.trim()));
+    }
     Warning {
         text: match p.str("agent_type") {
             Some(agent) => format!("subagent {agent} failed: {error}"),
             None => format!("compaction failed: {error}"),
         },
     }
+}
+
+/// A denied tool call as a warning's text: `"denied: <tool prompt>"`, with `" — <reason>"`
+/// when the agent gave one.
+fn denied(tool: &str, input: Option<&Value>, reason: Option<&str>) -> String {
+    let call = tool_prompt(tool, input);
+    match reason {
+        Some(r) => format!("denied: {call} — {}", shorten(r.trim())),
+        None => format!("denied: {call}"),
+    }
+}
+
+/// The tool calls of a `PostToolBatch` that a permission rule denied ([`RULE_DENIAL`]):
+/// the first as [`denied`], `" (+N more)"` for the others; `None` when none was.
+fn rule_denials(p: &Payload<'_>) -> Option<String> {
+    let calls = p.get("tool_calls")?.as_array()?;
+    let mut rejected = calls.iter().filter(|c| {
+        c.get("tool_response")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.starts_with(RULE_DENIAL.0) && r.trim_end().ends_with(RULE_DENIAL.1))
+    });
+    let first = rejected.next()?;
+    let tool = first.get("tool_name").and_then(non_empty).unwrap_or("tool");
+    let text = denied(tool, first.get("tool_input"), None);
+    Some(match rejected.count() {
+        0 => text,
+        n => format!("{text} (+{n} more)"),
+    })
 }
 
 #[cfg(test)]

@@ -12,6 +12,9 @@ use crate::service::error::Attend1Error;
 /// How often [`LadderHost::dialog_answer`] tries for the screen (5 ms apart) while the
 /// pane's parser holds it.
 const SCREEN_TRIES: usize = 20;
+
+/// The source origin of a screen notice's warning (`needs-input-chrome:screen.notice`).
+pub const NOTICE_ORIGIN: &str = "screen.notice";
 use crate::service::sampling::Step;
 
 impl LadderHost {
@@ -79,6 +82,16 @@ impl LadderHost {
             st.sampler.chrome_deferred();
             return;
         };
+        // A retry line appearing on screen is a warning (`docs/adapters.md#screen-notices`).
+        let notice = crate::adapters::notices::retry_notice(p.agent, &text);
+        if notice.is_some() && st.notice.is_none() {
+            let text = notice.clone().unwrap_or_default();
+            let source = Source::new(Rung::NeedsInputChrome, NOTICE_ORIGIN);
+            let kind = crate::model::SignalKind::Warning { text };
+            out.signals
+                .push((pane, crate::model::Signal::new(kind, source, now)));
+        }
+        st.notice = notice;
         let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
         if !st.chrome.evaluate(manifest, screen, now) {
             // No change; a dialog still shown after an answer settled may need its decision.

@@ -3,7 +3,7 @@
 //! on first sight once its workspace was looked up off this task), then the signal.
 
 use super::{Batch, Owner};
-use crate::engine::NewPane;
+use crate::engine::{HookAgent, NewPane};
 use crate::model::{AgentKind, EventKind, Live, PaneId};
 use crate::service::command::{Command, HookRequest, Reply};
 use crate::service::error::Attend1Error;
@@ -120,12 +120,31 @@ impl Owner {
                 self.surfaces.note_terminal(id, req.terminal.clone());
             }
             self.world.pane(id)?;
-            // An agent started inside a shell pane: from now on it is that agent's.
+            // An agent started inside a shell pane: from now on it is that agent's; a new
+            // agent after it takes the pane over; another agent's hook moves nothing
+            // (`docs/lifecycle-attention.md#two-agents-in-one-pane`).
             let source = req.mapping.signal.source.clone();
-            if let Some(ev) = self.world.adopt_agent(id, req.mapping.agent, source, at) {
-                batch.record(id, vec![ev]);
+            let session = req.mapping.signal.identity.session_id.clone();
+            match self.world.hook_agent(
+                id,
+                req.mapping.agent,
+                session.as_deref(),
+                matches!(
+                    req.mapping.signal.kind,
+                    crate::model::SignalKind::SessionStarted { .. }
+                ),
+                source,
+                at,
+            ) {
+                HookAgent::Same => self.apply(id, &req.mapping.signal, batch),
+                HookAgent::Adopted(ev) | HookAgent::Switched(ev) => {
+                    batch.record(id, vec![ev]);
+                    self.apply(id, &req.mapping.signal, batch);
+                }
+                HookAgent::Foreign => {
+                    tracing::debug!(pane = %id, agent = %req.mapping.agent, "a hook of another agent: not applied");
+                }
             }
-            self.apply(id, &req.mapping.signal, batch);
             let ladder =
                 self.ladder
                     .hook_process(&mut self.world, id, req.mapping.agent, &req.pids, at);
@@ -135,6 +154,15 @@ impl Owner {
         if let Some(d) = &req.delivery_id {
             batch.deliveries.push((d.clone(), seq, at));
         }
+        // One line per applied delivery (a repeated delivery id returned above): what the
+        // real-agent tests count to show each event is applied once.
+        tracing::debug!(
+            pane = ?pane.map(|p| p.to_string()),
+            agent = %req.mapping.agent,
+            event = %req.mapping.event,
+            delivery = ?req.delivery_id,
+            "hook applied"
+        );
         Ok(Hooked::Applied(seq))
     }
 

@@ -2,36 +2,44 @@
 //! new one, and the repository facts of a pane's cwd (looked up off the owner task).
 
 use super::{Batch, Owner};
-use crate::config::PANE_ENV;
+use crate::config::{PANE_ENV, PANE_HOOKS_ENV};
 use crate::engine::{NewPane, World};
-use crate::model::{EventKind, Live, PaneId, Source};
+use crate::model::{AgentKind, EventKind, Live, PaneId, Source};
 use crate::service::clock::now;
 use crate::service::command::{Command, RunSpec};
 use crate::service::error::Attend1Error;
 use crate::service::git::{self, GitInfo};
+use crate::service::pane_hooks;
 use crate::service::pty::{PtyHandle, SpawnSpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 impl Owner {
+    /// Starts `argv` for pane `id` in a new PTY: `ATTEND_PANE` set, and for an `agent`
+    /// Attend can give hooks of its own, the argv and environment of
+    /// [`pane_hooks::launch`]. The environment kept for a resume is the one given
+    /// (plus `ATTEND_PANE`), so a resume re-derives the hooks.
     pub(super) fn spawn(
         &mut self,
         id: PaneId,
+        agent: AgentKind,
         argv: &[String],
         cwd: Option<&str>,
         env: BTreeMap<String, String>,
         size: (u16, u16),
     ) -> Result<(), Attend1Error> {
         let mut env = env;
+        env.remove(PANE_HOOKS_ENV);
         env.insert(PANE_ENV.into(), id.to_string());
         let cwd = cwd
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/"));
+        let launch = pane_hooks::launch(id, agent, argv, &cwd, &env);
         let spec = SpawnSpec {
-            argv: argv.to_vec(),
+            argv: launch.argv,
             cwd,
-            env: env.clone().into_iter().collect(),
+            env: launch.env.into_iter().collect(),
             rows: size.0,
             cols: size.1,
             scrollback: self.config.scrollback,
@@ -53,6 +61,7 @@ impl Owner {
         let id = PaneId(self.world.last_pane + 1);
         self.spawn(
             id,
+            spec.agent,
             &spec.argv,
             spec.cwd.as_deref(),
             spec.env,
@@ -103,8 +112,9 @@ impl Owner {
             )));
         }
         let cwd = pane.cwd.clone();
+        let agent = pane.agent;
         let env = self.envs.get(&id).cloned().unwrap_or_default();
-        self.spawn(id, &argv, cwd.as_deref(), env, (24, 80))?;
+        self.spawn(id, agent, &argv, cwd.as_deref(), env, (24, 80))?;
         let at = now();
         if let Some(p) = self.world.panes.get_mut(&id) {
             p.live = Live::Running;

@@ -1,0 +1,79 @@
+//! Hooks for the panes Attend starts: the command line and environment that make an agent
+//! report to Attend without any global configuration (docs/adapters.md "Hooks for panes
+//! Attend starts"; docs/decisions/0008-per-pane-hooks.md).
+//!
+//! [`plan`] rewrites the argv of `attend run` (and of a resume) for the agent it starts:
+//! - Claude Code: `--settings <file>`, a generated settings file with Attend's hook
+//!   entries, merged with the user's own `--settings` argument ([`claude`]);
+//! - Codex: `-c hooks.<Event>=[…]` overrides, their trust pinned by hash in the same
+//!   session-flags layer, and `-c notify=[…]` ([`codex`]).
+//!
+//! Gemini CLI and Cursor get nothing: Gemini has no settings flag, and the one settings
+//! file an environment variable can name (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`,
+//! `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped with a security warning unless it and
+//! every directory above it belong to root and only root can write them; Cursor has
+//! neither. Their panes report through `attend install-hooks`.
+//!
+//! Every entry runs `<dir>/attend-hook <agent> --pane-hooks` (the entries `attend
+//! install-hooks` writes, marked), and the pane gets `ATTEND_PANE_HOOKS=<agent>`, which
+//! makes a globally installed entry of the same agent exit at once: each event is
+//! delivered once whether or not `install-hooks` ran.
+//!
+//! Pure apart from the lookups it is given (the pane's environment, the user's files):
+//! nothing is written here; the caller writes [`PaneHooks::files`] and spawns.
+
+mod argv;
+mod claude;
+mod codex;
+mod setup;
+
+use super::error::InstallError;
+use crate::config::PANE_HOOKS_ENV;
+use crate::model::AgentKind;
+
+pub use argv::{locate, Located};
+pub use setup::{read_user_file, PaneHooks, PaneSetup};
+
+/// The argv and environment that give `setup.argv` Attend's hooks, or `Ok(None)` when
+/// there is nothing to add: an agent without per-invocation hooks (Gemini, Cursor, a
+/// shell), a program that is not the agent's own executable (after an `env` prefix), an
+/// agent subcommand that starts no session (`claude mcp`, `codex login`, …), or hook
+/// settings the user passes on the command line themselves (Codex `-c hooks…`).
+///
+/// Errors (the caller starts the argv unchanged and logs why): the user's `--settings`
+/// (Claude) cannot be read or is not a JSON object, or its `hooks` has a type Attend
+/// cannot add to; the executable path is not absolute UTF-8.
+pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
+    let Some(located) = locate(setup.argv, setup.agent) else {
+        return Ok(None);
+    };
+    // What the agent sees: the prefix's assignments, else the pane's environment unless
+    // the prefix removes the name.
+    let var = |name: &str| match located.var(name) {
+        Some(value) => Some(value),
+        None if located.removes(name) => None,
+        None => (setup.var)(name),
+    };
+    let planned = match setup.agent {
+        AgentKind::Claude => claude::plan(setup, &located)?,
+        AgentKind::Codex => codex::plan(setup, &located, &var)?,
+        AgentKind::Gemini | AgentKind::Cursor | AgentKind::Shell => None,
+    };
+    Ok(planned.map(|mut hooks| {
+        hooks
+            .env
+            .insert(0, (PANE_HOOKS_ENV.into(), setup.agent.as_str().into()));
+        // An `env -i` or `-u NAME` prefix would drop a variable: set it in the prefix.
+        for (name, value) in hooks.env.iter().rev() {
+            if located.removes(name) {
+                hooks
+                    .argv
+                    .insert(located.program, format!("{name}={value}"));
+            }
+        }
+        hooks
+    }))
+}
+
+#[cfg(test)]
+mod tests;
