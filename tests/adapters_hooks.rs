@@ -416,6 +416,72 @@ fn rows() -> Vec<Row> {
                 usage_limit: true,
             }),
         ),
+        payload_row(
+            "claude_stop_failure_of_the_compaction_is_a_warning",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "StopFailure-compaction"),
+            Expect::Kind(Warning {
+                text: "compaction failed: API server error".into(),
+            }),
+        ),
+        payload_row(
+            "claude_stop_failure_of_a_subagent_is_a_warning",
+            Claude,
+            None,
+            r#"{"hook_event_name":"StopFailure","agent_id":"a1","agent_type":"Explore","error":"overloaded"}"#,
+            Expect::Kind(Warning {
+                text: "subagent Explore failed: API overloaded".into(),
+            }),
+        ),
+        payload_row(
+            "claude_permission_request_inside_a_subagent_is_scoped_to_it",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "PermissionRequest-subagent"),
+            Expect::Mapped,
+        )
+        .also(|m| match &m.signal.kind {
+            SignalKind::PermissionRequested {
+                prompt,
+                tool_use_id,
+                ..
+            } => {
+                assert_eq!(prompt, "Bash: echo attend-e2e > out.txt");
+                let recorded: serde_json::Value =
+                    serde_json::from_str(&fixture(CLAUDE_NEWEST, "PermissionRequest-subagent"))
+                        .unwrap();
+                let agent = recorded["agent_id"].as_str().unwrap();
+                assert_eq!(tool_use_id.clone(), Some(format!("agent:{agent}")));
+            }
+            other => panic!("not a permission: {other:?}"),
+        }),
+        payload_row(
+            "claude_post_tool_use_inside_a_subagent_is_scoped_to_it",
+            Claude,
+            None,
+            r#"{"hook_event_name":"PostToolUse","agent_id":"a1","tool_name":"Bash","tool_use_id":"toolu_03"}"#,
+            Expect::Kind(ToolFinished {
+                tool: Some("Bash".into()),
+                tool_use_id: Some("agent:a1".into()),
+            }),
+        ),
+        payload_row(
+            "claude_session_start_after_compaction_is_a_compact_start",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "SessionStart-compact"),
+            Expect::Kind(SessionStarted {
+                source: Some("compact".into()),
+            }),
+        ),
+        payload_row(
+            "claude_task_notification_prompt_starts_turn",
+            Claude,
+            None,
+            &fixture(CLAUDE_NEWEST, "UserPromptSubmit-task-notification"),
+            Expect::Kind(TurnStarted),
+        ),
         // Recorded from the real CLIs: the reason is `last_assistant_message`, there is no
         // `error_details`.
         payload_row(
@@ -1038,6 +1104,15 @@ impl Pane1 {
         true
     }
 
+    /// Maps and applies one payload written out (no EVENT argument).
+    fn feed_json(&mut self, payload: &str) {
+        self.t += 1000;
+        let agent = self.state().agent;
+        let m = map_hook(agent, None, payload, Timestamp(self.t)).unwrap();
+        let events = self.world.apply_signal(self.pane, &m.signal).unwrap();
+        self.log.extend(events);
+    }
+
     fn state(&self) -> &Pane {
         self.world.pane(self.pane).unwrap()
     }
@@ -1103,6 +1178,135 @@ fn claude_permission_turn_ends_done_unread_with_summary_and_approved_gate() {
             id: decision.id,
             resolution: Resolution::Approved,
         }));
+}
+
+/// Feeds recorded Claude payloads (`dir`, fixture names) as one session's, one second
+/// apart: the recordings come from several runs.
+fn feed_one_session(p: &mut Pane1, dir: &str, names: &[&str]) {
+    for name in names {
+        let mut payload: serde_json::Value = serde_json::from_str(&fixture(dir, name)).unwrap();
+        payload["session_id"] = CLAUDE_SESSION.into();
+        p.feed_json(&payload.to_string());
+    }
+}
+
+#[test]
+fn claude_compact_at_the_prompt_leaves_a_done_pane_done() {
+    for dir in [CLAUDE_NEWEST, CLAUDE_OBSERVED] {
+        let mut p = Pane1::new(AgentKind::Claude);
+        feed_one_session(&mut p, dir, &["SessionStart", "UserPromptSubmit", "Stop"]);
+        let before = p.state().clone();
+        let events = p.log.len();
+        feed_one_session(
+            &mut p,
+            dir,
+            &["PreCompact", "SessionStart-compact", "PostCompact"],
+        );
+        assert_eq!(p.state().lifecycle, Lifecycle::Done, "{dir}");
+        assert_eq!(p.state().items, before.items, "{dir}");
+        assert_eq!(p.state().last_message, before.last_message, "{dir}");
+        assert_eq!(p.log.len(), events, "{dir}: {:?}", &p.log[events..]);
+    }
+}
+
+#[test]
+fn claude_auto_compaction_mid_turn_stays_working() {
+    let mut p = Pane1::new(AgentKind::Claude);
+    feed_one_session(
+        &mut p,
+        CLAUDE_NEWEST,
+        &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+        ],
+    );
+    feed_one_session(
+        &mut p,
+        CLAUDE_NEWEST,
+        &["PreCompact-auto", "SessionStart-compact", "PostCompact"],
+    );
+    assert_eq!(p.state().lifecycle, Lifecycle::Working);
+    feed_one_session(&mut p, CLAUDE_NEWEST, &["Stop"]);
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
+    assert_eq!(p.count("agent.idle"), 1, "only SessionStart at launch");
+    assert_eq!(p.count("attention.created"), 1);
+}
+
+#[test]
+fn claude_failed_compaction_is_a_warning_not_a_failed_turn() {
+    for dir in [CLAUDE_NEWEST, CLAUDE_OBSERVED] {
+        let mut p = Pane1::new(AgentKind::Claude);
+        feed_one_session(
+            &mut p,
+            dir,
+            &["SessionStart", "UserPromptSubmit", "Stop", "PreCompact"],
+        );
+        feed_one_session(&mut p, dir, &["StopFailure-compaction"]);
+        let pane = p.state();
+        assert_eq!(pane.lifecycle, Lifecycle::Done, "{dir}");
+        assert_eq!(pane.attention(), Attention::Warning, "{dir}");
+        assert_eq!(
+            pane.last_message.as_deref(),
+            Some("compaction failed: API server error")
+        );
+    }
+}
+
+#[test]
+fn claude_subagent_gate_outlives_the_parents_tools_and_stop() {
+    let mut p = Pane1::new(AgentKind::Claude);
+    feed_one_session(
+        &mut p,
+        CLAUDE_NEWEST,
+        &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PostToolUse-Agent",
+            "PermissionRequest-subagent",
+        ],
+    );
+    let decision = p.state().pending_decision.clone().expect("the gate");
+    // The parent's own tool finishes, then its turn ends, the subagent still running.
+    feed_one_session(
+        &mut p,
+        CLAUDE_NEWEST,
+        &["PostToolUse", "Stop-background-subagent"],
+    );
+    let pane = p.state();
+    assert_eq!(pane.lifecycle, Lifecycle::Blocked);
+    assert_eq!(pane.attention(), Attention::PermissionRequired);
+    assert_eq!(
+        pane.pending_decision.as_ref().map(|d| d.id),
+        Some(decision.id)
+    );
+    assert_eq!(
+        pane.last_message.as_deref(),
+        Some("(1 background task still running) Parent: the subagent looked, I waited, all done.")
+    );
+    // The subagent's own tool call finishes: approved at the terminal.
+    let mut post: serde_json::Value =
+        serde_json::from_str(&fixture(CLAUDE_NEWEST, "PermissionRequest-subagent")).unwrap();
+    post["hook_event_name"] = "PostToolUse".into();
+    post["session_id"] = CLAUDE_SESSION.into();
+    p.feed_json(&post.to_string());
+    assert!(p.state().pending_decision.is_none());
+    assert_eq!(p.state().lifecycle, Lifecycle::Working);
+    assert!(p.log.iter().any(|e| e.kind
+        == EventKind::DecisionResolved {
+            id: decision.id,
+            resolution: Resolution::Approved,
+        }));
+    // Its completion reaches the parent as a prompt: a turn of its own.
+    feed_one_session(
+        &mut p,
+        CLAUDE_NEWEST,
+        &["UserPromptSubmit-task-notification", "Stop"],
+    );
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
 }
 
 #[test]

@@ -23,7 +23,8 @@ fn signal_kind() -> impl Strategy<Value = SignalKind> {
     prop_oneof![
         prop::option::of(prop_oneof![
             Just("startup".to_string()),
-            Just("clear".to_string())
+            Just("clear".to_string()),
+            Just("compact".to_string())
         ])
         .prop_map(|source| SignalKind::SessionStarted { source }),
         Just(SignalKind::TurnStarted),

@@ -410,6 +410,127 @@ fn contract2_session_started_keeps_known_lifecycle() {
 }
 
 #[test]
+fn contract2_session_started_compact_keeps_lifecycle() {
+    // An automatic compaction in the middle of a turn: still working.
+    let mut h = Harness::claude();
+    h.turn();
+    let compact = || SignalKind::SessionStarted {
+        source: Some("compact".into()),
+    };
+    let ev = h.hook(compact());
+    assert_eq!(h.state(), (L::Working, A::None));
+    assert!(ev.is_empty(), "{:?}", names(&ev));
+    // `/compact` typed at the prompt of a finished turn: done, its unread kept.
+    h.stop("Answer.");
+    let ev = h.hook(compact());
+    assert_eq!(h.state(), (L::Done, A::Unread));
+    assert_eq!(h.msg(), Some("Answer."));
+    assert!(ev.is_empty(), "{:?}", names(&ev));
+    // A fresh pane still learns it is at the prompt.
+    let mut fresh = Harness::claude();
+    fresh.hook(compact());
+    assert_eq!(fresh.state(), (L::Idle, A::None));
+    // `/clear` starts afresh: idle.
+    h.hook(SignalKind::SessionStarted {
+        source: Some("clear".into()),
+    });
+    assert_eq!(h.pane().lifecycle, L::Idle);
+}
+
+#[test]
+fn contract2_warning_of_a_subagent_or_compaction_keeps_lifecycle() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.stop("Answer.");
+    let ev = h.hook(SignalKind::Warning {
+        text: "compaction failed: API server error".into(),
+    });
+    assert_eq!(h.state(), (L::Done, A::Warning));
+    assert_eq!(h.msg(), Some("compaction failed: API server error"));
+    assert!(!names(&ev).iter().any(|n| n.starts_with("agent.")));
+    assert!(has(&ev, "attention.created"));
+    h.turn();
+    h.hook(SignalKind::Warning {
+        text: "subagent Explore failed: overloaded".into(),
+    });
+    assert_eq!(h.state(), (L::Working, A::Warning));
+}
+
+/// A gate opened inside a subagent (`tool_use_id` = its scope).
+fn subagent_gate(h: &mut Harness, agent: &str) {
+    h.hook(SignalKind::PermissionRequested {
+        prompt: "Bash: echo hi > out.txt".into(),
+        options: vec![],
+        answer_keys: vec![],
+        tool_use_id: Some(subagent_scope(agent)),
+    });
+}
+
+#[test]
+fn subagent_gate_survives_the_main_agents_tools_and_stop() {
+    let mut h = Harness::claude();
+    h.turn();
+    subagent_gate(&mut h, "a1");
+    let id = h.pane().pending_decision.as_ref().unwrap().id;
+    // The main agent's own tool finishes meanwhile: not the gated call.
+    h.hook(SignalKind::ToolFinished {
+        tool: Some("Bash".into()),
+        tool_use_id: Some("toolu_04".into()),
+    });
+    assert_eq!(h.state(), (L::Blocked, A::PermissionRequired));
+    // The main agent ends its turn: the subagent still waits on the human.
+    let ev = h.stop("(1 background task still running) Parent done.");
+    assert_eq!(h.state(), (L::Blocked, A::PermissionRequired));
+    assert_eq!(h.pane().pending_decision.as_ref().map(|d| d.id), Some(id));
+    assert_eq!(
+        h.msg(),
+        Some("(1 background task still running) Parent done.")
+    );
+    assert!(!has(&ev, "decision.resolved"), "{:?}", names(&ev));
+    assert!(h.pane().items.iter().any(|i| i.level == A::Unread));
+    // Another subagent's tool does not approve it either; its own does.
+    h.hook(SignalKind::ToolFinished {
+        tool: Some("Bash".into()),
+        tool_use_id: Some(subagent_scope("a2")),
+    });
+    assert_eq!(h.pane().lifecycle, L::Blocked);
+    let ev = h.hook(SignalKind::ToolFinished {
+        tool: Some("Bash".into()),
+        tool_use_id: Some(subagent_scope("a1")),
+    });
+    assert!(h.pane().pending_decision.is_none());
+    assert_eq!(h.state(), (L::Working, A::Unread));
+    assert!(ev.iter().any(|e| e.kind
+        == EventKind::DecisionResolved {
+            id,
+            resolution: Resolution::Approved,
+        }));
+}
+
+#[test]
+fn main_agents_gate_is_not_approved_by_a_subagents_tool() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.hook(SignalKind::PermissionRequested {
+        prompt: "Bash: rm -r build".into(),
+        options: vec![],
+        answer_keys: vec![],
+        tool_use_id: None,
+    });
+    h.hook(SignalKind::ToolFinished {
+        tool: Some("Bash".into()),
+        tool_use_id: Some(subagent_scope("a1")),
+    });
+    assert_eq!(h.state(), (L::Blocked, A::PermissionRequired));
+    h.hook(SignalKind::ToolFinished {
+        tool: Some("Bash".into()),
+        tool_use_id: Some("toolu_07".into()),
+    });
+    assert!(h.pane().pending_decision.is_none());
+    assert_eq!(h.pane().lifecycle, L::Working);
+}
+
+#[test]
 fn contract2_turn_started_working_resolves_question_adds_nothing() {
     let mut h = Harness::claude();
     h.question("Which file?");

@@ -16,6 +16,12 @@ pub const SESSION_ENDED_MESSAGE: &str = "session ended";
 /// (`docs/lifecycle-attention.md#session-ended`).
 const HANDOVER_REASONS: [&str; 3] = ["clear", "resume", "compact"];
 
+/// Session-start sources that begin a fresh conversation at the prompt: the pane is
+/// `idle` unless a gate is open. A `compact` start is the same conversation continuing
+/// (manual `/compact` at the prompt, or an automatic compaction in the middle of a turn):
+/// it keeps the lifecycle (`docs/lifecycle-attention.md#compaction`).
+const FRESH_START_SOURCES: [&str; 2] = ["clear", "resume"];
+
 /// Terminal notifications (OSC 9/99/777) re-raise attention at most once per this many
 /// milliseconds on a pane; a flood inside the interval only updates the message.
 pub const TERMINAL_NOTIFICATION_INTERVAL_MS: i64 = 1_000;
@@ -274,11 +280,11 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
     let shell = cx.pane.agent == crate::model::AgentKind::Shell;
     match &signal.kind {
         SignalKind::SessionStarted { source } => {
-            let handover = source
+            let fresh = source
                 .as_deref()
-                .is_some_and(|s| HANDOVER_REASONS.contains(&s));
+                .is_some_and(|s| FRESH_START_SOURCES.contains(&s));
             if cx.pane.lifecycle == Lifecycle::Unknown
-                || (handover && cx.pane.pending_decision.is_none())
+                || (fresh && cx.pane.pending_decision.is_none())
             {
                 cx.set_lifecycle(Lifecycle::Idle);
             }
@@ -298,10 +304,14 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
         }
         SignalKind::ToolStarted { .. } => cx.set_lifecycle(Lifecycle::Working),
         SignalKind::ToolFinished { tool_use_id, .. } => {
+            // A gate without an id is the main agent's: any tool of the main agent
+            // approves it, a subagent's does not
+            // (`docs/lifecycle-attention.md#subagent-gates`).
             let matches = cx.pane.pending_decision.as_ref().is_some_and(|d| {
                 d.kind == DecisionKind::Permission
                     && match (&d.tool_use_id, tool_use_id) {
-                        (None, _) => true,
+                        (None, Some(b)) => !crate::model::is_subagent_scope(b),
+                        (None, None) => true,
                         (Some(a), Some(b)) => a == b,
                         (Some(_), None) => false,
                     }
@@ -422,6 +432,21 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 && cx.pane.pending_decision.is_none()
                 && (summary.is_none() || summary.as_deref() == cx.pane.last_message.as_deref());
             if duplicate {
+                cx.keep_gate_invariant();
+                return cx.out;
+            }
+            // A subagent's gate outlives the main agent's turn: the subagent still waits
+            // on the human (`docs/lifecycle-attention.md#subagent-gates`).
+            let subagents_gate = cx.pane.pending_decision.as_ref().is_some_and(|d| {
+                d.tool_use_id
+                    .as_deref()
+                    .is_some_and(crate::model::is_subagent_scope)
+            });
+            if subagents_gate {
+                if let Some(s) = summary {
+                    cx.set_message(s);
+                }
+                cx.add_ordinary(Attention::Unread);
                 cx.keep_gate_invariant();
                 return cx.out;
             }

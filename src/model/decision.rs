@@ -40,6 +40,23 @@ pub struct AnswerKey {
     pub keys: String,
 }
 
+/// What marks a tool id as a subagent's scope (`agent:<agent id>`).
+const SUBAGENT_SCOPE: &str = "agent:";
+
+/// The `tool_use_id` that scopes a gate, and the tools that finish it, to one of the
+/// agent's subagents: `agent:<agent_id>` (Claude's payloads from inside a subagent carry
+/// `agent_id`, its `PermissionRequest` no tool id). Such a gate is not the main agent's:
+/// only a finished tool of the same subagent approves it, and the main agent's tools and
+/// the end of its turn leave it open (`docs/lifecycle-attention.md#subagent-gates`).
+pub fn subagent_scope(agent_id: &str) -> String {
+    format!("{SUBAGENT_SCOPE}{agent_id}")
+}
+
+/// True when `tool_use_id` is a [`subagent_scope`].
+pub fn is_subagent_scope(tool_use_id: &str) -> bool {
+    tool_use_id.starts_with(SUBAGENT_SCOPE)
+}
+
 /// An open question or approval gate on a pane (`docs/lifecycle-attention.md#decisions`).
 /// At most one per pane.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +71,8 @@ pub struct Decision {
     /// The answer choices, when known (from the adapter or the screen manifest).
     pub answer_keys: Vec<AnswerKey>,
     /// The tool call this gate guards, when the agent names it (Claude `tool_use_id`);
-    /// a finished tool resolves the gate only when the ids match.
+    /// a finished tool resolves the gate only when the ids match. A gate of one of the
+    /// agent's subagents holds that subagent's scope instead ([`subagent_scope`]).
     pub tool_use_id: Option<String>,
     pub source: Source,
     pub opened_at: Timestamp,

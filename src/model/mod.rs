@@ -16,7 +16,9 @@ mod task;
 mod time;
 
 pub use attention::{Attention, AttentionItem};
-pub use decision::{AnswerKey, Decision, DecisionKind, Resolution};
+pub use decision::{
+    is_subagent_scope, subagent_scope, AnswerKey, Decision, DecisionKind, Resolution,
+};
 pub use event::{Event, EventKind};
 pub use lifecycle::{Lifecycle, Live};
 pub use pane::{AgentKind, Identity, Pane, StartQuiet};

@@ -37,7 +37,8 @@ pub enum PromptMark {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SignalKind {
     /// A session started before any prompt; `source` as the agent gives it
-    /// (startup, resume, clear, compact).
+    /// (startup, resume, clear, compact). `compact` (the same session after a compaction)
+    /// keeps the lifecycle.
     SessionStarted { source: Option<String> },
     /// The user submitted a prompt.
     TurnStarted,
@@ -54,9 +55,10 @@ pub enum SignalKind {
     /// A tool failed and the agent goes on (warning).
     ToolError { error: String },
     /// A non-fatal problem the agent reports or shows while it goes on — an API error it
-    /// retries (its screen's retry line), a tool call its permission rules denied: + warning
-    /// with `text` as the message; the lifecycle is left as it is
-    /// (`docs/lifecycle-attention.md#signals`, "warning").
+    /// retries (its screen's retry line), a tool call its permission rules denied, a
+    /// subagent's or the compaction's failed model request: + warning with `text` as the
+    /// message; the lifecycle is left as it is (`docs/lifecycle-attention.md#signals`,
+    /// "warning").
     Warning { text: String },
     /// An approval gate opened.
     PermissionRequested {

@@ -32,7 +32,16 @@
 //!
 //! A turn can be made slow ([`ModelServer::slow_turn`]): its request is logged at once and
 //! answered only after a delay (or when the server stops), so a test can interrupt the
-//! agent while its model is "thinking".
+//! agent while its model is "thinking". A turn's answer can report a large context
+//! ([`ModelServer::usage_for_turn`]), so the agent compacts its conversation.
+//!
+//! Requests can be routed by their body before all of that ([`ModelServer::route`]): a
+//! model request that a route's predicate accepts (e.g. [`claude_subagent`], a Claude
+//! subagent's own requests; [`claude_compaction`], Claude's summary request) takes the
+//! next reply of that route's own queue, or an HTTP error status
+//! ([`ModelServer::fail_matching`]), and never touches the main script, so concurrent
+//! agents (an async subagent beside its parent) get their replies whatever the order of
+//! their requests.
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
@@ -172,6 +181,11 @@ pub enum Served {
     Side(String),
     /// Not a model request: empty 404.
     NotFound,
+    /// A request a route accepted ([`ModelServer::route`]): it took this reply of the
+    /// route's queue (or [`EXHAUSTED_TEXT`]).
+    Routed(Reply),
+    /// A request answered with this HTTP error status ([`ModelServer::fail_matching`]).
+    Failed(u16),
 }
 
 /// One logged request.
@@ -212,6 +226,54 @@ struct State {
     slow: std::collections::HashMap<usize, Duration>,
     /// Set on drop: slow answers stop waiting.
     stopping: bool,
+    /// `usage.input_tokens` reported by turn number (default 10).
+    usage: std::collections::HashMap<usize, u64>,
+    /// Routes, first match wins.
+    routes: Vec<Route>,
+}
+
+/// Which requests a route takes: a predicate over the parsed request body.
+pub type Matches = fn(&Value) -> bool;
+
+/// One route: its predicate and what it answers.
+struct Route {
+    matches: Matches,
+    answer: RouteAnswer,
+}
+
+enum RouteAnswer {
+    /// The next reply of this queue ([`EXHAUSTED_TEXT`] when empty).
+    Replies(VecDeque<Reply>),
+    /// This HTTP status with an Anthropic-style error body.
+    Status(u16),
+}
+
+/// True for a request of a Claude Code subagent: its system prompt's billing header says
+/// `cc_is_subagent=true` (2.1.197 and 2.1.332).
+pub fn claude_subagent(body: &Value) -> bool {
+    body["system"].to_string().contains("cc_is_subagent=true")
+}
+
+/// The instruction that opens Claude Code's compaction request (the last user message of
+/// a request that carries the whole conversation, with tools in 2.1.332).
+pub const CLAUDE_COMPACTION_PROMPT: &str = "create a detailed summary of the conversation";
+
+/// True for Claude Code's compaction (summary) request: its last message asks for
+/// [`CLAUDE_COMPACTION_PROMPT`].
+pub fn claude_compaction(body: &Value) -> bool {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .is_some_and(|m| m["content"].to_string().contains(CLAUDE_COMPACTION_PROMPT))
+}
+
+/// A summary in the shape Claude Code's compaction asks for (`<analysis>` then
+/// `<summary>`).
+pub fn compaction_summary() -> Reply {
+    Reply::text(
+        "<analysis>The user asked for a greeting.</analysis>\n<summary>1. Primary Request: \
+         a greeting.\n2. Pending Tasks: none.</summary>",
+    )
 }
 
 struct Shared {
@@ -280,6 +342,47 @@ impl ModelServer {
     /// the script) only after `delay`; the request is logged when it arrives.
     pub fn slow_turn(&self, turn: usize, delay: Duration) {
         self.shared.state.lock().unwrap().slow.insert(turn, delay);
+    }
+
+    /// Turn requests (with tools) and side requests that `matches` accepts take the next
+    /// of `replies` ([`Served::Routed`]; [`EXHAUSTED_TEXT`] once they are used up) instead
+    /// of the main script; routes are tried in the order they were added, before
+    /// [`ModelServer::fail_matching`] routes added later.
+    pub fn route(&self, matches: Matches, replies: impl IntoIterator<Item = Reply>) {
+        self.shared.state.lock().unwrap().routes.push(Route {
+            matches,
+            answer: RouteAnswer::Replies(replies.into_iter().collect()),
+        });
+    }
+
+    /// Model requests that `matches` accepts are answered with HTTP `status` and an
+    /// Anthropic error body (`{"type":"error","error":{"type":"api_error",…}}`), every
+    /// time ([`Served::Failed`]).
+    pub fn fail_matching(&self, matches: Matches, status: u16) {
+        self.shared.state.lock().unwrap().routes.push(Route {
+            matches,
+            answer: RouteAnswer::Status(status),
+        });
+    }
+
+    /// The answer to the `turn`-th turn request (1-based, as in [`ModelServer::slow_turn`])
+    /// reports `input_tokens` as its usage (Anthropic `usage.input_tokens`; else 10), so the
+    /// agent believes its context is that full.
+    pub fn usage_for_turn(&self, turn: usize, input_tokens: u64) {
+        self.shared
+            .state
+            .lock()
+            .unwrap()
+            .usage
+            .insert(turn, input_tokens);
+    }
+
+    /// The requests a route answered (either kind), oldest first.
+    pub fn routed(&self) -> Vec<Request> {
+        self.requests()
+            .into_iter()
+            .filter(|r| matches!(r.served, Served::Routed(_) | Served::Failed(_)))
+            .collect()
     }
 
     /// How many scripted replies are still queued.
@@ -446,16 +549,32 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
     let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     let api = api_of(&method, &path);
 
-    let (served, id, delay) = {
+    let (served, id, delay, input_tokens) = {
         let mut state = shared.state.lock().unwrap();
         state.next_id += 1;
         let id = state.next_id;
         let mut delay = None;
-        let served = if api == Api::Other {
+        let mut input_tokens = 10;
+        let route = if api == Api::Other {
+            None
+        } else {
+            state.routes.iter_mut().find(|r| (r.matches)(&body))
+        };
+        let served = if let Some(route) = route {
+            match &mut route.answer {
+                RouteAnswer::Replies(queue) => Served::Routed(
+                    queue
+                        .pop_front()
+                        .unwrap_or_else(|| Reply::text(EXHAUSTED_TEXT)),
+                ),
+                RouteAnswer::Status(status) => Served::Failed(*status),
+            }
+        } else if api == Api::Other {
             Served::NotFound
         } else if has_tools(&body) {
             state.turns_seen += 1;
             delay = state.slow.get(&state.turns_seen).copied();
+            input_tokens = state.usage.get(&state.turns_seen).copied().unwrap_or(10);
             Served::Turn(
                 state
                     .script
@@ -468,7 +587,7 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
                 None => SIDE_TEXT.to_string(),
             })
         };
-        (served, id, delay)
+        (served, id, delay, input_tokens)
     };
 
     let streaming =
@@ -480,20 +599,39 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
         .unwrap_or_else(|| "scripted".into());
     let answer = match (&served, api) {
         (Served::NotFound, _) | (_, Api::Other) => None,
-        (Served::Turn(Reply::Error { .. }), _) => None,
-        (Served::Turn(reply), api) => Some(render(api, reply, id, &model, streaming)),
-        (Served::Side(text), api) => Some(render(
+        (Served::Turn(Reply::Error { .. }) | Served::Routed(Reply::Error { .. }), _) => None,
+        (Served::Failed(status), _) => Some((
+            *status,
+            "application/json",
+            json!({"type": "error", "error": {"type": "api_error", "message": "scripted failure"}})
+                .to_string(),
+        )),
+        (Served::Turn(reply) | Served::Routed(reply), api) => Some(with_ok(render(
+            api,
+            reply,
+            id,
+            &model,
+            streaming,
+            input_tokens,
+        ))),
+        (Served::Side(text), api) => Some(with_ok(render(
             api,
             &Reply::Text(text.clone()),
             id,
             &model,
             streaming,
-        )),
+            input_tokens,
+        ))),
     };
 
     // An error reply: its status and body, at once (it is logged like any turn).
     let error = match &served {
         Served::Turn(Reply::Error {
+            status,
+            body,
+            headers,
+        })
+        | Served::Routed(Reply::Error {
             status,
             body,
             headers,
@@ -530,10 +668,16 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
     }
     let response = match answer {
         None => tiny_http::Response::from_data(Vec::new()).with_status_code(404),
-        Some((content_type, text)) => tiny_http::Response::from_data(text.into_bytes())
+        Some((status, content_type, text)) => tiny_http::Response::from_data(text.into_bytes())
+            .with_status_code(status)
             .with_header(tiny_http::Header::from_bytes("Content-Type", content_type).unwrap()),
     };
     let _ = request.respond(response);
+}
+
+/// A rendered answer with status 200.
+fn with_ok((content_type, text): (&'static str, String)) -> (u16, &'static str, String) {
+    (200, content_type, text)
 }
 
 /// A [`Reply::Error`]'s response: `status`, `body` as `application/json`, `headers`.
@@ -566,12 +710,16 @@ fn render(
     id: u32,
     model: &str,
     streaming: bool,
+    input_tokens: u64,
 ) -> (&'static str, String) {
     match (api, streaming) {
-        (Api::Anthropic, true) => ("text/event-stream", anthropic_sse(reply, id, model)),
+        (Api::Anthropic, true) => (
+            "text/event-stream",
+            anthropic_sse(reply, id, model, input_tokens),
+        ),
         (Api::Anthropic, false) => (
             "application/json",
-            anthropic_message(reply, id, model).to_string(),
+            anthropic_message(reply, id, model, input_tokens).to_string(),
         ),
         (Api::Responses, _) => ("text/event-stream", responses_sse(reply, id, model)),
         (Api::Gemini, true) => (
@@ -598,7 +746,7 @@ fn tool_input(input_json: &str) -> Value {
         .unwrap_or_else(|e| panic!("scripted tool input is not JSON ({e}): {input_json}"))
 }
 
-fn anthropic_message(reply: &Reply, id: u32, model: &str) -> Value {
+fn anthropic_message(reply: &Reply, id: u32, model: &str, input_tokens: u64) -> Value {
     let (content, stop) = match reply {
         Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
         Reply::Tool { name, input_json } => (
@@ -610,11 +758,11 @@ fn anthropic_message(reply: &Reply, id: u32, model: &str) -> Value {
     json!({
         "id": format!("msg_{id:02}"), "type": "message", "role": "assistant", "model": model,
         "content": [content], "stop_reason": stop, "stop_sequence": null,
-        "usage": {"input_tokens": 10, "output_tokens": 5},
+        "usage": {"input_tokens": input_tokens, "output_tokens": 5},
     })
 }
 
-fn anthropic_sse(reply: &Reply, id: u32, model: &str) -> String {
+fn anthropic_sse(reply: &Reply, id: u32, model: &str, input_tokens: u64) -> String {
     let (start, delta, stop) = match reply {
         Reply::Text(text) => (
             json!({"type": "text", "text": ""}),
@@ -634,7 +782,7 @@ fn anthropic_sse(reply: &Reply, id: u32, model: &str) -> String {
             json!({"type": "message_start", "message": {
                 "id": format!("msg_{id:02}"), "type": "message", "role": "assistant", "model": model,
                 "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": 10, "output_tokens": 1},
+                "usage": {"input_tokens": input_tokens, "output_tokens": 1},
             }}),
         ),
         (
@@ -652,7 +800,7 @@ fn anthropic_sse(reply: &Reply, id: u32, model: &str) -> String {
         (
             "message_delta",
             json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
-                   "usage": {"output_tokens": 5}}),
+                   "usage": {"input_tokens": input_tokens, "output_tokens": 5}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
     ])

@@ -8,7 +8,7 @@ use super::codex;
 use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
 use super::payload::{allow_deny_keys, labels, non_empty, shorten, tool_prompt, Payload};
-use crate::model::{Identity, SignalKind, SignalKind::*};
+use crate::model::{subagent_scope, Identity, SignalKind, SignalKind::*};
 use serde_json::Value;
 
 /// Claude's question tool: its call opens a question, not a tool run.
@@ -81,7 +81,7 @@ pub(super) fn map(
                 prompt: tool_prompt(tool.unwrap_or("tool"), p.get("tool_input")),
                 options: labels(&PERMISSION_OPTIONS),
                 answer_keys: allow_deny_keys(),
-                tool_use_id: p.str("tool_use_id").map(str::to_string),
+                tool_use_id: scoped_tool_id(p),
             },
             Dialect::Codex => codex::permission(p),
         },
@@ -91,7 +91,7 @@ pub(super) fn map(
         "PostToolUse" if asks_question => TurnStarted,
         "PostToolUse" => ToolFinished {
             tool: tool.map(str::to_string),
-            tool_use_id: p.str("tool_use_id").map(str::to_string),
+            tool_use_id: scoped_tool_id(p),
         },
         // Esc on a running tool, or a question the human declined: they acted at the
         // terminal, and no Stop follows.
@@ -110,6 +110,9 @@ pub(super) fn map(
                 Dialect::Codex => p.str("last_assistant_message").map(str::to_string),
             },
         },
+        // A subagent's or the compaction's model request failed: the main turn (or the
+        // idle prompt after a manual `/compact`) goes on.
+        "StopFailure" if p.str("agent_id").is_some() => side_failure(p),
         "StopFailure" => stop_failure(p),
         // The auto mode classifier denied a tool call: the agent goes on without it.
         "PermissionDenied" => Warning {
@@ -128,6 +131,17 @@ pub(super) fn map(
         _ => return Mapped::unknown(),
     };
     Mapped::known(kind)
+}
+
+/// The tool id that ties a gate to the tool that finishes it: inside a subagent (payload
+/// with `agent_id`) the subagent's scope (`agent:<agent_id>`, [`subagent_scope`]), so its
+/// gate is neither approved by the main agent's tools nor closed by the main agent's
+/// Stop; else `tool_use_id` (`docs/lifecycle-attention.md#subagent-gates`).
+fn scoped_tool_id(p: &Payload<'_>) -> Option<String> {
+    match p.str("agent_id") {
+        Some(agent) => Some(subagent_scope(agent)),
+        None => p.str("tool_use_id").map(str::to_string),
+    }
 }
 
 /// `AskUserQuestion`'s first question: its text and option labels. Lenient: `questions`
@@ -204,19 +218,45 @@ fn stop_summary(p: &Payload<'_>) -> Option<String> {
 /// … resets at 18:00") — and usage limit for `rate_limit` and `billing_error`.
 fn stop_failure(p: &Payload<'_>) -> SignalKind {
     let kind = p.str("error").unwrap_or("unknown");
-    let words = FAILURE_WORDS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map_or_else(|| kind.replace('_', " "), |(_, w)| w.to_string());
     let details = p
         .text("error_details")
         .or_else(|| p.text("last_assistant_message"));
+    let words = failure_words(kind);
     TurnFailed {
         error: match details {
             Some(d) => format!("{words}: {d}"),
             None => words,
         },
         usage_limit: USAGE_LIMIT_ERRORS.contains(&kind),
+    }
+}
+
+/// The error kind of a `StopFailure` in words ([`FAILURE_WORDS`]; else the kind with
+/// spaces).
+fn failure_words(kind: &str) -> String {
+    FAILURE_WORDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or_else(|| kind.replace('_', " "), |(_, w)| w.to_string())
+}
+
+/// `StopFailure` with an `agent_id`: not the main agent's turn but one of its agents'
+/// requests failed — a subagent's (`agent_type` names it) or the compaction's (Claude
+/// runs it as an internal agent without `agent_type`; 2.1.197 and 2.1.332). A warning
+/// that ends nothing: `"compaction failed: <error in words>"` or `"subagent <type> failed:
+/// <error in words>"`, `": <error_details>"` added when present
+/// (`docs/lifecycle-attention.md#compaction`, the Claude Code table of
+/// `docs/adapters.md`).
+fn side_failure(p: &Payload<'_>) -> SignalKind {
+    let mut error = failure_words(p.str("error").unwrap_or("unknown"));
+    if let Some(details) = p.text("error_details") {
+        error = format!("{error}: {}", shorten(details.trim()));
+    }
+    Warning {
+        text: match p.str("agent_type") {
+            Some(agent) => format!("subagent {agent} failed: {error}"),
+            None => format!("compaction failed: {error}"),
+        },
     }
 }
 
