@@ -492,6 +492,38 @@ const SHELL_PATTERNS: &[&str] = &[
 /// arguments are not payload: (file, text the line contains, reason).
 const ALLOWED: &[(&str, &str, &str)] = &[
     (
+        "src/install/pane/codex.rs",
+        "argv.push(\"-c\".into());",
+        "Codex's own `-c key=value` config override in the agent's argv (run as argv, no \
+         shell); the values are Attend's hook entries",
+    ),
+    (
+        "src/install/pane/codex.rs",
+        "\"-c\" | \"--config\" => words.next().cloned(),",
+        "reads the user's Codex `-c` overrides from the argv; nothing is run",
+    ),
+    (
+        "src/install/pane/codex.rs",
+        ".or_else(|| w.strip_prefix(\"-c\")",
+        "the same reading of `-cKEY=VALUE`",
+    ),
+    (
+        "src/install/pane/codex.rs",
+        "\"-c\",",
+        "unit test data: a Codex argv with `-c` overrides, nothing is run",
+    ),
+    (
+        "src/install/pane/tests.rs",
+        "\"-c\"",
+        "unit test data and checks of Codex `-c` overrides and of `sh -c` left alone; \
+         nothing is run",
+    ),
+    (
+        "src/install/pane/tests.rs",
+        "[\"bash\"]",
+        "unit test: a shell gets no pane hooks; nothing is run",
+    ),
+    (
         "src/cli/demo_live.rs",
         "\"#!/bin/sh\".to_string(),",
         "the demo writes its own script: fixed steps, payload JSON goes to files whose \
