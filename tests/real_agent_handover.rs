@@ -13,26 +13,8 @@ use serde_json::Value;
 use std::time::Duration;
 use support::agents::{require, AgentHome, Cli};
 use support::model_server::ModelServer;
-use support::scenario::{text, DONE, FIRST};
+use support::scenario::{install_hooks, text, DONE, FIRST};
 use support::Env;
-
-/// `attend install-hooks AGENT` into `home`.
-fn install_hooks(env: &Env, home: &AgentHome) {
-    let out = env
-        .cmd()
-        .args(["install-hooks", home.cli.name()])
-        .env("HOME", &home.home)
-        .env("CODEX_HOME", home.config_dir())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .current_dir(&home.project)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// The shell command line that starts `home`'s CLI from its project directory.
 fn command_line(home: &AgentHome) -> String {
