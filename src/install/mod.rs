@@ -213,7 +213,9 @@ enum Direction {
     Uninstall,
 }
 
-const CLAUDE_EVENTS: &[&str] = &[
+/// Claude Code's hook events, in the order `install-hooks` writes them (also the pane
+/// hooks' list, `src/install/pane/`).
+pub(crate) const CLAUDE_EVENTS: &[&str] = &[
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",

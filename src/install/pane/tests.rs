@@ -97,24 +97,17 @@ fn claude_gets_a_settings_file_with_every_hook_marked_as_the_panes() {
     assert_eq!(hooks.files[0].0, PathBuf::from(CLAUDE_FILE));
     let settings = file_json(&hooks);
     let ours = format!("{HOOK} claude --pane-hooks");
-    for event in [
-        "SessionStart",
-        "UserPromptSubmit",
-        "PreToolUse",
-        "PermissionRequest",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "Notification",
-        "Stop",
-        "StopFailure",
-        "SubagentStart",
-        "SubagentStop",
-        "PreCompact",
-        "PostCompact",
-        "PostToolBatch",
-        "PermissionDenied",
-        "SessionEnd",
-    ] {
+    // Every event `install-hooks` writes for Claude, and no other.
+    let events: Vec<&str> = settings["hooks"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = crate::install::CLAUDE_EVENTS.to_vec();
+    expected.sort_unstable();
+    assert_eq!(events, expected);
+    for event in crate::install::CLAUDE_EVENTS {
         assert_eq!(
             commands(&settings, event),
             std::slice::from_ref(&ours),
