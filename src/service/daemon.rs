@@ -36,6 +36,8 @@ pub struct DaemonOptions {
     pub state_dir: Option<PathBuf>,
     /// Scrollback lines per pane (default 2 000).
     pub scrollback: usize,
+    /// Bytes each pane holder keeps while no daemon is connected (default 8 MiB).
+    pub holder_buffer: usize,
 }
 
 impl Default for DaemonOptions {
@@ -45,6 +47,7 @@ impl Default for DaemonOptions {
             no_notifications: false,
             state_dir: None,
             scrollback: 2000,
+            holder_buffer: super::holders::DEFAULT_HOLDER_BUFFER,
         }
     }
 }
@@ -65,6 +68,8 @@ pub enum DaemonError {
     },
     #[error("attach socket: {0}")]
     Attach(std::io::Error),
+    #[error("pane holder directory: {0}")]
+    Holders(std::io::Error),
     #[error("{0}")]
     StateLock(#[from] super::state_lock::StateLockError),
 }
@@ -240,8 +245,19 @@ pub async fn run_with_connection(
         OwnerConfig {
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
+            holders: Some(
+                super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
+                    .map_err(DaemonError::Holders)?,
+            ),
         },
     );
+    let adopted = owner.adopt_holders();
+    if adopted > 0 {
+        tracing::info!(
+            panes = adopted,
+            "panes of the previous daemon re-adopted from their holders"
+        );
+    }
     let gone = owner.mark_gone_after_restart()?;
     if gone > 0 {
         tracing::info!(panes = gone, "panes of the previous daemon are now exited");

@@ -26,6 +26,7 @@ pub mod db;
 pub mod dbus;
 pub mod error;
 pub mod git;
+pub mod holders;
 pub mod intake;
 pub mod ladder_host;
 pub mod owner;

@@ -86,6 +86,9 @@ pub struct OwnerConfig {
     pub attach_socket: PathBuf,
     /// Scrollback lines per pane.
     pub scrollback: usize,
+    /// Pane holders keep the programs this daemon starts (they outlive it); `None` runs
+    /// them in PTYs of the daemon itself (they end with it).
+    pub holders: Option<crate::service::holders::Holders>,
 }
 
 /// The owner task's state.
@@ -162,6 +165,7 @@ impl Owner {
             .values()
             .filter(|p| p.owned && p.live.is_running())
             .map(|p| p.id)
+            .filter(|id| !self.ptys.lock().contains_key(id))
             .collect();
         let mut events = Vec::new();
         for id in &gone {
@@ -389,7 +393,10 @@ impl Owner {
                 {
                     return;
                 }
-                self.ptys.lock().remove(&pane);
+                if let Some(pty) = self.ptys.lock().remove(&pane) {
+                    // Its holder (if any) may end now.
+                    pty.collected();
+                }
                 let s = Signal::new(
                     SignalKind::ProcessExited { code, signal },
                     Source::process("exit"),

@@ -338,7 +338,7 @@ impl Holder {
             }
             if other {
                 if self.client.is_some() {
-                    if self.from_daemon() {
+                    if self.daemon_message() {
                         let _ = std::fs::remove_file(&self.args.socket);
                         return Ok(());
                     }
@@ -387,7 +387,7 @@ impl Holder {
     }
 
     /// A message from the daemon; true when the holder may end (exit collected).
-    fn from_daemon(&mut self) -> bool {
+    fn daemon_message(&mut self) -> bool {
         let Some(c) = self.client.as_mut() else {
             return false;
         };
@@ -417,7 +417,7 @@ impl Holder {
             return;
         }
         let (bytes, dropped) = self.backlog.take();
-        let ws = self.master.as_ref().and_then(|m| winsize(m));
+        let ws = self.master.as_ref().and_then(winsize);
         let mut frames = vec![Frame::Hello(Hello {
             holder_pid: std::process::id(),
             child_pid: self.child.as_raw() as u32,

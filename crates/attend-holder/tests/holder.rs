@@ -160,7 +160,7 @@ fn output_during_an_outage_comes_back_byte_exact_under_the_cap() {
     let text = String::from_utf8(seen).unwrap();
     let start = text.find("line 0\r\n").expect("first line");
     assert_eq!(
-        text[start..].as_bytes(),
+        &text.as_bytes()[start..],
         &expected[..],
         "every line once, in order"
     );
