@@ -237,3 +237,42 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
     }
     assert_eq!(env.ok(&["stop-all", "--yes"]).trim(), "no running panes");
 }
+
+#[test]
+fn a_re_adopted_pane_shows_the_same_screen_and_its_old_bell_does_not_ring_again() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "seq 1 60; printf '\\033[1;31mred\\033[m and plain\\a\\n'; echo ready; exec cat",
+    ]);
+    env.wait_until("the output", || screen(&env, &pane).contains("ready"));
+    env.wait_pane(&pane, "the bell", |v| v["attention"] == "unread");
+    env.ok(&["seen", &pane]);
+    let before = screen(&env, &pane);
+    env.kill_daemon();
+    env.start_daemon();
+    assert_eq!(
+        screen(&env, &pane),
+        before,
+        "the screen is rebuilt as it was"
+    );
+    let v = env.show(&pane);
+    assert_eq!(
+        v["attention"], "none",
+        "the bell in the rebuilt screen rang again: {v}"
+    );
+    // The re-adopted pane goes on: new output after the old.
+    env.ok(&["send", &pane, "after", "--enter"]);
+    env.wait_until("new output", || {
+        screen(&env, &pane).contains("ready\nafter\nafter")
+    });
+    // Its log ends with the pane: once it exits, nothing is left to rebuild.
+    env.ok(&["kill", &pane]);
+    env.wait_pane(&pane, "exited", |v| v["live"]["state"] == "exited");
+    let logs = env.state_dir().join("screens");
+    env.wait_until("the screen log removed", || {
+        std::fs::read_dir(&logs).map_or(true, |d| d.count() == 0)
+    });
+}

@@ -65,6 +65,17 @@ impl Holders {
         })
     }
 
+    /// The screen log of `pane` (`<state dir>/screens/p<N>.log`, directory 0700; see
+    /// src/service/pty/screen_log.rs).
+    pub fn screen_log(&self, pane: PaneId) -> PathBuf {
+        let dir = self.state_dir.join("screens");
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir);
+        dir.join(format!("{pane}.log"))
+    }
+
     /// The socket of `pane`'s holder.
     pub fn socket(&self, pane: PaneId) -> PathBuf {
         self.dir.join(format!("{pane}.sock"))

@@ -49,7 +49,8 @@ impl Owner {
             Some(holders) => crate::service::pty::check(&spec)
                 .and_then(|_| holders.start(id, &spec))
                 .and_then(|held| {
-                    PtyHandle::adopt(id, held, spec.scrollback, Vec::new(), self.pty_tx.clone())
+                    let log = Some((holders.screen_log(id), false));
+                    PtyHandle::adopt(id, held, spec.scrollback, log, self.pty_tx.clone())
                 }),
             None => PtyHandle::spawn(id, &spec, self.pty_tx.clone()),
         }
@@ -76,11 +77,12 @@ impl Owner {
                 tracing::warn!(pane = %id, "a holder for a pane the store does not have: left alone");
                 continue;
             }
+            let log = Some((holders.screen_log(id), true));
             match PtyHandle::adopt(
                 id,
                 found.attached,
                 self.config.scrollback,
-                Vec::new(),
+                log,
                 self.pty_tx.clone(),
             ) {
                 Ok(handle) => {
