@@ -73,12 +73,11 @@ impl ScreenLog {
         if bytes.is_empty() {
             return;
         }
-        if self.len + bytes.len() as u64 > SCREEN_LOG_BYTES && self.len > 0 {
-            if std::fs::rename(&self.path, old(&self.path)).is_ok() {
-                if let Ok(f) = open(&self.path, true) {
-                    self.file = f;
-                    self.len = 0;
-                }
+        let full = self.len + bytes.len() as u64 > SCREEN_LOG_BYTES && self.len > 0;
+        if full && std::fs::rename(&self.path, old(&self.path)).is_ok() {
+            if let Ok(f) = open(&self.path, true) {
+                self.file = f;
+                self.len = 0;
             }
         }
         if self.file.write_all(bytes).is_ok() {
