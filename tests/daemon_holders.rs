@@ -276,3 +276,47 @@ fn a_re_adopted_pane_shows_the_same_screen_and_its_old_bell_does_not_ring_again(
         std::fs::read_dir(&logs).map_or(true, |d| d.count() == 0)
     });
 }
+
+#[test]
+fn replace_hands_over_to_another_binary_without_ending_the_agents() {
+    let env = Env::with_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    let pid = read_pid(&env, "p.pid");
+    let old = env.daemon_pid();
+    // The upgrade: a copy of the binary elsewhere (with no attend-holder beside it, so
+    // its new panes' holders run as `attend __holder`).
+    let bin = env.path("upgrade/attend");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(support::attend_bin(), &bin).unwrap();
+    let log = std::fs::File::create(env.path("replace.log")).unwrap();
+    let mut new = env
+        .program(bin.to_str().unwrap())
+        .args(["daemon", "--no-tray", "--no-notifications", "--replace"])
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let replace_log = || std::fs::read_to_string(env.path("replace.log")).unwrap_or_default();
+    env.wait_until("the new daemon is ready", || {
+        replace_log().contains("attend daemon ready")
+    });
+    assert!(
+        replace_log().contains("asked the running daemon to quit"),
+        "{}",
+        replace_log()
+    );
+    assert!(!alive(old as i32), "the old daemon is gone");
+    assert!(alive(pid), "the agent outlived the upgrade");
+    assert_eq!(env.show(&pane)["live"]["state"], "running");
+    // Both the re-adopted pane and a new one (held by `attend __holder`) work.
+    let fresh = env.run(&["--", "sh", "-c", "echo $$ > q.pid; exec cat"]);
+    read_pid(&env, "q.pid");
+    for p in [&pane, &fresh] {
+        env.ok(&["send", p, "hi", "--enter"]);
+        env.wait_until("the echo", || screen(&env, p).contains("hi\nhi"));
+    }
+    env.ok(&["stop-all", "--yes"]);
+    env.wait_pane(&fresh, "ended", |v| v["live"]["state"] == "exited");
+    let _ = new.kill();
+    let _ = new.wait();
+}

@@ -222,6 +222,10 @@ pub struct DaemonArgs {
     /// the pane's history shows a gap line for the rest).
     #[arg(long, default_value_t = crate::service::holders::DEFAULT_HOLDER_BUFFER)]
     pub holder_buffer: usize,
+    /// Take over from a running daemon (upgrade = install, then `attend daemon
+    /// --replace`): asks it to quit, then SIGTERM, then SIGKILL; agents keep running.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// `attend run` options.

@@ -65,6 +65,7 @@ pub fn main() -> i32 {
             state_dir: a.state_dir,
             scrollback: a.scrollback,
             holder_buffer: a.holder_buffer,
+            replace: a.replace,
         }),
         Cmd::Hook {
             agent,

@@ -38,6 +38,9 @@ pub struct DaemonOptions {
     pub scrollback: usize,
     /// Bytes each pane holder keeps while no daemon is connected (default 8 MiB).
     pub holder_buffer: usize,
+    /// Take over from a running daemon of the same state directory
+    /// (src/service/replace.rs).
+    pub replace: bool,
 }
 
 impl Default for DaemonOptions {
@@ -48,6 +51,7 @@ impl Default for DaemonOptions {
             state_dir: None,
             scrollback: 2000,
             holder_buffer: super::holders::DEFAULT_HOLDER_BUFFER,
+            replace: false,
         }
     }
 }
@@ -204,10 +208,20 @@ pub async fn run_with_connection(
     opts: DaemonOptions,
 ) -> Result<(), DaemonError> {
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
+    let quit = std::sync::Arc::new(tokio::sync::Notify::new());
     conn.object_server()
-        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone()))
+        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone(), quit.clone()))
         .await?;
     let lost = name_lost(&conn).await?;
+    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
+    // `--replace`: the running daemon goes first (its agents stay, in their holders).
+    let taken = if opts.replace {
+        let lock = super::replace::take_over(&conn, &dir).await?;
+        super::replace::wait_for_name(&conn).await?;
+        Some(lock)
+    } else {
+        None
+    };
     let reply = match conn
         .request_name_with_flags(BUS_NAME, RequestNameFlags::DoNotQueue.into())
         .await
@@ -221,9 +235,11 @@ pub async fn run_with_connection(
     ) {
         return Err(DaemonError::AlreadyRunning);
     }
-    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // Held until this function returns: one daemon per state directory.
-    let _state = super::state_lock::lock(&dir)?;
+    let _state = match taken {
+        Some(lock) => lock,
+        None => super::state_lock::lock(&dir)?,
+    };
     let (db, world) = open_db(&dir)?;
     tracing::info!(
         db = %dir.join(DB_FILE).display(),
@@ -301,6 +317,7 @@ pub async fn run_with_connection(
             _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
             _ = lost => tracing::warn!("lost the bus or the bus name: stopping"),
             _ = surfaces.quit_requested() => tracing::info!("quit from the tray: stopping"),
+            _ = quit.notified() => tracing::info!("Quit over D-Bus: stopping"),
         }
     };
     owner.run(cmd_rx, pty_rx, shutdown).await;

@@ -34,6 +34,7 @@ pub mod pane_hooks;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;
+pub mod replace;
 pub mod replay;
 pub mod sampling;
 pub mod selfreport;
