@@ -267,10 +267,12 @@ pub async fn run_with_connection(
             ),
         },
     );
+    let adopting = std::time::Instant::now();
     let adopted = owner.adopt_holders();
     if adopted > 0 {
         tracing::info!(
             panes = adopted,
+            ms = adopting.elapsed().as_millis() as u64,
             "panes of the previous daemon re-adopted from their holders"
         );
     }
