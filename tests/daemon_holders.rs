@@ -320,3 +320,50 @@ fn replace_hands_over_to_another_binary_without_ending_the_agents() {
     let _ = new.kill();
     let _ = new.wait();
 }
+
+/// A stand-in for the systemd user manager on the test bus: records the transient
+/// units asked for (no systemd user manager runs on the CI machine).
+struct Manager(std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u32>)>>>);
+
+#[zbus::interface(name = "org.freedesktop.systemd1.Manager")]
+impl Manager {
+    fn start_transient_unit(
+        &self,
+        name: String,
+        _mode: String,
+        properties: Vec<(String, zbus::zvariant::OwnedValue)>,
+        _aux: Vec<(String, Vec<(String, zbus::zvariant::OwnedValue)>)>,
+    ) -> zbus::zvariant::OwnedObjectPath {
+        let pids = properties
+            .into_iter()
+            .find(|(k, _)| k == "PIDs")
+            .and_then(|(_, v)| Vec::<u32>::try_from(v).ok())
+            .unwrap_or_default();
+        self.0.lock().unwrap().push((name, pids));
+        zbus::zvariant::OwnedObjectPath::try_from("/org/freedesktop/systemd1/job/1").unwrap()
+    }
+}
+
+#[test]
+fn where_a_user_manager_runs_each_holder_gets_a_scope_of_its_own() {
+    let mut env = Env::new();
+    let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let _manager = zbus::blocking::connection::Builder::address(env.bus.address.as_str())
+        .unwrap()
+        .name("org.freedesktop.systemd1")
+        .unwrap()
+        .serve_at("/org/freedesktop/systemd1", Manager(calls.clone()))
+        .unwrap()
+        .build()
+        .unwrap();
+    env.start_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    read_pid(&env, "p.pid");
+    let holder = support::holder_of(&env.state_dir(), &pane).unwrap();
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(
+        calls,
+        vec![(format!("attend-{pane}-{holder}.scope"), vec![holder])],
+        "one scope, asked for before the program started"
+    );
+}

@@ -263,7 +263,8 @@ pub async fn run_with_connection(
             scrollback: opts.scrollback,
             holders: Some(
                 super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
-                    .map_err(DaemonError::Holders)?,
+                    .map_err(DaemonError::Holders)?
+                    .with_scopes(super::scope::Scopes::detect(&conn).await),
             ),
         },
     );

@@ -29,6 +29,7 @@ pub struct Holders {
     state_dir: PathBuf,
     launcher: Launcher,
     buffer: usize,
+    scopes: Option<super::scope::Scopes>,
 }
 
 /// A live holder found at start-up.
@@ -62,7 +63,15 @@ impl Holders {
             state_dir: canonical,
             launcher: launcher(),
             buffer,
+            scopes: None,
         })
+    }
+
+    /// From now on each new holder gets a transient systemd scope of its own
+    /// (src/service/scope.rs).
+    pub fn with_scopes(mut self, scopes: Option<super::scope::Scopes>) -> Holders {
+        self.scopes = scopes;
+        self
     }
 
     /// The screen log of `pane` (`<state dir>/screens/p<N>.log`, directory 0700; see
@@ -101,7 +110,12 @@ impl Holders {
             env.push(("TERM".into(), "xterm-256color".into()));
         }
         env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
-        client::start(&self.launcher, &args, &env, |_| {}).map_err(|e| match e {
+        let scope = |pid: u32| {
+            if let Some(s) = &self.scopes {
+                s.adopt(pid, pane)
+            }
+        };
+        client::start(&self.launcher, &args, &env, scope).map_err(|e| match e {
             StartError::Program(source) => SpawnError::Program { program, source },
             StartError::Holder(e) => SpawnError::Pty(format!("cannot start the pane holder: {e}")),
         })?;

@@ -37,6 +37,7 @@ pub mod pty;
 pub mod replace;
 pub mod replay;
 pub mod sampling;
+pub mod scope;
 pub mod selfreport;
 pub mod spool;
 pub mod state_lock;
