@@ -323,7 +323,10 @@ fn replace_hands_over_to_another_binary_without_ending_the_agents() {
 
 /// A stand-in for the systemd user manager on the test bus: records the transient
 /// units asked for (no systemd user manager runs on the CI machine).
-struct Manager(std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u32>)>>>);
+struct Manager(Calls);
+
+/// The units asked for: name and PIDs.
+type Calls = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u32>)>>>;
 
 #[zbus::interface(name = "org.freedesktop.systemd1.Manager")]
 impl Manager {
