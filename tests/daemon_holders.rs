@@ -370,3 +370,27 @@ fn where_a_user_manager_runs_each_holder_gets_a_scope_of_its_own() {
         "one scope, asked for before the program started"
     );
 }
+
+#[test]
+fn the_user_unit_passes_systemd_analyze_verify_and_stops_the_daemon_only() {
+    let unit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/attend.service"))
+        .unwrap();
+    assert!(
+        unit.lines().any(|l| l.trim() == "KillMode=process"),
+        "stopping the unit must signal the daemon only"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("attend.service");
+    std::fs::write(
+        &path,
+        unit.replace("/usr/bin/attend", support::attend_bin()),
+    )
+    .unwrap();
+    let out = std::process::Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .expect("systemd-analyze (build-aux/deps.sh installs systemd)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.trim().is_empty(), "{err}");
+}
