@@ -108,7 +108,8 @@ glib::wrapper! {
 /// The window's actions, in its action map (so GTK exports them on D-Bus at
 /// `/io/github/attend/Attend/window/N`, `org.gtk.Actions`): `next-unread`, `deselect`,
 /// `start-daemon`, and per pane (`s` target) `mark-seen`, `attach`, `resume`, `kill`,
-/// `show-pane`, and `answer` (`(ss)`: pane, choice).
+/// `remove` (asks first when the pane is running), `show-pane`, and `answer` (`(ss)`:
+/// pane, choice).
 fn actions() -> Vec<gio::ActionEntry<PanelWindow>> {
     let s = Some(glib::VariantTy::STRING);
     let per_pane = |name: &str, f: fn(&PanelWindow, String)| {
@@ -134,6 +135,7 @@ fn actions() -> Vec<gio::ActionEntry<PanelWindow>> {
         per_pane("mark-seen", |w, p| w.send(Request::MarkSeen(p))),
         per_pane("resume", |w, p| w.send(Request::Resume(p))),
         per_pane("kill", |w, p| w.confirm_kill(p)),
+        per_pane("remove", |w, p| w.remove(p)),
         per_pane("attach", |w, p| w.attach(&p)),
         per_pane("show-pane", |w, p| w.show_pane(p)),
         gio::ActionEntry::builder("answer")
@@ -453,6 +455,55 @@ impl PanelWindow {
         dialog.connect_response(None, move |_, response| {
             if let (Some(w), "kill") = (weak.upgrade(), response) {
                 w.send(Request::Kill(pane.clone()));
+            }
+        });
+        dialog.present();
+    }
+
+    /// The Remove button (`docs/lifecycle-attention.md#removing-panes`): an exited pane
+    /// goes at once; a running one after the user confirmed (a pane Attend runs is killed
+    /// first, an external one only forgotten).
+    fn remove(&self, pane: String) {
+        let info = self
+            .imp()
+            .snapshot
+            .borrow()
+            .as_ref()
+            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.live.running, p.owned)));
+        let Some((running, owned)) = info else {
+            return;
+        };
+        if !running {
+            self.send(Request::Remove(pane, false));
+            return;
+        }
+        let (heading, body) = if owned {
+            (
+                gettext("Kill and remove {pane}?"),
+                gettext("Its program gets SIGTERM (SIGKILL after 5 seconds); then the pane leaves every list. Its events stay in the log."),
+            )
+        } else {
+            (
+                gettext("Remove {pane}?"),
+                gettext("Its agent runs outside Attend and keeps running; its next hook shows it again as a new pane."),
+            )
+        };
+        let dialog = adw::MessageDialog::new(
+            Some(self),
+            Some(&heading.replace("{pane}", &pane)),
+            Some(&body),
+        );
+        dialog.add_responses(&[
+            ("cancel", &gettext("_Cancel")),
+            ("remove", &gettext("_Remove")),
+        ]);
+        dialog.set_response_appearance("remove", adw::ResponseAppearance::Destructive);
+        dialog.set_default_response(Some("cancel"));
+        dialog.set_close_response("cancel");
+        let weak = self.downgrade();
+        dialog.connect_response(None, move |_, response| {
+            if let (Some(w), "remove") = (weak.upgrade(), response) {
+                w.send(Request::Remove(pane.clone(), owned));
             }
         });
         dialog.present();

@@ -240,6 +240,7 @@ pub async fn run_with_connection(
         OwnerConfig {
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
+            remove_exited_after: super::retention::load(),
         },
     );
     let gone = owner.mark_gone_after_restart()?;

@@ -12,6 +12,7 @@ mod commands;
 mod explain;
 mod hooks;
 mod panes;
+mod remove;
 
 use super::clock::now;
 use super::command::{Command, HookRequest, Reply};
@@ -86,6 +87,10 @@ pub struct OwnerConfig {
     pub attach_socket: PathBuf,
     /// Scrollback lines per pane.
     pub scrollback: usize,
+    /// Remove exited, reviewed panes this long after their exit (`[panes]
+    /// remove_exited_after` in config.toml; `None`, the default: never;
+    /// `docs/lifecycle-attention.md#removing-panes`).
+    pub remove_exited_after: Option<std::time::Duration>,
 }
 
 /// The owner task's state.
@@ -110,6 +115,10 @@ pub struct Owner {
     /// in arrival order while its workspace is looked up off this task
     /// ([`Command::FirstSight`]).
     first_sight: HashMap<(AgentKind, String), Vec<HeldHook>>,
+    /// Removals waiting for the exit of a pane they killed (src/service/removal.rs).
+    exit_waiters: HashMap<PaneId, Vec<tokio::sync::oneshot::Sender<()>>>,
+    /// The automatic removal's one timer, armed only while a candidate exists.
+    auto_timer: remove::AutoTimer,
 }
 
 impl Owner {
@@ -136,6 +145,8 @@ impl Owner {
             procs: ProcWatch::default(),
             surfaces: Surfaces::default(),
             first_sight: HashMap::new(),
+            exit_waiters: HashMap::new(),
+            auto_timer: None,
         }
     }
 
@@ -171,6 +182,7 @@ impl Owner {
                     code: None,
                     signal: None,
                 };
+                p.exited_at = Some(at);
             }
             let ev = self.world.stamp(
                 *id,
@@ -201,6 +213,9 @@ impl Owner {
         shutdown: impl Future<Output = ()>,
     ) {
         tokio::pin!(shutdown);
+        // The automatic removal applies at start too: panes that fell due while the
+        // daemon was away go in the first turn.
+        self.arm_auto_removal();
         loop {
             let mut batch = Batch::default();
             // Hooks and user commands before screen updates (`biased`: in this order).
@@ -282,6 +297,7 @@ impl Owner {
         }
         if store {
             self.surfaces.publish(&events, &self.world.panes);
+            self.arm_auto_removal();
         }
         let emitter = match SignalEmitter::new(&self.conn, OBJECT_PATH) {
             Ok(e) => e,
@@ -396,6 +412,7 @@ impl Owner {
                     now(),
                 );
                 self.apply(pane, &s, batch);
+                self.exited_for_removal(pane, batch);
             }
         }
     }

@@ -118,6 +118,7 @@ impl Owner {
         let at = now();
         if let Some(p) = self.world.panes.get_mut(&id) {
             p.live = Live::Running;
+            p.exited_at = None;
             p.last_lifecycle = None;
             p.focused = false;
             p.kill_requested_at = None;
