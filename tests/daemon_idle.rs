@@ -33,7 +33,9 @@ fn twenty_idle_panes_cost_no_cpu_time() {
     env.wait_pane(&reviewed, "exited", |v| v["live"]["state"] == "exited");
     env.ok(&["seen", &reviewed]);
     env.wait_pane(&reviewed, "reviewed", |v| v["attention"] == "none");
-    assert!(env.daemon_log().contains("removed this long after their exit"));
+    assert!(env
+        .daemon_log()
+        .contains("removed this long after their exit"));
     // Let start-up work settle (spawn threads, git lookups, the first commits).
     std::thread::sleep(Duration::from_secs(1));
     let pid = env.daemon_pid();

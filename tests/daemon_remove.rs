@@ -98,10 +98,13 @@ fn a_removed_pane_leaves_every_surface_and_the_database_but_not_the_log() {
     env.wait_pane(&gone, "failed", |v| v["attention"] == "error");
     env.ok(&["task", "add", &gone, "a task"]);
     let status = json(&env, &["status", "--format", "json"]);
-    assert_eq!((status["panes"].as_u64(), status["counts"]["error"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (status["panes"].as_u64(), status["counts"]["error"].as_u64()),
+        (Some(2), Some(1))
+    );
 
     assert_eq!(env.ok(&["rm", &gone]), format!("{gone}\n"));
-    assert_eq!(ids(&env), [kept.clone()]);
+    assert_eq!(ids(&env), [kept.as_str()]);
     no_such_pane(&env, &gone);
     let workspaces = json(&env, &["workspaces", "--json"]);
     let keys: Vec<&str> = workspaces
@@ -115,7 +118,11 @@ fn a_removed_pane_leaves_every_surface_and_the_database_but_not_the_log() {
     assert_eq!(status["panes"], 1);
     assert_eq!(status["worst"], "none");
     assert_eq!(status["counts"]["error"], 0, "{status}");
-    assert_eq!(env.attend(&["next"]).status.code(), Some(1), "nothing unread");
+    assert_eq!(
+        env.attend(&["next"]).status.code(),
+        Some(1),
+        "nothing unread"
+    );
 
     // The log keeps the pane's story and ends it with pane.removed by the user.
     let kinds = kinds_of(&env, &gone);
@@ -131,14 +138,28 @@ fn a_removed_pane_leaves_every_surface_and_the_database_but_not_the_log() {
 
     // The database: no row of the pane, its task, its workspace or tab; its events kept.
     let db = Connection::open(env.state_dir().join("attend.db")).unwrap();
-    assert_eq!(count(&db, "SELECT count(*) FROM panes WHERE id = ?1", &gone), 0);
-    assert_eq!(count(&db, "SELECT count(*) FROM tasks WHERE pane = ?1", &gone), 0);
     assert_eq!(
-        count(&db, "SELECT count(*) FROM workspaces WHERE key = ?1", "ws-gone"),
+        count(&db, "SELECT count(*) FROM panes WHERE id = ?1", &gone),
         0
     );
     assert_eq!(
-        count(&db, "SELECT count(*) FROM tabs WHERE workspace = ?1", "ws-gone"),
+        count(&db, "SELECT count(*) FROM tasks WHERE pane = ?1", &gone),
+        0
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM workspaces WHERE key = ?1",
+            "ws-gone"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM tabs WHERE workspace = ?1",
+            "ws-gone"
+        ),
         0
     );
     assert!(count(&db, "SELECT count(*) FROM events WHERE pane = ?1", &gone) >= 3);
@@ -146,7 +167,11 @@ fn a_removed_pane_leaves_every_surface_and_the_database_but_not_the_log() {
     // Gone means gone: a second removal is an unknown pane; nothing else was touched.
     let out = env.attend(&["rm", &gone]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains(&format!("no such pane: {gone}")), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("no such pane: {gone}")),
+        "{}",
+        stderr(&out)
+    );
     let out = env.attend(&["rm", &kept, "p999"]);
     assert_eq!(out.status.code(), Some(2), "all or nothing");
     assert_eq!(env.show(&kept)["live"]["state"], "running");
@@ -162,13 +187,21 @@ fn a_running_pane_is_refused_unless_kill_which_ends_it_first() {
     env.wait_until("the pid file", || {
         std::fs::read_to_string(&pidfile).is_ok_and(|s| s.ends_with('\n'))
     });
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let alive = |pid: i32| nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
 
     let out = env.attend(&["rm", &p]);
     assert_eq!(out.status.code(), Some(2), "refused: {}", stderr(&out));
     assert!(stderr(&out).contains("still running"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--kill"), "says how: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--kill"),
+        "says how: {}",
+        stderr(&out)
+    );
     assert_eq!(env.show(&p)["live"]["state"], "running");
     assert!(alive(pid));
 
@@ -189,7 +222,11 @@ fn a_running_pane_is_refused_unless_kill_which_ends_it_first() {
     env.wait_until("the pid file", || {
         std::fs::read_to_string(&pidfile).is_ok_and(|s| s.ends_with('\n'))
     });
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let started = std::time::Instant::now();
     env.ok(&["rm", "--kill", &s]);
     assert!(started.elapsed() >= Duration::from_secs(5), "SIGTERM first");
@@ -226,16 +263,27 @@ fn a_later_hook_of_a_removed_external_session_makes_a_new_pane() {
     // is alive.
     let hook = |event: &str| {
         let out = env.attend_with(&["hook", "claude"], payload(event).as_bytes(), &[]);
-        assert!(out.status.success() && out.stderr.is_empty(), "{}", stderr(&out));
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{}",
+            stderr(&out)
+        );
     };
     hook("UserPromptSubmit");
     env.wait_until("the external pane", || ids(&env).len() == 1);
     let old = ids(&env).remove(0);
     let v = env.show(&old);
-    assert_eq!((v["owned"].as_bool(), v["live"]["state"].as_str()), (Some(false), Some("running")));
+    assert_eq!(
+        (v["owned"].as_bool(), v["live"]["state"].as_str()),
+        (Some(false), Some("running"))
+    );
 
     let out = env.attend(&["rm", "--kill", &old]);
-    assert_eq!(out.status.code(), Some(2), "Attend cannot end an external agent");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "Attend cannot end an external agent"
+    );
     assert!(stderr(&out).contains("outside Attend"), "{}", stderr(&out));
     assert_eq!(env.ok(&["rm", &old]), format!("{old}\n"), "only forgotten");
     no_such_pane(&env, &old);
@@ -268,15 +316,36 @@ fn exited_panes_go_by_age_measured_from_their_exit() {
         "the exit time is part of the pane"
     );
 
-    let dry = json(&env, &["rm", "--exited", "--older-than", "2d", "--dry-run", "--json"]);
+    let dry = json(
+        &env,
+        &[
+            "rm",
+            "--exited",
+            "--older-than",
+            "2d",
+            "--dry-run",
+            "--json",
+        ],
+    );
     assert_eq!(dry, json!({"removed": [old], "dry_run": true}));
     assert_eq!(ids(&env).len(), 4, "a dry run removes nothing");
-    assert_eq!(env.ok(&["rm", "--exited", "--older-than", "30m"]), format!("{old}\n{hour}\n"));
+    assert_eq!(
+        env.ok(&["rm", "--exited", "--older-than", "30m"]),
+        format!("{old}\n{hour}\n")
+    );
     assert_eq!(ids(&env), [fresh.clone(), running.clone()]);
     let all = json(&env, &["rm", "--exited", "--json"]);
     assert_eq!(all, json!({"removed": [fresh], "dry_run": false}));
-    assert_eq!(ids(&env), [running.clone()], "a running pane is never exited");
-    assert_eq!(env.ok(&["rm", "--exited"]), "", "nothing left: still success");
+    assert_eq!(
+        ids(&env),
+        [running.as_str()],
+        "a running pane is never exited"
+    );
+    assert_eq!(
+        env.ok(&["rm", "--exited"]),
+        "",
+        "nothing left: still success"
+    );
 
     let out = env.attend(&["rm", "--exited", "--older-than", "soon"]);
     assert_eq!(out.status.code(), Some(2));
@@ -303,18 +372,25 @@ fn a_dbus_listener_sees_pane_removed() {
         let ev = event.args().unwrap();
         let _ = tx.send((args.seq, args.pane.clone(), ev.seq, ev.pane.clone()));
     });
-    assert_eq!(proxy.remove(&[p.as_str()], false).unwrap(), [p.clone()]);
+    assert_eq!(proxy.remove(&[p.as_str()], false).unwrap(), [p.as_str()]);
     let (seq, pane, event_seq, event_pane) = rx
         .recv_timeout(support::TIMEOUT)
         .expect("PaneRemoved and Event within the timeout");
-    assert_eq!((pane.as_str(), event_pane.as_str()), (p.as_str(), p.as_str()));
+    assert_eq!(
+        (pane.as_str(), event_pane.as_str()),
+        (p.as_str(), p.as_str())
+    );
     assert_eq!(seq, event_seq);
     let logged = env
         .events()
         .into_iter()
         .find(|e| e["kind"] == "pane.removed")
         .unwrap();
-    assert_eq!(logged["seq"].as_u64(), Some(seq), "the signal carries the logged seq");
+    assert_eq!(
+        logged["seq"].as_u64(),
+        Some(seq),
+        "the signal carries the logged seq"
+    );
 }
 
 /// `attend seen PANE` and a wait until its attention is none.
@@ -333,9 +409,7 @@ fn exited_reviewed_panes_go_by_themselves_after_the_configured_age() {
     assert_eq!(d.show(&unread)["attention"], "unread");
     seen(&d, &reviewed);
     let exited_at = millis(&d.show(&reviewed)["exited_at"]);
-    d.wait_until("the reviewed pane removed", || {
-        !ids(&d).contains(&reviewed)
-    });
+    d.wait_until("the reviewed pane removed", || !ids(&d).contains(&reviewed));
     let removed = d
         .events()
         .into_iter()
@@ -343,8 +417,15 @@ fn exited_reviewed_panes_go_by_themselves_after_the_configured_age() {
         .unwrap();
     assert_eq!(removed["source"], "user:auto-remove");
     let at = removed["at"].as_i64().unwrap();
-    assert!(at - exited_at >= 1_000, "not before its age: {at} - {exited_at}");
-    assert_eq!(ids(&d), [unread.clone()], "an unread pane stays, older or not");
+    assert!(
+        at - exited_at >= 1_000,
+        "not before its age: {at} - {exited_at}"
+    );
+    assert_eq!(
+        ids(&d),
+        [unread.as_str()],
+        "an unread pane stays, older or not"
+    );
     // Reviewed later: it is past its age already, so it goes at once.
     d.ok(&["seen", &unread]);
     d.wait_until("the other one removed", || ids(&d).is_empty());
@@ -368,7 +449,8 @@ fn the_automatic_removal_applies_at_start() {
     });
     assert_eq!(ids(&d), [unread]);
     assert!(
-        d.daemon_log().contains("removed this long after their exit"),
+        d.daemon_log()
+            .contains("removed this long after their exit"),
         "the setting is logged"
     );
 }

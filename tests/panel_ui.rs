@@ -730,7 +730,11 @@ fn a_removed_pane_leaves_the_sidebar_and_the_remove_button_removes() {
     let dump = panel.wait("the empty sidebar", |d| {
         sidebar_matches(d, &serde_json::json!([]))
     });
-    assert_eq!(dump["detail"]["pane"], Value::Null, "no detail of a removed pane");
+    assert_eq!(
+        dump["detail"]["pane"],
+        Value::Null,
+        "no detail of a removed pane"
+    );
     assert_eq!(dump["panes"].as_array().unwrap().len(), 0);
 }
 

@@ -371,8 +371,9 @@ fn the_tray_follows_a_gate_and_its_answer_and_its_menu_acts() {
 #[test]
 fn remove_exited_panes_asks_first_and_removes_every_exited_pane() {
     let mut d = Desk::new();
-    d.start_daemon(&["--no-notifications"]);
+    // The watcher is there before the daemon: the item registers at start.
     let host = Host::start(&d);
+    d.start_daemon(&["--no-notifications"]);
     d.wait_until("the item registered", || host.item_name().is_some());
     let running = d.run(&["--", "sleep", "1000"]);
     d.wait_until("the menu shows the workspace", || host.menu().len() > 1);

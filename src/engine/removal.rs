@@ -69,8 +69,7 @@ pub fn auto_removable(p: &Pane) -> bool {
         && p.pending_decision.is_none()
         && p.hold.is_none()
         && !p.focused
-        && p
-            .tasks
+        && p.tasks
             .iter()
             .all(|t| matches!(t.state, TaskState::Reported | TaskState::Failed))
 }
@@ -111,9 +110,7 @@ pub fn auto_removal<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        AgentKind, Attention, AttentionItem, Hold, Live, Source, Task,
-    };
+    use crate::model::{AgentKind, Attention, AttentionItem, Hold, Live, Source, Task};
 
     fn pane(id: u64, owned: bool, exited_at: Option<i64>) -> Pane {
         let mut p = Pane::new(PaneId(id), "/w", "main", "", AgentKind::Shell, Timestamp(0));
@@ -139,7 +136,10 @@ mod tests {
     #[test]
     fn an_external_pane_is_forgotten_and_never_killed() {
         assert_eq!(removal(&pane(1, false, None), false), Ok(Removal::Now));
-        assert_eq!(removal(&pane(1, false, None), true), Err(Refusal::CannotKill));
+        assert_eq!(
+            removal(&pane(1, false, None), true),
+            Err(Refusal::CannotKill)
+        );
         assert_eq!(removal(&pane(1, false, Some(5)), true), Ok(Removal::Now));
     }
 

@@ -118,7 +118,7 @@ pub struct Owner {
     /// Removals waiting for the exit of a pane they killed (src/service/removal.rs).
     exit_waiters: HashMap<PaneId, Vec<tokio::sync::oneshot::Sender<()>>>,
     /// The automatic removal's one timer, armed only while a candidate exists.
-    auto_timer: remove::AutoTimer,
+    auto_timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
 }
 
 impl Owner {

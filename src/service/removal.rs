@@ -28,7 +28,11 @@ pub async fn remove(
     panes: impl IntoIterator<Item = PaneId>,
     kill: bool,
 ) -> Result<Vec<PaneId>, Attend1Error> {
-    let panes: Vec<PaneId> = panes.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
+    let panes: Vec<PaneId> = panes
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if panes.is_empty() {
         return Err(Attend1Error::InvalidArgument("no pane to remove".into()));
     }

@@ -10,7 +10,7 @@
 
 use super::{Batch, Owner};
 use crate::engine::removal::{self, Refusal, Removal};
-use crate::model::{Action, PaneId, Rung, Source, Timestamp};
+use crate::model::{Action, PaneId, Rung, Source};
 use crate::service::clock::now;
 use crate::service::command::{Command, RemoveRequest, RemoveStep};
 use crate::service::error::Attend1Error;
@@ -173,6 +173,3 @@ impl Owner {
 fn age_ms(age: std::time::Duration) -> i64 {
     i64::try_from(age.as_millis()).unwrap_or(i64::MAX)
 }
-
-/// The type of the automatic removal's armed timer: its due time and task.
-pub(super) type AutoTimer = Option<(Timestamp, tokio::task::JoinHandle<()>)>;
