@@ -723,6 +723,7 @@ fn a_removed_pane_leaves_the_sidebar_and_the_remove_button_removes() {
         (Some("Remove"), Some(true))
     );
     assert_eq!(remove["action"], "win.remove");
+    env.wait_pane(&p2, "focused by the panel", |v| v["focused"] == true);
     panel.activate(&env, "remove", &["s", &p2]);
     env.wait_until("p2 removed", || {
         env.attend(&["show", &p2]).status.code() == Some(2)
@@ -736,6 +737,21 @@ fn a_removed_pane_leaves_the_sidebar_and_the_remove_button_removes() {
         "no detail of a removed pane"
     );
     assert_eq!(dump["panes"].as_array().unwrap().len(), 0);
+    assert_eq!(dump["focus_reported"], Value::Null);
+    // The panel's requests go out in order: once "next unread" has answered, a failed
+    // withdrawal of the removed pane's focus would have toasted before it.
+    panel.activate(&env, "next-unread", &[]);
+    let dump = panel.wait("the answer to next unread", |d| {
+        match d["toasts"].as_array() {
+            Some(t) if !t.is_empty() => Ok(()),
+            _ => Err("no toast yet".into()),
+        }
+    });
+    assert_eq!(
+        dump["toasts"],
+        serde_json::json!(["Nothing needs you right now"]),
+        "no error about the removed pane"
+    );
 }
 
 #[test]

@@ -59,6 +59,8 @@ mod imp {
         pub rendering: Cell<bool>,
         /// False once the daemon answered that it has no `GetScreen`.
         pub no_screen: Cell<bool>,
+        /// The texts of the toasts shown, oldest first (for the dump).
+        pub toasts_shown: RefCell<Vec<String>>,
     }
 
     #[glib::object_subclass]
@@ -177,6 +179,8 @@ impl PanelWindow {
     }
 
     fn toast(&self, text: &str) {
+        self.imp().toasts_shown.borrow_mut().push(text.to_string());
+        self.write_dump();
         self.imp().toasts.add_toast(adw::Toast::new(text));
     }
 
@@ -335,8 +339,15 @@ impl PanelWindow {
     /// (`docs/lifecycle-attention.md#focus`).
     fn sync_focus(&self) {
         let imp = self.imp();
-        if imp.snapshot.borrow().is_none() {
+        let Some(gone) = imp.snapshot.borrow().as_ref().map(|(snap, _)| {
+            let reported = imp.focus.borrow().reported().map(str::to_string);
+            reported.is_some_and(|p| snap.pane(&p).is_none())
+        }) else {
             return;
+        };
+        if gone {
+            // The focused pane was removed: the daemon forgot it, nothing to withdraw.
+            imp.focus.borrow_mut().forget();
         }
         let selected = imp.selected_pane.borrow().clone();
         let reqs = imp
@@ -542,6 +553,7 @@ impl PanelWindow {
                 "sensitive": imp.next_button.is_sensitive(),
             },
             "focus_reported": imp.focus.borrow().reported(),
+            "toasts": imp.toasts_shown.borrow().clone(),
             "workspaces": rows(&imp.workspaces),
             "panes": rows(&imp.panes),
             "detail": imp.detail.dump(),
