@@ -122,7 +122,7 @@ stage build 720 cargo build --all-targets --locked
 # The module graph, file length and citation rules (docs/decisions/0006-module-graph.md).
 stage architecture 120 cargo test --locked --no-fail-fast --test architecture
 # Unit tests of both workspace crates, and the hook executable's own tests (attend-hook).
-stage unit 180 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook --tests'
+stage unit 180 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook -p attend-holder --tests'
 stage integration 600 "$0" --group out "$special"
 stage real-agents 480 "$0" --real-agents
 stage reliability 480 "$0" --group in '^reliability_'

@@ -1,6 +1,7 @@
 //! Restart without losing state (docs/reliability.md): kill -9 the
 //! daemon, start it again, and every pane, attention and the event seq are back; the
-//! processes that died with it show exited. A corrupt database is moved aside, loudly.
+//! programs kept by their pane holders still run under the same pane; a pane whose holder
+//! vanished shows exited with an unknown status. A corrupt database is moved aside, loudly.
 
 mod support;
 
@@ -8,7 +9,7 @@ use serde_json::Value;
 use support::Env;
 
 #[test]
-fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_exited() {
+fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_the_programs_still_run() {
     let mut env = Env::with_daemon();
     let bell = env.run(&[
         "-w",
@@ -18,7 +19,7 @@ fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_ex
         "--",
         "sh",
         "-c",
-        "printf '\\a'; sleep 100",
+        "printf '\\a'; echo $$ > bell.pid; exec sleep 100",
     ]);
     let hooked = env.run(&[
         "-w", "beta", "-t", "agents", "--agent", "claude", "--", "sleep", "100",
@@ -32,7 +33,24 @@ fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_ex
     let events_before = env.events();
     let last_seq = events_before.last().unwrap()["seq"].as_u64().unwrap();
 
+    let bell_pid: i32 = std::fs::read_to_string(env.work_dir().join("bell.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+
     env.kill_daemon();
+    // While the daemon is away, the holder of one pane dies too (its program is hung up).
+    let holder = support::holder_of(&env.state_dir(), &hooked).expect("the holder of p2");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(holder as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    assert!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(bell_pid), None).is_ok(),
+        "the program outlives the daemon"
+    );
     env.start_daemon();
 
     let after: Vec<Value> = serde_json::from_str(&env.ok(&["ls", "--json"])).unwrap();
@@ -58,10 +76,12 @@ fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_ex
                 b["id"]
             );
         }
-        assert_eq!(a["live"]["state"], "exited", "{a}");
     }
-    // Running panes died with the daemon: exited with unknown code, last lifecycle kept,
-    // no failure invented.
+    // The pane whose program still runs is re-adopted: running, the same process.
+    assert_eq!(env.show(&bell)["live"]["state"], "running");
+    assert!(nix::sys::signal::kill(nix::unistd::Pid::from_raw(bell_pid), None).is_ok());
+    // The pane whose holder vanished: exited with unknown code, last lifecycle kept, no
+    // failure invented.
     let h = env.show(&hooked);
     assert_eq!(h["lifecycle"], "done");
     assert_eq!(h["last_lifecycle"], "done");
@@ -83,8 +103,8 @@ fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_ex
     let new: Vec<&Value> = events_after[events_before.len()..].iter().collect();
     assert_eq!(
         new.len(),
-        2,
-        "one pane.exited per pane that was running: {new:?}"
+        1,
+        "one pane.exited for the pane whose holder vanished: {new:?}"
     );
     for (i, e) in new.iter().enumerate() {
         assert_eq!(e["seq"].as_u64().unwrap(), last_seq + 1 + i as u64);
@@ -92,6 +112,10 @@ fn after_kill_9_every_pane_attention_and_the_seq_come_back_and_dead_panes_are_ex
     }
     // Pane ids are never reused.
     assert_eq!(env.run(&["--", "sleep", "100"]), "p4");
+    // The re-adopted pane obeys as before: kill ends it with the signal.
+    env.ok(&["kill", &bell]);
+    let shown = env.wait_pane(&bell, "the kill", |v| v["live"]["state"] == "exited");
+    assert_eq!(shown["live"]["signal"], 15, "{shown}");
     // The hook delivery is still known: a replay does not apply again.
     let seq = env.hook("claude", &hooked, stop, "d-restart").unwrap();
     assert!(

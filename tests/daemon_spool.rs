@@ -79,6 +79,10 @@ fn two_hundred_hooks_fired_while_the_daemon_is_down_are_replayed_in_order_once()
         .map(|_| env.run(&["--agent", "claude", "--", "sleep", "1000"]))
         .collect();
     env.kill_daemon();
+    // The hooks below come from this test, not from inside the panes: with the panes'
+    // programs still running (kept by their holders) they would be refused as claims
+    // from outside the pane. End the programs too, so the claims are believed.
+    support::kill_holders(&env.state_dir());
 
     let fired = std::thread::scope(|s| {
         let handles: Vec<_> = ids

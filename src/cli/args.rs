@@ -82,6 +82,16 @@ pub enum Cmd {
         #[arg(long, short = 's', default_value = "TERM")]
         signal: String,
     },
+    /// End every program Attend runs (asks first on a terminal; --yes for scripts).
+    /// Nothing else ends them: the daemon's exit, crash or upgrade leaves them running.
+    StopAll {
+        /// Do not ask.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Signal number or name.
+        #[arg(long, short = 's', default_value = "TERM")]
+        signal: String,
+    },
     /// Re-spawn an exited pane (its resume command when known), same pane id.
     Resume { pane: String },
     /// Remove panes: every surface forgets them; their events stay in the log; their ids
@@ -218,6 +228,14 @@ pub struct DaemonArgs {
     /// Scrollback lines kept per pane.
     #[arg(long, default_value_t = 2000)]
     pub scrollback: usize,
+    /// Bytes of output each pane holder keeps while no daemon is connected (the newest;
+    /// the pane's history shows a gap line for the rest).
+    #[arg(long, default_value_t = crate::service::holders::DEFAULT_HOLDER_BUFFER)]
+    pub holder_buffer: usize,
+    /// Take over from a running daemon (upgrade = install, then `attend daemon
+    /// --replace`): asks it to quit, then SIGTERM, then SIGKILL; agents keep running.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// `attend rm` options.

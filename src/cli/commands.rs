@@ -144,6 +144,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             call!(c, kill(&pane, sig))?;
             Ok(EXIT_OK)
         }
+        Cmd::StopAll { yes, signal } => super::stop_all::run(&c, yes, parse_signal(&signal)?).await,
         Cmd::Resume { pane } => {
             call!(c, resume(&pane))?;
             Ok(EXIT_OK)

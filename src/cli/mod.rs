@@ -16,6 +16,7 @@ mod ladder;
 mod render;
 mod rm;
 mod status;
+mod stop_all;
 mod up;
 
 pub use client::{
@@ -39,6 +40,14 @@ pub fn main() -> i32 {
     if let Some(code) = hook::fast_path(&std::env::args_os().collect::<Vec<_>>()) {
         return code;
     }
+    // A pane holder (when no `attend-holder` is installed beside `attend`).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|a| a == crate::service::holders::HOLDER_SUBCOMMAND)
+    {
+        return attend_holder::main_with_args(&args[1..]);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -56,6 +65,8 @@ pub fn main() -> i32 {
             no_notifications: a.no_notifications,
             state_dir: a.state_dir,
             scrollback: a.scrollback,
+            holder_buffer: a.holder_buffer,
+            replace: a.replace,
         }),
         Cmd::Hook {
             agent,

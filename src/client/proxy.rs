@@ -166,6 +166,9 @@ pub trait Attend1 {
     /// `Version() → s`: the daemon's version (e.g. `0.1.0`).
     fn version(&self) -> zbus::Result<String>;
 
+    /// `Quit()`: the daemon stops; its panes' programs keep running.
+    fn quit(&self) -> zbus::Result<()>;
+
     /// `AgentTransition(t seq, s pane, s previous, s value, s source)`: an `agent.*`
     /// event; `previous`/`value` lifecycles, `source` a `rung:origin` string.
     #[zbus(signal)]

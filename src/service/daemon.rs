@@ -36,6 +36,11 @@ pub struct DaemonOptions {
     pub state_dir: Option<PathBuf>,
     /// Scrollback lines per pane (default 2 000).
     pub scrollback: usize,
+    /// Bytes each pane holder keeps while no daemon is connected (default 8 MiB).
+    pub holder_buffer: usize,
+    /// Take over from a running daemon of the same state directory
+    /// (src/service/replace.rs).
+    pub replace: bool,
 }
 
 impl Default for DaemonOptions {
@@ -45,6 +50,8 @@ impl Default for DaemonOptions {
             no_notifications: false,
             state_dir: None,
             scrollback: 2000,
+            holder_buffer: super::holders::DEFAULT_HOLDER_BUFFER,
+            replace: false,
         }
     }
 }
@@ -65,6 +72,8 @@ pub enum DaemonError {
     },
     #[error("attach socket: {0}")]
     Attach(std::io::Error),
+    #[error("pane holder directory: {0}")]
+    Holders(std::io::Error),
     #[error("{0}")]
     StateLock(#[from] super::state_lock::StateLockError),
 }
@@ -199,10 +208,20 @@ pub async fn run_with_connection(
     opts: DaemonOptions,
 ) -> Result<(), DaemonError> {
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
+    let quit = std::sync::Arc::new(tokio::sync::Notify::new());
     conn.object_server()
-        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone()))
+        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone(), quit.clone()))
         .await?;
     let lost = name_lost(&conn).await?;
+    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
+    // `--replace`: the running daemon goes first (its agents stay, in their holders).
+    let taken = if opts.replace {
+        let lock = super::replace::take_over(&conn, &dir).await?;
+        super::replace::wait_for_name(&conn).await?;
+        Some(lock)
+    } else {
+        None
+    };
     let reply = match conn
         .request_name_with_flags(BUS_NAME, RequestNameFlags::DoNotQueue.into())
         .await
@@ -216,9 +235,11 @@ pub async fn run_with_connection(
     ) {
         return Err(DaemonError::AlreadyRunning);
     }
-    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // Held until this function returns: one daemon per state directory.
-    let _state = super::state_lock::lock(&dir)?;
+    let _state = match taken {
+        Some(lock) => lock,
+        None => super::state_lock::lock(&dir)?,
+    };
     let (db, world) = open_db(&dir)?;
     tracing::info!(
         db = %dir.join(DB_FILE).display(),
@@ -241,8 +262,19 @@ pub async fn run_with_connection(
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
             remove_exited_after: super::retention::load(),
+            holders: Some(
+                super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
+                    .map_err(DaemonError::Holders)?,
+            ),
         },
     );
+    let adopted = owner.adopt_holders();
+    if adopted > 0 {
+        tracing::info!(
+            panes = adopted,
+            "panes of the previous daemon re-adopted from their holders"
+        );
+    }
     let gone = owner.mark_gone_after_restart()?;
     if gone > 0 {
         tracing::info!(panes = gone, "panes of the previous daemon are now exited");
@@ -286,6 +318,7 @@ pub async fn run_with_connection(
             _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
             _ = lost => tracing::warn!("lost the bus or the bus name: stopping"),
             _ = surfaces.quit_requested() => tracing::info!("quit from the tray: stopping"),
+            _ = quit.notified() => tracing::info!("Quit over D-Bus: stopping"),
         }
     };
     owner.run(cmd_rx, pty_rx, shutdown).await;

@@ -18,15 +18,16 @@ use tokio::sync::mpsc;
 use zbus::object_server::SignalEmitter;
 
 pub use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
-/// The served object: a sender to the owner task.
+/// The served object: a sender to the owner task, and the daemon's quit request.
 pub struct Attend1 {
     tx: mpsc::Sender<Command>,
+    quit: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Attend1 {
-    /// An interface that forwards every call to `tx`.
-    pub fn new(tx: mpsc::Sender<Command>) -> Attend1 {
-        Attend1 { tx }
+    /// An interface that forwards every call to `tx`; `Quit` notifies `quit`.
+    pub fn new(tx: mpsc::Sender<Command>, quit: std::sync::Arc<tokio::sync::Notify>) -> Attend1 {
+        Attend1 { tx, quit }
     }
 }
 
@@ -246,6 +247,12 @@ impl Attend1 {
     #[zbus(out_args("version"))]
     async fn version(&self) -> String {
         crate::config::VERSION.to_string()
+    }
+
+    /// Asks the daemon to stop (as SIGTERM does); the agents keep running in their
+    /// holders (`docs/decisions/0009-pane-holders.md`). Answers before it stops.
+    async fn quit(&self) {
+        self.quit.notify_one();
     }
 
     #[zbus(signal)]

@@ -91,6 +91,9 @@ pub struct OwnerConfig {
     /// remove_exited_after` in config.toml; `None`, the default: never;
     /// `docs/lifecycle-attention.md#removing-panes`).
     pub remove_exited_after: Option<std::time::Duration>,
+    /// Pane holders keep the programs this daemon starts (they outlive it); `None` runs
+    /// them in PTYs of the daemon itself (they end with it).
+    pub holders: Option<crate::service::holders::Holders>,
 }
 
 /// The owner task's state.
@@ -173,6 +176,7 @@ impl Owner {
             .values()
             .filter(|p| p.owned && p.live.is_running())
             .map(|p| p.id)
+            .filter(|id| !self.ptys.lock().contains_key(id))
             .collect();
         let mut events = Vec::new();
         for id in &gone {
@@ -405,7 +409,10 @@ impl Owner {
                 {
                     return;
                 }
-                self.ptys.lock().remove(&pane);
+                if let Some(pty) = self.ptys.lock().remove(&pane) {
+                    // Its holder (if any) may end now.
+                    pty.collected();
+                }
                 let s = Signal::new(
                     SignalKind::ProcessExited { code, signal },
                     Source::process("exit"),

@@ -36,7 +36,9 @@
 
 mod drain;
 mod events;
+mod held;
 mod priority;
+mod screen_log;
 mod shared;
 mod spawn;
 mod terminal;
@@ -44,7 +46,8 @@ mod threads;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
-pub use spawn::{SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
+pub use screen_log::{ScreenLog, SCREEN_LOG_BYTES};
+pub use spawn::{check, SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
 
 use crate::model::PaneId;
 use drain::Parse;
@@ -96,13 +99,44 @@ impl std::fmt::Debug for PtyHandle {
     }
 }
 
-/// Owned by the handles only: dropping the last handle hangs the program up.
+/// Owned by the handles only: dropping the last handle hangs up a program this process
+/// started itself; a program kept by a pane holder stays (its holder keeps the PTY).
 struct Inner {
     pane: PaneId,
     pid: Option<u32>,
-    master: Mutex<Box<dyn MasterPty + Send>>,
+    master: Mutex<Master>,
     writer: Mutex<Box<dyn Write + Send>>,
     shared: Arc<Shared>,
+    /// The connection to the pane's holder (`None` for a PTY of this process).
+    holder: Option<std::os::unix::net::UnixStream>,
+    /// The pane's screen log (held panes).
+    screen_log: Option<std::path::PathBuf>,
+}
+
+/// The PTY master, for resizing.
+enum Master {
+    /// Opened by this process (portable-pty).
+    Local(Box<dyn MasterPty + Send>),
+    /// Received from a pane holder; `None` once its output had ended before.
+    Held(Option<std::os::fd::OwnedFd>),
+}
+
+impl Master {
+    fn resize(&self, rows: u16, cols: u16) -> io::Result<()> {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        match self {
+            Master::Local(m) => m
+                .resize(size)
+                .map_err(|e| io::Error::other(format!("{e:#}"))),
+            Master::Held(Some(fd)) => resize_fd(fd, rows, cols),
+            Master::Held(None) => Err(io::Error::from_raw_os_error(nix::libc::EIO)),
+        }
+    }
 }
 
 impl PtyHandle {
@@ -138,12 +172,16 @@ impl PtyHandle {
             inner: Arc::new(Inner {
                 pane,
                 pid: child.pid,
-                master: Mutex::new(child.master),
+                master: Mutex::new(Master::Local(child.master)),
                 writer: Mutex::new(child.writer),
                 shared: shared.clone(),
+                holder: None,
+                screen_log: None,
             }),
         };
-        if let Err(e) = start_threads(pane, child.pid, child.reader, &shared, &tx) {
+        let pid = child.pid;
+        let waiter: Waiter = Box::new(move |shared, exit, eof| wait_loop(pid, shared, exit, eof));
+        if let Err(e) = start_threads(pane, child.reader, &shared, &tx, waiter, None) {
             // Leave nothing behind: kill and reap the child, and mark it reaped so that
             // dropping the handle signals nobody.
             if let Some(pid) = child.pid {
@@ -185,14 +223,7 @@ impl PtyHandle {
                 "rows and cols must be positive",
             ));
         }
-        lock(&self.inner.master)
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(|e| io::Error::other(format!("{e:#}")))?;
+        lock(&self.inner.master).resize(rows, cols)?;
         lock(&self.inner.shared.screen).term.set_size(rows, cols);
         Ok(())
     }
@@ -308,6 +339,24 @@ impl PtyHandle {
     }
 }
 
+/// Sets the kernel window size of the PTY behind `master` (the program gets SIGWINCH).
+fn resize_fd(master: &std::os::fd::OwnedFd, rows: u16, cols: u16) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let ws = nix::libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCSWINSZ reads one winsize.
+    let rc = unsafe { nix::libc::ioctl(master.as_raw_fd(), nix::libc::TIOCSWINSZ, &ws) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// A started child and the master side of its PTY.
 struct Child {
     pid: Option<u32>,
@@ -364,13 +413,20 @@ fn start_child(spec: &SpawnSpec, program: &str, size: PtySize) -> Result<Child, 
     })
 }
 
+/// The waiter thread's body: learns the exit, lets the reader drain, queues the exit
+/// (src/service/pty/drain.rs).
+type Waiter = Box<
+    dyn FnOnce(&Shared, std::sync::mpsc::SyncSender<Parse>, std::sync::mpsc::Receiver<()>) + Send,
+>;
+
 /// Starts the parser, reader and waiter threads of a PTY (see the module docs).
 fn start_threads(
     pane: PaneId,
-    pid: Option<u32>,
     reader: Box<dyn Read + Send>,
     shared: &Arc<Shared>,
     tx: &EventTx,
+    waiter: Waiter,
+    log: Option<ScreenLog>,
 ) -> io::Result<()> {
     let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
     let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Parse>(PARSE_QUEUE);
@@ -386,7 +442,7 @@ fn start_threads(
                 .name(format!("pty-read-{pane}"))
                 .spawn({
                     let shared = shared.clone();
-                    move || read_loop(reader, &shared, chunk_tx, eof_tx)
+                    move || read_loop(reader, &shared, chunk_tx, eof_tx, log)
                 })
         })
         .and_then(|_| {
@@ -394,7 +450,7 @@ fn start_threads(
                 .name(format!("pty-wait-{pane}"))
                 .spawn({
                     let shared = shared.clone();
-                    move || wait_loop(pid, &shared, exit_tx, eof_rx)
+                    move || waiter(&shared, exit_tx, eof_rx)
                 })
         })
         .map(|_| ())
@@ -403,7 +459,7 @@ fn start_threads(
 impl Drop for Inner {
     fn drop(&mut self) {
         let running = !self.shared.reaped.load(Ordering::SeqCst);
-        if let (Some(pid), true) = (self.pid, running) {
+        if let (Some(pid), true, None) = (self.pid, running, &self.holder) {
             let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGHUP);
         }
     }

@@ -261,10 +261,24 @@ impl Env {
     /// answers and has logged "attend daemon ready" (the name is owned, and `Version`
     /// answers, before the spool is replayed and the attach socket bound). The pid.
     pub fn start_daemon_with(&mut self, args: &[&str], vars: &[(&str, &str)]) -> u32 {
+        self.start_daemon_as(args, vars, false)
+    }
+
+    /// Like [`Env::start_daemon_with`]; `own_group` puts the daemon in a process group of
+    /// its own (its pid), as a service manager does.
+    pub fn start_daemon_as(
+        &mut self,
+        args: &[&str],
+        vars: &[(&str, &str)],
+        own_group: bool,
+    ) -> u32 {
         std::fs::create_dir_all(self.path("run")).unwrap();
         self.starts += 1;
         let log = std::fs::File::create(self.log_path()).unwrap();
         let mut c = self.cmd();
+        if own_group {
+            std::os::unix::process::CommandExt::process_group(&mut c, 0);
+        }
         c.arg("daemon").args(args);
         for (k, v) in vars {
             c.env(k, v);
@@ -484,9 +498,62 @@ impl Env {
 impl Drop for Env {
     fn drop(&mut self) {
         if let Some(mut d) = self.daemon.take() {
-            // SIGTERM first: the daemon hangs its panes up on the way out.
             stop(&mut d, STOP_GRACE);
         }
+        // The panes' holders outlive the daemon by design: end them (and so their
+        // programs, hung up as a closed terminal) with the test.
+        kill_holders(&self.state_dir());
+    }
+}
+
+/// Pids of the pane holders started for `state_dir` (their command line names it).
+pub fn holders_of(state_dir: &Path) -> Vec<u32> {
+    let canonical = state_dir
+        .canonicalize()
+        .unwrap_or_else(|_| state_dir.to_path_buf());
+    let want = canonical.to_string_lossy().into_owned();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let is_holder = args.iter().any(|a| *a == b"--socket")
+            && args
+                .windows(2)
+                .any(|w| w[0] == b"--state-dir" && w[1] == want.as_bytes());
+        if is_holder {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// The pid of the holder of pane `pane` (e.g. "p2") of `state_dir`.
+pub fn holder_of(state_dir: &Path, pane: &str) -> Option<u32> {
+    let num = pane.trim_start_matches('p');
+    holders_of(state_dir).into_iter().find(|pid| {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        args.windows(2)
+            .any(|w| w[0] == b"--pane" && w[1] == num.as_bytes())
+    })
+}
+
+/// SIGKILLs every holder of `state_dir`.
+pub fn kill_holders(state_dir: &Path) {
+    for pid in holders_of(state_dir) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
 }
 

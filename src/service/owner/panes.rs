@@ -45,11 +45,58 @@ impl Owner {
             scrollback: self.config.scrollback,
         };
         // The error names the program and the OS error (errno).
-        let handle = PtyHandle::spawn(id, &spec, self.pty_tx.clone())
-            .map_err(|e| Attend1Error::SpawnFailed(e.to_string()))?;
+        let handle = match &self.config.holders {
+            Some(holders) => crate::service::pty::check(&spec)
+                .and_then(|_| holders.start(id, &spec))
+                .and_then(|held| {
+                    let log = Some((holders.screen_log(id), false));
+                    PtyHandle::adopt(id, held, spec.scrollback, log, self.pty_tx.clone())
+                }),
+            None => PtyHandle::spawn(id, &spec, self.pty_tx.clone()),
+        }
+        .map_err(|e| Attend1Error::SpawnFailed(e.to_string()))?;
         self.ptys.lock().insert(id, handle);
         self.envs.insert(id, env);
         Ok(())
+    }
+
+    /// Start-up: takes over the PTY of every live holder of this state directory whose
+    /// pane is an owned pane of the store (`docs/decisions/0009-pane-holders.md#re-adoption`):
+    /// same pane id and process, live state `running`; an exit the holder recorded while
+    /// no daemon ran arrives as the pane's exit after the hooks spooled meanwhile.
+    /// Returns the number of panes adopted.
+    pub fn adopt_holders(&mut self) -> usize {
+        let Some(holders) = self.config.holders.clone() else {
+            return 0;
+        };
+        let mut adopted = 0;
+        for found in holders.scan() {
+            let id = found.pane;
+            let known = self.world.panes.get(&id).is_some_and(|p| p.owned);
+            if !known {
+                tracing::warn!(pane = %id, "a holder for a pane the store does not have: left alone");
+                continue;
+            }
+            let log = Some((holders.screen_log(id), true));
+            match PtyHandle::adopt(
+                id,
+                found.attached,
+                self.config.scrollback,
+                log,
+                self.pty_tx.clone(),
+            ) {
+                Ok(handle) => {
+                    self.ptys.lock().insert(id, handle);
+                    if let Some(p) = self.world.panes.get_mut(&id) {
+                        p.live = Live::Running;
+                        p.exited_at = None;
+                    }
+                    adopted += 1;
+                }
+                Err(e) => tracing::error!(pane = %id, "cannot adopt the pane's holder: {e}"),
+            }
+        }
+        adopted
     }
 
     /// `Run`: spawn first, create the pane only when that worked (no half-created pane).

@@ -1,0 +1,178 @@
+//! Pane holders, the daemon's side (`docs/decisions/0009-pane-holders.md`): where their
+//! sockets live, which executable runs them, starting one for a new pane and finding the
+//! live ones of this state directory at start-up.
+//!
+//! Sockets live in `$XDG_RUNTIME_DIR/attend/holders/<key>/p<N>.sock`, `<key>` derived from
+//! the state directory (so two daemons of two state directories never meet each other's
+//! holders); the directories are 0700 and a holder answers its own uid only (SO_PEERCRED).
+
+use super::pty::{SpawnError, SpawnSpec};
+use crate::model::PaneId;
+use attend_holder::client::{self, AttachError, Attached, Launcher, StartError};
+use attend_holder::holder::Args;
+use sha2::Digest;
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming the holder executable (tests run stand-ins with it).
+pub const HOLDER_ENV: &str = "ATTEND_HOLDER";
+
+/// Default output buffer of a holder while no daemon is connected (8 MiB).
+pub const DEFAULT_HOLDER_BUFFER: usize = attend_holder::holder::DEFAULT_BUFFER;
+
+/// The holders of one state directory.
+#[derive(Debug, Clone)]
+pub struct Holders {
+    dir: PathBuf,
+    state_dir: PathBuf,
+    launcher: Launcher,
+    buffer: usize,
+}
+
+/// A live holder found at start-up.
+#[derive(Debug)]
+pub struct Found {
+    /// Its pane.
+    pub pane: PaneId,
+    /// The connection (the daemon reads its PTY from now on).
+    pub attached: Attached,
+}
+
+impl Holders {
+    /// The holders of `state_dir`, sockets under `runtime_dir` (created 0700, an existing
+    /// directory made 0700), each buffering at most `buffer` bytes while the daemon is away.
+    pub fn new(state_dir: &Path, runtime_dir: &Path, buffer: usize) -> io::Result<Holders> {
+        let canonical = state_dir
+            .canonicalize()
+            .unwrap_or_else(|_| state_dir.to_path_buf());
+        let digest = sha2::Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+        let key: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let dir = runtime_dir.join("holders").join(key);
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)?;
+        for d in [dir.as_path(), dir.parent().unwrap_or(&dir)] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
+        }
+        Ok(Holders {
+            dir,
+            state_dir: canonical,
+            launcher: launcher(),
+            buffer,
+        })
+    }
+
+    /// The screen log of `pane` (`<state dir>/screens/p<N>.log`, directory 0700; see
+    /// src/service/pty/screen_log.rs).
+    pub fn screen_log(&self, pane: PaneId) -> PathBuf {
+        let dir = self.state_dir.join("screens");
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir);
+        dir.join(format!("{pane}.log"))
+    }
+
+    /// The socket of `pane`'s holder.
+    pub fn socket(&self, pane: PaneId) -> PathBuf {
+        self.dir.join(format!("{pane}.sock"))
+    }
+
+    /// Starts a holder running `spec` for `pane` (the program was checked by the caller)
+    /// and connects to it. Errors: the program's exec/chdir failure as
+    /// [`SpawnError::Program`]; a holder that cannot start as [`SpawnError::Pty`].
+    pub fn start(&self, pane: PaneId, spec: &SpawnSpec) -> Result<Attached, SpawnError> {
+        let program = spec.argv.first().cloned().unwrap_or_default();
+        let args = Args {
+            socket: self.socket(pane),
+            state_dir: self.state_dir.clone(),
+            pane: pane.0,
+            rows: spec.rows.max(1),
+            cols: spec.cols.max(1),
+            buffer: self.buffer,
+            cwd: Some(spec.cwd.clone()),
+            argv: spec.argv.iter().map(OsString::from).collect(),
+        };
+        let mut env: Vec<(OsString, OsString)> = Vec::new();
+        if !spec.env.iter().any(|(k, _)| k == "TERM") {
+            env.push(("TERM".into(), "xterm-256color".into()));
+        }
+        env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
+        client::start(&self.launcher, &args, &env, |_| {}).map_err(|e| match e {
+            StartError::Program(source) => SpawnError::Program { program, source },
+            StartError::Holder(e) => SpawnError::Pty(format!("cannot start the pane holder: {e}")),
+        })?;
+        client::connect(&args.socket)
+            .map_err(|e| SpawnError::Pty(format!("cannot reach the pane holder: {e}")))
+    }
+
+    /// Connects to every holder socket of this state directory: live holders are
+    /// returned, stale sockets (nobody listens) removed; a holder of another state
+    /// directory or one that speaks another protocol version is left alone and logged.
+    pub fn scan(&self) -> Vec<Found> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for path in entries.flatten().map(|e| e.path()) {
+            let Some(pane) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".sock"))
+                .and_then(PaneId::parse)
+            else {
+                continue;
+            };
+            match client::connect(&path) {
+                Ok(a) if a.hello.state_dir == self.state_dir && a.hello.pane == pane.0 => {
+                    found.push(Found { pane, attached: a })
+                }
+                Ok(a) => tracing::warn!(
+                    socket = %path.display(),
+                    state_dir = %a.hello.state_dir.display(),
+                    "a holder of another state directory or pane: left alone"
+                ),
+                Err(AttachError::Stale(e)) => {
+                    tracing::info!(socket = %path.display(), "stale holder socket removed ({e})");
+                    let _ = std::fs::remove_file(&path);
+                }
+                Err(e) => tracing::error!(
+                    socket = %path.display(),
+                    %pane,
+                    "cannot adopt the pane's holder: {e}; it keeps running, not adopted"
+                ),
+            }
+        }
+        found.sort_by_key(|f| f.pane);
+        found
+    }
+}
+
+/// The holder executable: [`HOLDER_ENV`], else `attend-holder` beside this executable,
+/// else this executable with `__holder` (the same code, linked into `attend`).
+fn launcher() -> Launcher {
+    if let Some(p) = std::env::var_os(HOLDER_ENV).filter(|p| !p.is_empty()) {
+        return Launcher {
+            program: PathBuf::from(p),
+            pre_args: vec![],
+        };
+    }
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("attend"));
+    let beside = exe.with_file_name("attend-holder");
+    if beside.is_file() {
+        return Launcher {
+            program: beside,
+            pre_args: vec![],
+        };
+    }
+    Launcher {
+        program: exe,
+        pre_args: vec![HOLDER_SUBCOMMAND.into()],
+    }
+}
+
+/// The hidden first argument that makes `attend` run a holder.
+pub const HOLDER_SUBCOMMAND: &str = "__holder";

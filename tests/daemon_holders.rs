@@ -1,0 +1,322 @@
+//! Agents outlive the daemon (docs/decisions/0009-pane-holders.md): each pane's program is
+//! kept by a holder process; SIGTERM, kill -9 and a kill of the daemon's whole process
+//! group leave it running, a new daemon re-adopts it with the output printed meanwhile,
+//! and holder faults (killed, stale socket, another state directory, another protocol
+//! version, a holder that never answers) end or skip exactly the one pane.
+
+mod support;
+
+use std::io::Write;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use support::Env;
+
+fn alive(pid: i32) -> bool {
+    // A zombie (exited, not yet reaped by init) is not alive.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+        .unwrap_or(false)
+}
+
+fn read_pid(env: &Env, name: &str) -> i32 {
+    let path = env.work_dir().join(name);
+    env.wait_until("the program wrote its pid", || {
+        std::fs::read_to_string(&path).is_ok_and(|s| s.ends_with('\n'))
+    });
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The directory of this state directory's holder sockets.
+fn holders_dir(env: &Env, pane: &str) -> PathBuf {
+    let pid = support::holder_of(&env.state_dir(), pane).expect("a holder");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    let i = args.iter().position(|a| *a == b"--socket").unwrap();
+    Path::new(std::str::from_utf8(args[i + 1]).unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn screen(env: &Env, pane: &str) -> String {
+    env.attend1().get_screen(pane).unwrap()
+}
+
+#[test]
+fn sigterm_kill_9_and_a_kill_of_the_daemons_process_group_leave_the_program_running() {
+    let mut env = Env::new();
+    env.start_daemon_as(&["--no-tray", "--no-notifications"], &[], true);
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    let pid = read_pid(&env, "p.pid");
+
+    env.stop_daemon();
+    assert!(alive(pid), "SIGTERM of the daemon ended the program");
+    env.start_daemon_as(&["--no-tray", "--no-notifications"], &[], true);
+    assert_eq!(env.show(&pane)["live"]["state"], "running");
+
+    // A service manager stopping the daemon's whole process group.
+    let group = nix::unistd::Pid::from_raw(env.daemon_pid() as i32);
+    nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL).unwrap();
+    env.kill_daemon();
+    assert!(
+        alive(pid),
+        "a kill of the daemon's process group ended the program"
+    );
+    env.start_daemon();
+    assert_eq!(env.show(&pane)["live"]["state"], "running");
+
+    // Input, output and exit work on the re-adopted pane.
+    env.ok(&["send", &pane, "still here", "--enter"]);
+    env.wait_until("the echo", || {
+        screen(&env, &pane).contains("still here\nstill here")
+    });
+    env.ok(&["kill", &pane, "--signal", "9"]);
+    let shown = env.wait_pane(&pane, "the kill", |v| v["live"]["state"] == "exited");
+    assert_eq!(shown["live"]["signal"], 9, "{shown}");
+    assert!(!alive(pid));
+}
+
+/// A pane that prints `n` numbered lines once `go` exists, then `printed`, then waits.
+fn printer(env: &Env, n: usize) -> String {
+    env.run(&[
+        "--",
+        "sh",
+        "-c",
+        &format!(
+            "while [ ! -e go ]; do sleep 0.05; done; seq 1 {n}; echo END; touch printed; exec cat"
+        ),
+    ])
+}
+
+fn outage(env: &mut Env, args: &[&str]) {
+    env.kill_daemon();
+    std::fs::write(env.work_dir().join("go"), "").unwrap();
+    let printed = env.work_dir().join("printed");
+    env.wait_until("the program printed", || printed.exists());
+    env.start_daemon_with(args, &[]);
+}
+
+#[test]
+fn output_printed_while_the_daemon_is_away_is_on_the_screen_after_re_adoption() {
+    let mut env = Env::with_daemon();
+    let pane = printer(&env, 15);
+    env.wait_pane(&pane, "running", |v| v["live"]["state"] == "running");
+    outage(&mut env, &["--no-tray", "--no-notifications"]);
+    let expected: String = (1..=15).map(|i| format!("{i}\n")).collect::<String>() + "END";
+    env.wait_until("the buffered output on the screen", || {
+        screen(&env, &pane).contains(&expected)
+    });
+    assert!(!screen(&env, &pane).contains("dropped"));
+}
+
+#[test]
+fn over_the_holder_buffer_the_screen_shows_one_gap_line_with_the_dropped_count() {
+    let mut env = Env::new();
+    let args = ["--no-tray", "--no-notifications", "--holder-buffer", "64"];
+    env.start_daemon_with(&args, &[]);
+    let pane = printer(&env, 300);
+    env.wait_pane(&pane, "running", |v| v["live"]["state"] == "running");
+    outage(&mut env, &args);
+    env.wait_until("the last line", || screen(&env, &pane).contains("300\nEND"));
+    let text = screen(&env, &pane);
+    let gaps: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("bytes of output were dropped"))
+        .collect();
+    assert_eq!(gaps.len(), 1, "{text}");
+    let dropped: usize = gaps[0]
+        .split_whitespace()
+        .find_map(|w| w.parse().ok())
+        .expect("a count");
+    // seq 1 300 and END with CR LF line ends; the holder kept at most 64 of them.
+    let total: usize = (1..=300)
+        .map(|i: usize| i.to_string().len() + 2)
+        .sum::<usize>()
+        + 5;
+    assert!(dropped > 0 && dropped <= total - 64, "{dropped} of {total}");
+}
+
+#[test]
+fn a_holder_killed_while_the_daemon_runs_ends_its_pane_only() {
+    let env = Env::with_daemon();
+    let a = env.run(&["--", "sh", "-c", "echo $$ > a.pid; exec cat"]);
+    let b = env.run(&["--", "sh", "-c", "echo $$ > b.pid; exec cat"]);
+    let (pa, pb) = (read_pid(&env, "a.pid"), read_pid(&env, "b.pid"));
+    let holder = support::holder_of(&env.state_dir(), &a).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(holder as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let shown = env.wait_pane(&a, "the pane ends", |v| v["live"]["state"] == "exited");
+    assert_eq!(shown["live"]["code"], serde_json::Value::Null, "{shown}");
+    assert_eq!(shown["live"]["signal"], serde_json::Value::Null, "{shown}");
+    env.wait_until("the program is hung up", || !alive(pa));
+    assert!(alive(pb));
+    assert_eq!(env.show(&b)["live"]["state"], "running");
+}
+
+#[test]
+fn stale_foreign_old_and_silent_holder_sockets_are_skipped_and_the_start_goes_on() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    let pid = read_pid(&env, "p.pid");
+    let dir = holders_dir(&env, &pane);
+
+    // Another state directory's live holder, its socket linked in here as p50.
+    let mut other = Env::with_daemon();
+    let foreign = other.run(&["--", "cat"]);
+    other.wait_pane(&foreign, "running", |v| v["live"]["state"] == "running");
+    other.kill_daemon();
+    let foreign_dir = holders_dir(&other, &foreign);
+    std::os::unix::fs::symlink(
+        foreign_dir.join(format!("{foreign}.sock")),
+        dir.join("p50.sock"),
+    )
+    .unwrap();
+    // A stale socket (nobody listens).
+    drop(UnixListener::bind(dir.join("p51.sock")).unwrap());
+    // A holder that speaks protocol version 0, and one that never answers.
+    let old = UnixListener::bind(dir.join("p52.sock")).unwrap();
+    let silent = UnixListener::bind(dir.join("p53.sock")).unwrap();
+    let stand_in = std::thread::spawn(move || {
+        let (mut s, _) = old.accept().unwrap();
+        attend_holder::fdpass::send_fd(&s, None).unwrap();
+        let mut hello = Vec::new();
+        hello.extend(9u32.to_le_bytes());
+        hello.push(1);
+        hello.extend(b"ATTH");
+        hello.extend(0u32.to_le_bytes());
+        hello.extend(0u32.to_le_bytes());
+        s.write_all(&hello).unwrap();
+        let (quiet, _) = silent.accept().unwrap();
+        std::thread::sleep(Duration::from_secs(5));
+        drop(quiet);
+    });
+
+    env.kill_daemon();
+    env.start_daemon();
+    let log = env.daemon_log();
+    assert!(log.contains("protocol version 0"), "{log}");
+    assert!(log.contains("another state directory"), "{log}");
+    assert!(
+        !dir.join("p51.sock").exists(),
+        "the stale socket is removed"
+    );
+    assert_eq!(env.show(&pane)["live"]["state"], "running");
+    assert!(alive(pid));
+    stand_in.join().unwrap();
+
+    // The foreign holder was left alone: its own daemon re-adopts it.
+    other.start_daemon();
+    assert_eq!(other.show(&foreign)["live"]["state"], "running");
+}
+
+#[test]
+fn stop_all_ends_every_program_but_only_when_confirmed() {
+    let env = Env::with_daemon();
+    let a = env.run(&["--", "cat"]);
+    let b = env.run(&["--", "cat"]);
+    let out = env.attend(&["stop-all"]);
+    assert_eq!(out.status.code(), Some(2), "no terminal, no --yes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--yes") && err.contains(&a) && err.contains(&b),
+        "{err}"
+    );
+    assert_eq!(env.show(&a)["live"]["state"], "running");
+    env.ok(&["stop-all", "--yes"]);
+    for p in [&a, &b] {
+        let v = env.wait_pane(p, "ended", |v| v["live"]["state"] == "exited");
+        assert_eq!(v["live"]["signal"], 15, "{v}");
+    }
+    assert_eq!(env.ok(&["stop-all", "--yes"]).trim(), "no running panes");
+}
+
+#[test]
+fn a_re_adopted_pane_shows_the_same_screen_and_its_old_bell_does_not_ring_again() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "seq 1 60; printf '\\033[1;31mred\\033[m and plain\\a\\n'; echo ready; exec cat",
+    ]);
+    env.wait_until("the output", || screen(&env, &pane).contains("ready"));
+    env.wait_pane(&pane, "the bell", |v| v["attention"] == "unread");
+    env.ok(&["seen", &pane]);
+    let before = screen(&env, &pane);
+    env.kill_daemon();
+    env.start_daemon();
+    assert_eq!(
+        screen(&env, &pane),
+        before,
+        "the screen is rebuilt as it was"
+    );
+    let v = env.show(&pane);
+    assert_eq!(
+        v["attention"], "none",
+        "the bell in the rebuilt screen rang again: {v}"
+    );
+    // The re-adopted pane goes on: new output after the old.
+    env.ok(&["send", &pane, "after", "--enter"]);
+    env.wait_until("new output", || {
+        screen(&env, &pane).contains("ready\nafter\nafter")
+    });
+    // Its log ends with the pane: once it exits, nothing is left to rebuild.
+    env.ok(&["kill", &pane]);
+    env.wait_pane(&pane, "exited", |v| v["live"]["state"] == "exited");
+    let logs = env.state_dir().join("screens");
+    env.wait_until("the screen log removed", || {
+        std::fs::read_dir(&logs).map_or(true, |d| d.count() == 0)
+    });
+}
+
+#[test]
+fn replace_hands_over_to_another_binary_without_ending_the_agents() {
+    let env = Env::with_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    let pid = read_pid(&env, "p.pid");
+    let old = env.daemon_pid();
+    // The upgrade: a copy of the binary elsewhere (with no attend-holder beside it, so
+    // its new panes' holders run as `attend __holder`).
+    let bin = env.path("upgrade/attend");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(support::attend_bin(), &bin).unwrap();
+    let log = std::fs::File::create(env.path("replace.log")).unwrap();
+    let mut new = env
+        .program(bin.to_str().unwrap())
+        .args(["daemon", "--no-tray", "--no-notifications", "--replace"])
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let replace_log = || std::fs::read_to_string(env.path("replace.log")).unwrap_or_default();
+    env.wait_until("the new daemon is ready", || {
+        replace_log().contains("attend daemon ready")
+    });
+    assert!(
+        replace_log().contains("asked the running daemon to quit"),
+        "{}",
+        replace_log()
+    );
+    assert!(!alive(old as i32), "the old daemon is gone");
+    assert!(alive(pid), "the agent outlived the upgrade");
+    assert_eq!(env.show(&pane)["live"]["state"], "running");
+    // Both the re-adopted pane and a new one (held by `attend __holder`) work.
+    let fresh = env.run(&["--", "sh", "-c", "echo $$ > q.pid; exec cat"]);
+    read_pid(&env, "q.pid");
+    for p in [&pane, &fresh] {
+        env.ok(&["send", p, "hi", "--enter"]);
+        env.wait_until("the echo", || screen(&env, p).contains("hi\nhi"));
+    }
+    env.ok(&["stop-all", "--yes"]);
+    env.wait_pane(&fresh, "ended", |v| v["live"]["state"] == "exited");
+    let _ = new.kill();
+    let _ = new.wait();
+}
