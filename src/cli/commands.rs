@@ -149,6 +149,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             call!(c, resume(&pane))?;
             Ok(EXIT_OK)
         }
+        Cmd::Rm(a) => super::rm::run(&c, a).await,
         Cmd::Attach { pane, detach_key } => attach(&c, &pane, &detach_key).await,
         Cmd::Events {
             after,

@@ -14,6 +14,7 @@ mod hook;
 mod install;
 mod ladder;
 mod render;
+mod rm;
 mod status;
 mod stop_all;
 mod up;
@@ -22,7 +23,7 @@ pub use client::{
     CliError, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK, EXIT_UNREACHABLE,
 };
 
-pub use args::{Cli, Cmd, DaemonArgs, RunArgs};
+pub use args::{Cli, Cmd, DaemonArgs, RmArgs, RunArgs};
 use clap::{CommandFactory, Parser};
 
 /// The exit code of a command's result; the error is printed after `attend: `.

@@ -9,6 +9,7 @@ mod dialogs;
 pub mod ladder;
 mod order;
 mod quiet;
+pub mod removal;
 mod summary;
 pub mod taxonomy;
 mod transition;

@@ -261,6 +261,7 @@ pub async fn run_with_connection(
         OwnerConfig {
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
+            remove_exited_after: super::retention::load(),
             holders: Some(
                 super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
                     .map_err(DaemonError::Holders)?

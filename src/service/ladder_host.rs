@@ -175,6 +175,16 @@ impl LadderHost {
         host
     }
 
+    /// Forgets `pane` (removed): its ladder, evidence and bindings go, its timer is
+    /// disarmed.
+    pub fn forget(&mut self, pane: PaneId) {
+        if let Some(st) = self.panes.remove(&pane) {
+            if let Some((_, timer)) = st.timer {
+                timer.abort();
+            }
+        }
+    }
+
     fn entry(&mut self, pane: PaneId, agent: AgentKind) -> &mut PaneLadder {
         let st = self
             .panes

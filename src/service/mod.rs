@@ -15,6 +15,9 @@
 //! 3. The desktop surfaces ([`surfaces`]: notifications, tray, the snapshot they share)
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
 //!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock.
+//! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
+//!    D-Bus, the panel and the tray alike; [`retention`] reads the optional automatic
+//!    removal's age.
 
 pub mod args;
 pub mod attach;
@@ -34,8 +37,10 @@ pub mod pane_hooks;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;
+pub mod removal;
 pub mod replace;
 pub mod replay;
+pub mod retention;
 pub mod sampling;
 pub mod scope;
 pub mod selfreport;

@@ -89,6 +89,7 @@ impl Owner {
                     self.ptys.lock().insert(id, handle);
                     if let Some(p) = self.world.panes.get_mut(&id) {
                         p.live = Live::Running;
+                        p.exited_at = None;
                     }
                     adopted += 1;
                 }
@@ -164,6 +165,7 @@ impl Owner {
         let at = now();
         if let Some(p) = self.world.panes.get_mut(&id) {
             p.live = Live::Running;
+            p.exited_at = None;
             p.last_lifecycle = None;
             p.focused = false;
             p.kill_requested_at = None;
