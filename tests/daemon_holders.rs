@@ -394,3 +394,48 @@ fn the_user_unit_passes_systemd_analyze_verify_and_stops_the_daemon_only() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && err.trim().is_empty(), "{err}");
 }
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+#[test]
+fn an_exit_during_the_outage_is_applied_with_its_code_at_the_time_it_happened() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "while [ ! -e go ]; do sleep 0.05; done; exit 3",
+    ]);
+    env.wait_pane(&pane, "running", |v| v["live"]["state"] == "running");
+    env.kill_daemon();
+    let holder = support::holder_of(&env.state_dir(), &pane).unwrap();
+    let before = now_ms();
+    std::fs::write(env.work_dir().join("go"), "").unwrap();
+    // The holder records the exit and waits for a daemon to collect it.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        alive(holder as i32),
+        "the holder waits for its exit to be collected"
+    );
+    let restarted = now_ms();
+    env.start_daemon();
+    let v = env.wait_pane(&pane, "the exit", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["code"], 3, "{v}");
+    let exited: Vec<_> = env
+        .events()
+        .into_iter()
+        .filter(|e| e["kind"] == "pane.exited" && e["pane"] == pane.as_str())
+        .collect();
+    assert_eq!(exited.len(), 1, "{exited:?}");
+    let at = exited[0]["at"].as_i64().unwrap();
+    assert!(
+        at >= before && at < restarted,
+        "the exit is stamped when it happened ({at}), not at the restart ({restarted})"
+    );
+    env.wait_until("the holder ends once collected", || !alive(holder as i32));
+}

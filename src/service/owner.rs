@@ -409,14 +409,20 @@ impl Owner {
                 {
                     return;
                 }
-                if let Some(pty) = self.ptys.lock().remove(&pane) {
-                    // Its holder (if any) may end now.
-                    pty.collected();
-                }
+                let pty = self.ptys.lock().remove(&pane);
+                // Its holder (if any) may end now.
+                pty.iter().for_each(|p| p.collected());
+                // An exit a holder recorded during an outage keeps its time.
+                let at = now();
+                let at = pty
+                    .and_then(|p| p.exit_at())
+                    .map(|ms| crate::model::Timestamp(ms as i64))
+                    .filter(|t| *t <= at)
+                    .unwrap_or(at);
                 let s = Signal::new(
                     SignalKind::ProcessExited { code, signal },
                     Source::process("exit"),
-                    now(),
+                    at,
                 );
                 self.apply(pane, &s, batch);
                 self.exited_for_removal(pane, batch);

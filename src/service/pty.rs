@@ -167,6 +167,7 @@ impl PtyHandle {
             reaped: AtomicBool::new(false),
             backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
+            exit_at: Mutex::new(None),
         });
         let handle = PtyHandle {
             inner: Arc::new(Inner {

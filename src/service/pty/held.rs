@@ -91,6 +91,7 @@ impl PtyHandle {
             reaped: AtomicBool::new(false),
             backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
+            exit_at: Mutex::new(None),
         });
         let child = hello.child_pid;
         let known = hello.exit;
@@ -124,6 +125,13 @@ impl PtyHandle {
         }
     }
 
+    /// When the pane's holder saw the program end (ms since the epoch, the hook client's
+    /// clock): an exit during an outage is recorded at the time it happened. `None` for
+    /// a PTY of this process or a holder that vanished.
+    pub fn exit_at(&self) -> Option<u64> {
+        *super::shared::lock(&self.inner.shared.exit_at)
+    }
+
     /// True when a pane holder keeps this PTY (it outlives the daemon).
     pub fn is_held(&self) -> bool {
         self.inner.holder.is_some()
@@ -148,6 +156,7 @@ fn wait_for_holder(
             Ok(None) | Err(_) => break None,
         }
     });
+    *super::shared::lock(&shared.exit_at) = record.map(|r| r.at_ms);
     let exit = match record.map(|r| r.status) {
         Some(ExitStatus::Code(c)) => PtyExit {
             code: Some(c),
