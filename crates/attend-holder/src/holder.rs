@@ -169,6 +169,7 @@ pub fn run(args: Args) -> io::Result<()> {
         listener,
         client: None,
         master: Some(pty.master),
+        master_eof: false,
         child: Pid::from_raw(child),
         exit: None,
         backlog: Backlog::new(0),
@@ -300,6 +301,8 @@ struct Holder {
     listener: UnixListener,
     client: Option<UnixStream>,
     master: Option<OwnedFd>,
+    /// The PTY's output ended (read returned EIO): no more polling it.
+    master_eof: bool,
     child: Pid,
     exit: Option<ExitRecord>,
     backlog: Backlog,
@@ -318,7 +321,7 @@ impl Holder {
                 // The daemon reads the PTY while it is connected; the holder only then.
                 if let Some(c) = &self.client {
                     fds.push(PollFd::new(c.as_fd(), PollFlags::POLLIN));
-                } else if let Some(m) = &self.master {
+                } else if let (Some(m), false) = (&self.master, self.master_eof) {
                     fds.push(PollFd::new(m.as_fd(), PollFlags::POLLIN));
                 }
                 match poll(&mut fds, PollTimeout::NONE) {
@@ -375,14 +378,16 @@ impl Holder {
         }
     }
 
-    /// Output while no daemon is connected goes to the bounded buffer.
+    /// Output while no daemon is connected goes to the bounded buffer. At the end of
+    /// output (no process has the terminal open any more: EIO) the holder stops reading
+    /// but keeps the master: closing it would hang the terminal up, and a program that
+    /// closed its terminal but runs on (a daemonized child, say) would get SIGHUP.
     fn drain_master(&mut self, buf: &mut [u8]) {
         let Some(m) = &self.master else { return };
         match nix::unistd::read(m, buf) {
-            Ok(0) | Err(nix::errno::Errno::EIO) => self.master = None,
-            Ok(n) => self.backlog.push(&buf[..n]),
+            Ok(n) if n > 0 => self.backlog.push(&buf[..n]),
             Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => {}
-            Err(_) => self.master = None,
+            Ok(_) | Err(_) => self.master_eof = true,
         }
     }
 
