@@ -31,6 +31,9 @@ pub struct Scenario {
     /// A recorder of Codex's `notify` payloads.
     pub notifies: Option<HookRecorder>,
     pub started: Instant,
+    /// How the daemon was started ([`Options::daemon_vars`], [`Options::own_group`],
+    /// [`Options::notifications`]), for [`Scenario::start_daemon_again`].
+    daemon: (&'static [(&'static str, &'static str)], bool, bool),
 }
 
 impl Scenario {
@@ -48,12 +51,7 @@ impl Scenario {
         script: Vec<Reply>,
         prepare: impl FnOnce(&AgentHome),
     ) -> Option<Scenario> {
-        let options = Options {
-            install_hooks: true,
-            daemon_vars: &[],
-            on_path: false,
-        };
-        Scenario::start_opts(name, cli, script, options, prepare)
+        Scenario::start_opts(name, cli, script, Options::default(), prepare)
     }
 
     /// [`Scenario::start_with`] with the set-up chosen: without `options.install_hooks`
@@ -70,7 +68,12 @@ impl Scenario {
         let binary = require(cli)?;
         let started = Instant::now();
         let mut env = Env::new();
-        env.start_daemon_with(&["--no-tray", "--no-notifications"], options.daemon_vars);
+        let daemon = (
+            options.daemon_vars,
+            options.own_group,
+            options.notifications,
+        );
+        env.start_daemon_as(daemon_args(options.notifications), daemon.0, daemon.1);
         let server = ModelServer::start(script);
         let home = AgentHome::new(cli, binary, &server);
         prepare(&home);
@@ -142,7 +145,16 @@ impl Scenario {
             session_ends,
             notifies,
             started,
+            daemon,
         })
+    }
+
+    /// Starts the daemon again as [`Scenario::start_opts`] started it (after a test
+    /// stopped or killed it) and waits until it is ready; its pid.
+    pub fn start_daemon_again(&mut self) -> u32 {
+        let (vars, own_group, notifications) = self.daemon;
+        self.env
+            .start_daemon_as(daemon_args(notifications), vars, own_group)
     }
 
     pub fn show(&self) -> Value {
@@ -327,7 +339,17 @@ impl Scenario {
     }
 }
 
-/// How [`Scenario::start_opts`] sets a scenario up.
+/// The daemon's arguments: no tray, and no notifications unless `notifications`.
+fn daemon_args(notifications: bool) -> &'static [&'static str] {
+    if notifications {
+        &["--no-tray"]
+    } else {
+        &["--no-tray", "--no-notifications"]
+    }
+}
+
+/// How [`Scenario::start_opts`] sets a scenario up; [`Options::default`] is what
+/// [`Scenario::start`] does (hooks installed, everything else off).
 pub struct Options {
     /// Run `attend install-hooks` for the CLI in its home first (the default).
     pub install_hooks: bool,
@@ -337,6 +359,24 @@ pub struct Options {
     /// the pane's environment (not an `env` prefix), so that `attend resume` can start the
     /// session's resume argv the same way.
     pub on_path: bool,
+    /// Start the daemon in a process group of its own, as a service manager does (a test
+    /// can then kill the whole group, `Env::start_daemon_as`).
+    pub own_group: bool,
+    /// Let the daemon send desktop notifications (to whatever server the test puts on
+    /// the bus); off by default (`--no-notifications`).
+    pub notifications: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            install_hooks: true,
+            daemon_vars: &[],
+            on_path: false,
+            own_group: false,
+            notifications: false,
+        }
+    }
 }
 
 /// `attend install-hooks <cli>` into the CLI's home (user scope).
