@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 /// Generous bound for one step (a CLI starting on a loaded 2-core machine included).
 pub const STEP: Duration = Duration::from_secs(30);
 
+/// How long [`Scenario::prompt`] waits for the typed text to be drawn before it presses
+/// Enter anyway (a text that scrolled an earlier copy of itself off the screen).
+pub const ECHO_WAIT: Duration = Duration::from_secs(10);
+
 pub const FIRST: &str = "Hello from the scripted model.";
 pub const DONE: &str = "Done: the file is written.";
 pub const COMMAND: &str = "echo attend-e2e > out.txt";
@@ -161,13 +165,16 @@ impl Scenario {
         self.env.show(&self.pane)
     }
 
-    /// Panics with `what`, the pane, its events, the model server's log and the daemon's.
+    /// Panics with `what`, the pane, its screen, its events, the model server's log and
+    /// the daemon's.
     pub fn fail(&self, what: &str) -> ! {
         let events: Vec<String> = self.env.events().iter().map(|e| e.to_string()).collect();
+        let screen = self.env.attend1().get_screen(&self.pane);
         panic!(
-            "{}: {what}\n--- pane ---\n{:#}\n--- events ---\n{}\n--- model server ---\n{}\n--- daemon log ---\n{}",
+            "{}: {what}\n--- pane ---\n{:#}\n--- screen ---\n{}\n--- events ---\n{}\n--- model server ---\n{}\n--- daemon log ---\n{}",
             self.name,
             self.show(),
+            screen.unwrap_or_else(|e| format!("(no screen: {e})")),
             events.join("\n"),
             self.server.summary(),
             self.env.daemon_log()
@@ -254,9 +261,24 @@ impl Scenario {
     }
 
     /// Types `text` into the pane with `attend send`, then Enter as a separate write (a
-    /// text and its Enter in one write can be taken as a paste).
+    /// text and its Enter in one write can be taken as a paste). Enter goes only once the
+    /// CLI has drawn the text (it appears once more on the screen, or [`ECHO_WAIT`]
+    /// passed): a CLI still busy (Gemini running its hooks after a turn) reads keys typed
+    /// meanwhile in one go, and the Enter was taken as part of a paste (seen on a loaded
+    /// machine: `/quit` drawn in the input box, never run).
     pub fn prompt(&self, text: &str) {
+        let screen = || {
+            self.env
+                .attend1()
+                .get_screen(&self.pane)
+                .unwrap_or_default()
+        };
+        let shown = screen().matches(text).count();
         self.attend(&["send", &self.pane, text]);
+        let deadline = Instant::now() + ECHO_WAIT;
+        while screen().matches(text).count() <= shown && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
         std::thread::sleep(Duration::from_millis(400));
         self.attend(&["send", &self.pane, "", "--enter"]);
     }
@@ -523,6 +545,10 @@ impl Scenario {
             std::thread::sleep(Duration::from_millis(100));
         }
         let how = resolutions(&self.events_since(before));
-        assert_eq!(how, vec!["answered"], "resolved once, by the answer");
+        if how != ["answered"] {
+            self.fail(&format!(
+                "resolved once, by the answer (`answer {choice}` after seq {before}); got {how:?}"
+            ));
+        }
     }
 }
