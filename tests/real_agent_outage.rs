@@ -8,8 +8,8 @@
 //! outage stays quiet (docs/lifecycle-attention.md "Reviewed terminal").
 //!
 //! Each test prints its measured times (`-- --nocapture`; docs/reliability.md "Agents
-//! through a daemon outage"). A missing CLI prints `SKIPPED: <reason>` and passes, unless
-//! `ATTEND_REQUIRE_REAL_AGENTS=1` (docs/real-agents.md).
+//! through a daemon outage (real CLIs)"). A missing CLI prints `SKIPPED: <reason>` and
+//! passes, unless `ATTEND_REQUIRE_REAL_AGENTS=1` (docs/real-agents.md).
 
 mod support;
 
