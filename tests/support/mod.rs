@@ -547,6 +547,44 @@ pub fn holder_of(state_dir: &Path, pane: &str) -> Option<u32> {
     })
 }
 
+/// The `/proc/<pid>/stat` fields after the command name (field 3, the state, first), or
+/// `None` when there is no such process.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    Some(rest.split(' ').map(str::to_string).collect())
+}
+
+/// True while `pid` runs (a zombie, exited and not yet reaped, is not running).
+pub fn running(pid: u32) -> bool {
+    stat_fields(pid).is_some_and(|f| f[0] != "Z")
+}
+
+/// The pid of the program the holder of pane `pane` of `state_dir` runs (the holder's
+/// child: the pane's process), while both exist.
+pub fn program_of(state_dir: &Path, pane: &str) -> Option<u32> {
+    let holder = holder_of(state_dir, pane)?.to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| stat_fields(*pid).is_some_and(|f| f[1] == holder))
+}
+
+/// The running processes of session `sid` (a pane's program is its session's leader:
+/// this is it and everything it started on its terminal, hooks included).
+pub fn session_members(sid: u32) -> Vec<u32> {
+    let sid = sid.to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| stat_fields(*pid).is_some_and(|f| f[3] == sid && f[0] != "Z"))
+        .collect()
+}
+
 /// SIGKILLs every holder of `state_dir`.
 pub fn kill_holders(state_dir: &Path) {
     for pid in holders_of(state_dir) {
