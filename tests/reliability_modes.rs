@@ -74,8 +74,12 @@ fn start_daemon(env: &Env, umask: u32, log: &Path) -> Child {
 }
 
 /// `attend up` (no panel, tray or notifications: no display here) under `umask`; the pid
-/// of the daemon it started, from the lock file.
+/// of the daemon it started, from the lock file (written before the daemon is ready).
 fn up(env: &Env, umask: u32) -> u32 {
+    // The log is appended to: wait for one more "ready" than it holds now.
+    let log = env.state_dir().join("daemon.log");
+    let ready = |text: &str| text.matches("attend daemon ready").count();
+    let before = ready(&read(&log));
     let out = attend_under(
         env,
         umask,
@@ -88,9 +92,8 @@ fn up(env: &Env, umask: u32) -> u32 {
         "attend up: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let log = env.state_dir().join("daemon.log");
-    let ready = poll(READY_TIMEOUT, || read(&log).contains("attend daemon ready"));
-    assert!(ready, "the daemon `attend up` started: {}", read(&log));
+    let started = poll(READY_TIMEOUT, || ready(&read(&log)) > before);
+    assert!(started, "the daemon `attend up` started: {}", read(&log));
     let lock = env.state_dir().join(attend::service::state_lock::LOCK_FILE);
     read(&lock)
         .lines()

@@ -71,7 +71,7 @@ pub async fn follow(
             State::Retrying(delay) => match tokio::time::timeout(delay, notes.recv()).await {
                 Ok(n) => n,
                 Err(_) => {
-                    f.retry_catch_up().await?;
+                    f.try_again().await?;
                     continue;
                 }
             },
@@ -98,7 +98,7 @@ pub async fn follow(
                     f.last
                 );
                 notes = f.reconnect().await;
-                f.retry_catch_up().await?;
+                f.try_again().await?;
             }
         }
     }
@@ -162,6 +162,17 @@ impl Follower<'_> {
                 Ok(())
             }
             other => other,
+        }
+    }
+
+    /// Catches up when the daemon's name has an owner; otherwise waits for one without
+    /// calling (a call would start the daemon by D-Bus activation).
+    async fn try_again(&mut self) -> Result<()> {
+        if self.daemon_has_name().await {
+            self.retry_catch_up().await
+        } else {
+            self.away(State::Waiting);
+            Ok(())
         }
     }
 
