@@ -106,7 +106,7 @@ pub fn lock(dir: &Path) -> Result<StateLock, StateLockError> {
         .mode(super::private::FILE_MODE)
         .open(dir.join(LOCK_FILE))
         .map_err(io)?;
-    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+    let lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(l) => l,
         Err((mut file, nix::errno::Errno::EWOULDBLOCK)) => {
             let mut text = String::new();
