@@ -173,6 +173,10 @@ fn files_are_private_whatever_the_umask(umask: u32) {
     // 1. `attend daemon` makes the state directory, the database (with its WAL), the
     //    lock and the attach socket.
     let mut daemon = start_daemon(&env, umask, &log);
+    let pane = attend_under(&env, umask, &["run", "--", "sleep", "30"])
+        .output()
+        .unwrap();
+    assert!(pane.status.success(), "attend run: {pane:?}");
     hooks(&env, umask, "s-live");
     wait_applied(&env, "s-live");
     let names = assert_private(&state, "attend daemon");

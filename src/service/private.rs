@@ -1,6 +1,7 @@
 //! Private files: the state directory and the runtime directory are 0700 and every file
 //! Attend keeps in them (`attend.db`, its `-wal` and `-shm`, the hook spool and its lock,
-//! `daemon.lock`, the log `attend up` writes, the attach sockets) 0600, whatever the umask
+//! `daemon.lock`, the log `attend up` writes, the panes' screen logs, the attach and
+//! holder sockets; [`OWN_FILES`]) 0600, and its directories there 0700, whatever the umask
 //! of the process that made them (docs/dbus-api.md "Start-up and files";
 //! docs/reliability.md "Access"). What is created is created with those modes; what an
 //! older Attend or a permissive umask left behind is tightened by the daemon at start,
@@ -13,7 +14,7 @@
 use std::fs::{DirBuilder, Permissions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Mode of a directory Attend keeps its files in.
 pub const DIR_MODE: u32 = 0o700;
@@ -56,39 +57,59 @@ pub fn tighten(path: &Path) -> io::Result<bool> {
     Ok(true)
 }
 
-/// Name prefixes of the files Attend keeps in its state and runtime directories:
-/// `attend.db` (and `-wal`, `-shm`, `-journal`, the `.corrupt-`/`.orphan-` copies moved
-/// aside), `daemon.lock`, `daemon.log`, `hooks.spool` (its lock and batches), the attach
-/// sockets `attach-<pid>.sock`.
-pub const OWN_FILES: &[&str] = &["attend.db", "daemon.", "hooks.spool", "attach-"];
+/// Name prefixes of what Attend keeps in its state and runtime directories: `attend.db`
+/// (and `-wal`, `-shm`, `-journal`, the `.corrupt-`/`.orphan-` copies moved aside),
+/// `daemon.lock`, `daemon.log`, `hooks.spool` (its lock and batches), the attach sockets
+/// `attach-<pid>.sock`, and the directories `screens` (the panes' screen logs),
+/// `holders` (the pane holders' sockets) and `panes` (the hook settings of the agents
+/// Attend starts).
+pub const OWN_FILES: &[&str] = &[
+    "attend.db",
+    "daemon.",
+    "hooks.spool",
+    "attach-",
+    "screens",
+    "holders",
+    "panes",
+];
 
-/// [`tighten`]s the directory `dir` and the entries directly in it whose names start
-/// with one of [`OWN_FILES`]: the number of paths changed. Nothing else is touched, so a
-/// state directory set to a shared place (`ATTEND_STATE_DIR=$HOME`) keeps its other
-/// files as they are. Best effort: a path that cannot be read or changed is logged and
-/// skipped; a missing `dir` has nothing to change.
+/// [`tighten`]s the directory `dir`, the entries directly in it whose names start with
+/// one of [`OWN_FILES`], and everything under those that are directories: the number of
+/// paths changed. Nothing else is touched, so a state directory set to a shared place
+/// (`ATTEND_STATE_DIR=$HOME`) keeps its other files as they are. Symbolic links are
+/// neither followed nor changed. Best effort: a path that cannot be read or changed is
+/// logged and skipped; a missing `dir` has nothing to change.
 pub fn tighten_dir(dir: &Path) -> usize {
-    let mut paths = vec![dir.to_path_buf()];
-    match std::fs::read_dir(dir) {
-        Ok(entries) => paths.extend(
-            entries
-                .filter_map(|e| e.ok())
-                .filter(|e| {
-                    let name = e.file_name();
-                    let name = name.to_string_lossy();
-                    OWN_FILES.iter().any(|p| name.starts_with(p))
-                })
-                .map(|e| e.path()),
-        ),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return 0,
-        Err(e) => tracing::warn!(path = %dir.display(), "cannot read it: {e}"),
-    }
     let mut changed = 0;
-    for path in paths {
-        match tighten(&path) {
-            Ok(true) => changed += 1,
-            Ok(false) => {}
-            Err(e) => tracing::warn!(path = %path.display(), "cannot make it private: {e}"),
+    let mut tighten_one = |path: &Path| match tighten(path) {
+        Ok(changed_it) => changed += usize::from(changed_it),
+        Err(e) => tracing::warn!(path = %path.display(), "cannot make it private: {e}"),
+    };
+    tighten_one(dir);
+    let mut todo: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                OWN_FILES.iter().any(|p| name.starts_with(p))
+            })
+            .map(|e| e.path())
+            .collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return 0,
+        Err(e) => {
+            tracing::warn!(path = %dir.display(), "cannot read it: {e}");
+            Vec::new()
+        }
+    };
+    while let Some(path) = todo.pop() {
+        tighten_one(&path);
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir());
+        if is_dir {
+            match std::fs::read_dir(&path) {
+                Ok(entries) => todo.extend(entries.filter_map(|e| e.ok()).map(|e| e.path())),
+                Err(e) => tracing::warn!(path = %path.display(), "cannot read it: {e}"),
+            }
         }
     }
     changed
@@ -118,16 +139,20 @@ mod tests {
         let wal = file("attend.db-wal", 0o664);
         let log = file("daemon.log", 0o666);
         let private = file("daemon.lock", 0o400);
+        let screens = root.join("screens");
+        std::fs::create_dir(&screens).unwrap();
+        std::fs::set_permissions(&screens, Permissions::from_mode(0o755)).unwrap();
+        let screen = file("screens/p1.log", 0o644);
         let other = file("notes.txt", 0o644);
         let outside = tmp.path().join("outside");
         std::fs::write(&outside, "x").unwrap();
         std::fs::set_permissions(&outside, Permissions::from_mode(0o644)).unwrap();
         std::os::unix::fs::symlink(&outside, root.join("attend.db.link")).unwrap();
 
-        assert_eq!(tighten_dir(&root), 4);
+        assert_eq!(tighten_dir(&root), 6);
         assert_eq!(
-            [&root, &db, &wal, &log, &private].map(|p| mode(p)),
-            [0o700, 0o600, 0o600, 0o600, 0o400]
+            [&root, &db, &wal, &log, &private, &screens, &screen].map(|p| mode(p)),
+            [0o700, 0o600, 0o600, 0o600, 0o400, 0o700, 0o600]
         );
         assert_eq!(mode(&other), 0o644, "not Attend's file");
         assert_eq!(
