@@ -119,7 +119,8 @@ pub enum Cmd {
         /// At most this many events (without --follow).
         #[arg(long)]
         limit: Option<u32>,
-        /// Keep printing new events as they happen.
+        /// Keep printing new events as they happen, each once and in order, across daemon
+        /// restarts (it catches up from the last seq it printed; notes on stderr).
         #[arg(long)]
         follow: bool,
         /// One JSON object per line.

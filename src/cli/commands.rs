@@ -6,9 +6,7 @@ use super::render;
 use crate::client::EventTuple;
 use crate::config::{PANE_ENV, VERSION};
 use std::collections::HashMap;
-use std::future::Future;
 use std::io::Write;
-use zbus::export::futures_core::Stream;
 use zbus::zvariant::Value;
 
 /// How long `attend answer` keeps asking while no dialog is on the pane's screen yet (the
@@ -300,6 +298,8 @@ fn print_event(e: &EventTuple, json: bool) -> Result<i32> {
 /// Page size of the catch-up.
 const PAGE: u32 = 500;
 
+/// `attend events`: the log after `after` (at most `limit`); with `follow`, every new
+/// event too, across daemon restarts (src/cli/follow.rs).
 async fn events(
     c: &Client,
     after: u64,
@@ -307,14 +307,11 @@ async fn events(
     follow: bool,
     json: bool,
 ) -> Result<i32> {
-    // Subscribe before catching up so that nothing falls between the two.
-    let mut stream = if follow {
-        Some(c.event_messages(None).await?)
-    } else {
-        None
-    };
+    if follow {
+        return super::follow::follow(c, after, &mut |e| print_event(e, json).map(|_| ())).await;
+    }
     let mut last = after;
-    let mut left = if follow { None } else { limit };
+    let mut left = limit;
     loop {
         let want = left.map_or(PAGE, |l| l.min(PAGE));
         if want == 0 {
@@ -332,30 +329,7 @@ async fn events(
             break;
         }
     }
-    let Some(stream) = stream.as_mut() else {
-        return Ok(EXIT_OK);
-    };
-    loop {
-        let Some(msg) = next(stream).await else {
-            return Ok(EXIT_OK);
-        };
-        let msg = msg.map_err(super::client::classify)?;
-        let Some(event) = crate::client::Event::from_message(msg) else {
-            continue;
-        };
-        let Ok(args) = event.args() else {
-            continue;
-        };
-        let e: EventTuple = (args.seq, args.kind, args.pane, args.data);
-        if e.0 > last {
-            last = e.0;
-            print_event(&e, json)?;
-        }
-    }
-}
-
-fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> + '_ {
-    std::future::poll_fn(move |cx| std::pin::Pin::new(&mut *s).poll_next(cx))
+    Ok(EXIT_OK)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod client;
 mod commands;
 pub mod demo;
 mod demo_live;
+mod follow;
 mod hook;
 mod install;
 mod ladder;

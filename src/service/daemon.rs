@@ -88,9 +88,15 @@ fn init_logging() {
         .try_init();
 }
 
+/// Exit code of a daemon that found its state directory taken by another daemon
+/// ([`DaemonError::StateLock`] `InUse`; docs/dbus-api.md "Start-up and files").
+pub const EXIT_STATE_IN_USE: i32 = 2;
+
 /// Runs the daemon on the session bus (`DBUS_SESSION_BUS_ADDRESS`); returns the exit
-/// code: 0 after SIGTERM/SIGINT or the loss of the bus, 1 on any start-up failure
-/// (another daemon owns the name, no bus, unusable database) with a clear message.
+/// code: 0 after SIGTERM/SIGINT or the loss of the bus, [`EXIT_STATE_IN_USE`] (2) when
+/// another daemon (on another bus) holds the state directory, 1 on any other start-up
+/// failure (another daemon owns the name, no bus, unusable database); each with a clear
+/// message on stderr.
 pub fn run(opts: DaemonOptions) -> i32 {
     init_logging();
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -119,7 +125,12 @@ pub fn run(opts: DaemonOptions) -> i32 {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("attend: {e}");
-                1
+                match e {
+                    DaemonError::StateLock(super::state_lock::StateLockError::InUse { .. }) => {
+                        EXIT_STATE_IN_USE
+                    }
+                    _ => 1,
+                }
             }
         }
     })
@@ -236,10 +247,18 @@ pub async fn run_with_connection(
         return Err(DaemonError::AlreadyRunning);
     }
     // Held until this function returns: one daemon per state directory.
-    let _state = match taken {
+    let mut state = match taken {
         Some(lock) => lock,
         None => super::state_lock::lock(&dir)?,
     };
+    state.record_bus(&bus_label(&conn));
+    let runtime_changed = super::private::tighten_dir(&runtime_dir());
+    if runtime_changed > 0 {
+        tracing::info!(
+            paths = runtime_changed,
+            "closed the runtime directory to other users (it was readable by them)"
+        );
+    }
     let (db, world) = open_db(&dir)?;
     tracing::info!(
         db = %dir.join(DB_FILE).display(),
@@ -332,6 +351,20 @@ pub async fn run_with_connection(
     let _ = tokio::time::timeout(std::time::Duration::from_millis(500), release).await;
     let _ = std::fs::remove_file(&socket);
     Ok(())
+}
+
+/// The daemon's bus as a second daemon's message names it: the session bus address
+/// (`DBUS_SESSION_BUS_ADDRESS`, when set) and this connection's unique name, e.g.
+/// `unix:path=/run/user/1000/bus (:1.42)`.
+fn bus_label(conn: &zbus::Connection) -> String {
+    let address = std::env::var("DBUS_SESSION_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| "the default session bus".into());
+    match conn.unique_name() {
+        Some(name) => format!("{address} ({name})"),
+        None => address,
+    }
 }
 
 /// Resolves when the bus name is lost or the connection to the bus closes.

@@ -14,7 +14,9 @@
 //!    then replies and emits signals ([`wire`] builds the dictionaries).
 //! 3. The desktop surfaces ([`surfaces`]: notifications, tray, the snapshot they share)
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
-//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock.
+//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock;
+//!    [`state_lock`] makes one daemon the owner of a state directory and [`private`] keeps
+//!    its files closed to other users.
 //! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
 //!    D-Bus, the panel and the tray alike; [`retention`] reads the optional automatic
 //!    removal's age.
@@ -34,6 +36,7 @@ pub mod intake;
 pub mod ladder_host;
 pub mod owner;
 pub mod pane_hooks;
+pub mod private;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;

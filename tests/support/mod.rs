@@ -89,6 +89,18 @@ impl Bus {
         Bus::spawn(c)
     }
 
+    /// Starts a session bus listening on the socket `path`, an address that stays the
+    /// same when the bus is started again there (a stale socket file is removed first).
+    /// Its [`Bus::address`] carries the bus's guid; connect with `unix:path=PATH` to
+    /// reach whichever bus listens there.
+    pub fn at(path: &Path) -> Bus {
+        let _ = std::fs::remove_file(path);
+        let mut c = Command::new("dbus-daemon");
+        c.arg("--session")
+            .arg(format!("--address=unix:path={}", path.display()));
+        Bus::spawn(c)
+    }
+
     /// Starts a bus on a configuration of its own in `dir`: no service directories (no
     /// activation), so a notification server or tray watcher is there only when the test
     /// starts one.
@@ -133,6 +145,14 @@ impl Bus {
         let address = line.trim().to_string();
         assert!(address.starts_with("unix:"), "bad bus address {address:?}");
         Bus { child, address }
+    }
+}
+
+impl Bus {
+    /// Kills the bus (every connection to it closes) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -197,7 +197,12 @@ fn bind(path: &std::path::Path) -> io::Result<UnixListener> {
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    UnixListener::bind(path)
+    let listener = UnixListener::bind(path)?;
+    // 0600 whatever the umask, as every file Attend keeps (its directory is 0700 too): it
+    // carries keystrokes into the agent.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(listener)
 }
 
 fn cloexec(fd: &OwnedFd) -> io::Result<()> {
