@@ -267,23 +267,54 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
     print(&format!("{pane}\n"))
 }
 
+/// How long `attend attach` waits for a daemon to come back after its connection dropped
+/// (a crash, restart or upgrade: the program runs on in its holder,
+/// `docs/decisions/0009-pane-holders.md`).
+pub const ATTACH_RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
     use crate::service::attach::{parse_detach_key, run_attach_client, AttachError};
     let key = parse_detach_key(detach_key).ok_or_else(|| {
         CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
     })?;
-    let socket = call!(c, attach(pane))?;
-    let pane = pane.to_string();
-    // The attach client drives the terminal with blocking I/O.
-    let result = tokio::task::spawn_blocking(move || {
-        run_attach_client(std::path::Path::new(&socket), &pane, key)
-    })
-    .await
-    .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
-    result.map_err(|e| match e {
-        AttachError::Refused(_) | AttachError::NotATerminal => CliError::bad_input(e.to_string()),
-        other => CliError::new(EXIT_INTERNAL, format!("attach: {other}")),
-    })
+    let mut socket = call!(c, attach(pane))?;
+    loop {
+        let (path, name) = (socket.clone(), pane.to_string());
+        // The attach client drives the terminal with blocking I/O.
+        let result = tokio::task::spawn_blocking(move || {
+            run_attach_client(std::path::Path::new(&path), &name, key)
+        })
+        .await
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+        match result {
+            Err(AttachError::Disconnected | AttachError::Io(_)) => {}
+            Err(e @ (AttachError::Refused(_) | AttachError::NotATerminal)) => {
+                return Err(CliError::bad_input(e.to_string()))
+            }
+            Err(other) => return Err(CliError::new(EXIT_INTERNAL, format!("attach: {other}"))),
+            Ok(code) => return Ok(code),
+        }
+        // The daemon went away; its program did not. Attach again once one answers.
+        eprintln!("attend: the service went away; reattaching to {pane} when it is back…");
+        let start = std::time::Instant::now();
+        socket = loop {
+            if start.elapsed() > ATTACH_RECONNECT_WAIT {
+                return Err(CliError::new(
+                    super::client::EXIT_UNREACHABLE,
+                    format!("attach: no daemon came back within {ATTACH_RECONNECT_WAIT:?}"),
+                ));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            if let Ok(fresh) = Client::connect().await {
+                match call!(fresh, attach(pane)) {
+                    Ok(s) => break s,
+                    // The pane ended meanwhile: nothing to reattach to.
+                    Err(e) if e.code == super::client::EXIT_BAD_INPUT => return Err(e),
+                    Err(_) => continue,
+                }
+            }
+        };
+    }
 }
 
 fn print_event(e: &EventTuple, json: bool) -> Result<i32> {
