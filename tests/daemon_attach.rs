@@ -35,29 +35,21 @@ impl Screen {
     }
 }
 
-#[test]
-fn attach_redraws_forwards_input_focuses_and_detaches_leaving_the_program_running() {
-    let env = Env::with_daemon();
-    let p = env.run(&[
-        "--",
-        "sh",
-        "-c",
-        "echo ready-marker; read x; echo \"got-$x\"; sleep 100",
-    ]);
-    env.wait_pane(&p, "output", |v| v["attention"] == "unread");
-
+/// `attend attach PANE` on a fresh PTY pair: the client, the terminal's master side and
+/// its screen.
+fn attach(env: &Env, pane: &str) -> (std::process::Child, std::fs::File, Screen) {
     let pty = openpty(None, None).unwrap();
     let slave = pty.slave;
-    let mut child = env
+    let child = env
         .cmd()
-        .args(["attach", &p])
+        .args(["attach", pane])
         .stdin(Stdio::from(slave.try_clone().unwrap()))
         .stdout(Stdio::from(slave.try_clone().unwrap()))
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     drop(slave);
-    let mut master = std::fs::File::from(pty.master);
+    let master = std::fs::File::from(pty.master);
     let mut reader = master.try_clone().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -68,21 +60,18 @@ fn attach_redraws_forwards_input_focuses_and_detaches_leaving_the_program_runnin
             }
         }
     });
-    let mut screen = Screen {
+    let screen = Screen {
         rx,
         seen: Vec::new(),
     };
+    (child, master, screen)
+}
 
-    // The redraw shows what the program printed before we attached.
-    screen.until("ready-marker");
-    // Attached counts as focused (docs/lifecycle-attention.md#focus), which also marks the pane seen.
-    let v = env.wait_pane(&p, "focused", |v| v["focused"] == true);
-    assert_eq!(v["attention"], "none");
-
-    master.write_all(b"hello\r").unwrap();
-    screen.until("got-hello");
-
-    // Ctrl-\ detaches; the program keeps running and the pane is no longer focused.
+/// Presses the detach key (Ctrl-\\) and waits for the client: its status and stderr.
+fn detach(
+    child: &mut std::process::Child,
+    master: &mut std::fs::File,
+) -> (std::process::ExitStatus, String) {
     master.write_all(&[0x1c]).unwrap();
     let start = Instant::now();
     let status = loop {
@@ -99,6 +88,33 @@ fn attach_redraws_forwards_input_focuses_and_detaches_leaving_the_program_runnin
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
+    (status, err)
+}
+
+#[test]
+fn attach_redraws_forwards_input_focuses_and_detaches_leaving_the_program_running() {
+    let env = Env::with_daemon();
+    let p = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "echo ready-marker; read x; echo \"got-$x\"; sleep 100",
+    ]);
+    env.wait_pane(&p, "output", |v| v["attention"] == "unread");
+
+    let (mut child, mut master, mut screen) = attach(&env, &p);
+
+    // The redraw shows what the program printed before we attached.
+    screen.until("ready-marker");
+    // Attached counts as focused (docs/lifecycle-attention.md#focus), which also marks the pane seen.
+    let v = env.wait_pane(&p, "focused", |v| v["focused"] == true);
+    assert_eq!(v["attention"], "none");
+
+    master.write_all(b"hello\r").unwrap();
+    screen.until("got-hello");
+
+    // Ctrl-\ detaches; the program keeps running and the pane is no longer focused.
+    let (status, err) = detach(&mut child, &mut master);
     assert_eq!(status.code(), Some(0), "{err}");
     let v = env.wait_pane(&p, "unfocused", |v| v["focused"] == false);
     assert_eq!(v["live"]["state"], "running");
@@ -163,32 +179,7 @@ fn an_attached_client_reattaches_by_itself_after_the_daemon_is_killed() {
         "echo ready-marker; while read x; do echo \"got-$x\"; done",
     ]);
     env.wait_pane(&p, "output", |v| v["attention"] == "unread");
-    let pty = openpty(None, None).unwrap();
-    let slave = pty.slave;
-    let mut child = env
-        .cmd()
-        .args(["attach", &p])
-        .stdin(Stdio::from(slave.try_clone().unwrap()))
-        .stdout(Stdio::from(slave.try_clone().unwrap()))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(slave);
-    let mut master = std::fs::File::from(pty.master);
-    let mut reader = master.try_clone().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut screen = Screen {
-        rx,
-        seen: Vec::new(),
-    };
+    let (mut child, mut master, mut screen) = attach(&env, &p);
     screen.until("ready-marker");
     master.write_all(b"one\r").unwrap();
     screen.until("got-one");
@@ -199,22 +190,7 @@ fn an_attached_client_reattaches_by_itself_after_the_daemon_is_killed() {
     env.wait_pane(&p, "attached again", |v| v["focused"] == true);
     master.write_all(b"two\r").unwrap();
     screen.until("got-two");
-    master.write_all(&[0x1c]).unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(start.elapsed() < TIMEOUT, "attend attach did not detach");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (status, err) = detach(&mut child, &mut master);
     assert_eq!(status.code(), Some(0), "{err}");
     assert!(err.contains("reattaching"), "{err}");
 }
