@@ -439,3 +439,38 @@ fn an_exit_during_the_outage_is_applied_with_its_code_at_the_time_it_happened() 
     );
     env.wait_until("the holder ends once collected", || !alive(holder as i32));
 }
+
+#[test]
+fn a_holder_too_slow_to_answer_keeps_its_pane_running_and_is_never_resumed_twice() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    let pid = read_pid(&env, "p.pid");
+    let holder =
+        nix::unistd::Pid::from_raw(support::holder_of(&env.state_dir(), &pane).unwrap() as i32);
+    env.kill_daemon();
+    nix::sys::signal::kill(holder, nix::sys::signal::Signal::SIGSTOP).unwrap();
+    env.start_daemon();
+    let v = env.show(&pane);
+    assert_eq!(
+        v["live"]["state"], "running",
+        "a stalled holder's pane was given up: {v}"
+    );
+    let out = env.attend(&["resume", &pane]);
+    assert!(
+        !out.status.success(),
+        "a second copy of the pane was started"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("still running"), "{err}");
+    assert_eq!(
+        support::holders_of(&env.state_dir()).len(),
+        1,
+        "one holder only"
+    );
+    nix::sys::signal::kill(holder, nix::sys::signal::Signal::SIGCONT).unwrap();
+    env.kill_daemon();
+    env.start_daemon();
+    env.ok(&["kill", &pane, "--signal", "9"]);
+    env.wait_pane(&pane, "ended", |v| v["live"]["state"] == "exited");
+    assert!(!alive(pid));
+}

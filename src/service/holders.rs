@@ -123,14 +123,24 @@ impl Holders {
             .map_err(|e| SpawnError::Pty(format!("cannot reach the pane holder: {e}")))
     }
 
+    /// True when something listens on `pane`'s holder socket (a holder that runs, even
+    /// one that did not answer in time). The connection is dropped at once: the holder
+    /// goes on as if no daemon had come.
+    pub fn is_alive(&self, pane: PaneId) -> bool {
+        std::os::unix::net::UnixStream::connect(self.socket(pane)).is_ok()
+    }
+
     /// Connects to every holder socket of this state directory: live holders are
     /// returned, stale sockets (nobody listens) removed; a holder of another state
     /// directory or one that speaks another protocol version is left alone and logged.
-    pub fn scan(&self) -> Vec<Found> {
+    /// The second list: panes whose holder listens but could not be adopted (it did not
+    /// answer in time, or speaks another version): their programs still run.
+    pub fn scan(&self) -> (Vec<Found>, Vec<PaneId>) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let mut found = Vec::new();
+        let mut unreachable = Vec::new();
         for path in entries.flatten().map(|e| e.path()) {
             let Some(pane) = path
                 .file_name()
@@ -153,15 +163,19 @@ impl Holders {
                     tracing::info!(socket = %path.display(), "stale holder socket removed ({e})");
                     let _ = std::fs::remove_file(&path);
                 }
-                Err(e) => tracing::error!(
-                    socket = %path.display(),
-                    %pane,
-                    "cannot adopt the pane's holder: {e}; it keeps running, not adopted"
-                ),
+                Err(e) => {
+                    tracing::error!(
+                        socket = %path.display(),
+                        %pane,
+                        "cannot adopt the pane's holder: {e}; it keeps running, not adopted \
+                         (the next start tries again)"
+                    );
+                    unreachable.push(pane);
+                }
             }
         }
         found.sort_by_key(|f| f.pane);
-        found
+        (found, unreachable)
     }
 }
 

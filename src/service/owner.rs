@@ -103,6 +103,10 @@ pub struct Owner {
     ptys: PtyRegistry,
     /// The environment each owned pane was last spawned with (for `Resume`).
     envs: HashMap<PaneId, BTreeMap<String, String>>,
+    /// Panes whose holder listens but could not be taken over at start-up
+    /// (src/service/holders.rs `scan`): their programs run on, so they stay `running`
+    /// and `Resume` refuses them.
+    unadopted: std::collections::HashSet<PaneId>,
     /// The PTYs' bounded event queue (src/service/pty.rs [`super::pty::event_channel`]).
     pty_tx: EventTx,
     cmd_tx: mpsc::Sender<Command>,
@@ -141,6 +145,7 @@ impl Owner {
             ladder: LadderHost::start(cmd_tx.clone(), ptys.clone()),
             ptys,
             envs: HashMap::new(),
+            unadopted: Default::default(),
             pty_tx,
             cmd_tx,
             conn,
@@ -176,7 +181,7 @@ impl Owner {
             .values()
             .filter(|p| p.owned && p.live.is_running())
             .map(|p| p.id)
-            .filter(|id| !self.ptys.lock().contains_key(id))
+            .filter(|id| !self.ptys.lock().contains_key(id) && !self.unadopted.contains(id))
             .collect();
         let mut events = Vec::new();
         for id in &gone {

@@ -70,7 +70,10 @@ impl Owner {
             return 0;
         };
         let mut adopted = 0;
-        for found in holders.scan() {
+        let (found, unreachable) = holders.scan();
+        // Their programs run on: never marked exited, never resumed twice.
+        self.unadopted.extend(unreachable);
+        for found in found {
             let id = found.pane;
             let known = self.world.panes.get(&id).is_some_and(|p| p.owned);
             if !known {
@@ -146,6 +149,14 @@ impl Owner {
         if pane.live.is_running() {
             return Err(Attend1Error::InvalidArgument(format!(
                 "pane {id} is still running"
+            )));
+        }
+        let held = self.unadopted.contains(&id)
+            || self.config.holders.as_ref().is_some_and(|h| h.is_alive(id));
+        if held {
+            return Err(Attend1Error::InvalidArgument(format!(
+                "pane {id}'s program still runs in its holder, which this daemon could not \
+                 take over; restart the daemon to try again"
             )));
         }
         let argv = pane
