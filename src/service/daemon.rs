@@ -89,6 +89,12 @@ fn init_logging() {
 /// (another daemon owns the name, no bus, unusable database) with a clear message.
 pub fn run(opts: DaemonOptions) -> i32 {
     init_logging();
+    // Each pane costs descriptors: 1 000 panes need more than the usual soft limit.
+    match super::fd_limit::raise() {
+        Ok(Some((from, to))) => tracing::info!("open-files limit raised from {from} to {to}"),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("cannot raise the open-files limit: {e}"),
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

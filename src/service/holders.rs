@@ -90,10 +90,14 @@ impl Holders {
             env.push(("TERM".into(), "xterm-256color".into()));
         }
         env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
-        client::start(&self.launcher, &args, &env, |_| {}).map_err(|e| match e {
-            StartError::Program(source) => SpawnError::Program { program, source },
-            StartError::Holder(e) => SpawnError::Pty(format!("cannot start the pane holder: {e}")),
-        })?;
+        client::start(&self.launcher, &args, &env, super::fd_limit::restore_in).map_err(
+            |e| match e {
+                StartError::Program(source) => SpawnError::Program { program, source },
+                StartError::Holder(e) => {
+                    SpawnError::Pty(format!("cannot start the pane holder: {e}"))
+                }
+            },
+        )?;
         client::connect(&args.socket)
             .map_err(|e| SpawnError::Pty(format!("cannot reach the pane holder: {e}")))
     }

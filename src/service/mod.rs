@@ -14,7 +14,8 @@
 //!    then replies and emits signals ([`wire`] builds the dictionaries).
 //! 3. The desktop surfaces ([`surfaces`]: notifications, tray, the snapshot they share)
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
-//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock.
+//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock, [`fd_limit`] gives
+//!    the daemon the descriptors its panes need.
 
 pub mod args;
 pub mod attach;
@@ -25,6 +26,7 @@ pub mod daemon;
 pub mod db;
 pub mod dbus;
 pub mod error;
+pub mod fd_limit;
 pub mod git;
 pub mod holders;
 pub mod intake;
