@@ -152,3 +152,69 @@ fn two_daemons_on_two_buses_keep_their_own_attach_sockets() {
         "the first daemon's socket survives the second"
     );
 }
+
+#[test]
+fn an_attached_client_reattaches_by_itself_after_the_daemon_is_killed() {
+    let mut env = Env::with_daemon();
+    let p = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "echo ready-marker; while read x; do echo \"got-$x\"; done",
+    ]);
+    env.wait_pane(&p, "output", |v| v["attention"] == "unread");
+    let pty = openpty(None, None).unwrap();
+    let slave = pty.slave;
+    let mut child = env
+        .cmd()
+        .args(["attach", &p])
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(slave);
+    let mut master = std::fs::File::from(pty.master);
+    let mut reader = master.try_clone().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = Screen {
+        rx,
+        seen: Vec::new(),
+    };
+    screen.until("ready-marker");
+    master.write_all(b"one\r").unwrap();
+    screen.until("got-one");
+
+    env.kill_daemon();
+    env.start_daemon();
+    // The same client, without a new `attend attach`: input and output flow again.
+    env.wait_pane(&p, "attached again", |v| v["focused"] == true);
+    master.write_all(b"two\r").unwrap();
+    screen.until("got-two");
+    master.write_all(&[0x1c]).unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < TIMEOUT, "attend attach did not detach");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(err.contains("reattaching"), "{err}");
+}

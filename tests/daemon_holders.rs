@@ -237,3 +237,205 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
     }
     assert_eq!(env.ok(&["stop-all", "--yes"]).trim(), "no running panes");
 }
+
+#[test]
+fn a_re_adopted_pane_shows_the_same_screen_and_its_old_bell_does_not_ring_again() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "seq 1 60; printf '\\033[1;31mred\\033[m and plain\\a\\n'; echo ready; exec cat",
+    ]);
+    env.wait_until("the output", || screen(&env, &pane).contains("ready"));
+    env.wait_pane(&pane, "the bell", |v| v["attention"] == "unread");
+    env.ok(&["seen", &pane]);
+    let before = screen(&env, &pane);
+    env.kill_daemon();
+    env.start_daemon();
+    assert_eq!(
+        screen(&env, &pane),
+        before,
+        "the screen is rebuilt as it was"
+    );
+    let v = env.show(&pane);
+    assert_eq!(
+        v["attention"], "none",
+        "the bell in the rebuilt screen rang again: {v}"
+    );
+    // The re-adopted pane goes on: new output after the old.
+    env.ok(&["send", &pane, "after", "--enter"]);
+    env.wait_until("new output", || {
+        screen(&env, &pane).contains("ready\nafter\nafter")
+    });
+    // Its log ends with the pane: once it exits, nothing is left to rebuild.
+    env.ok(&["kill", &pane]);
+    env.wait_pane(&pane, "exited", |v| v["live"]["state"] == "exited");
+    let logs = env.state_dir().join("screens");
+    env.wait_until("the screen log removed", || {
+        std::fs::read_dir(&logs).map_or(true, |d| d.count() == 0)
+    });
+}
+
+#[test]
+fn replace_hands_over_to_another_binary_without_ending_the_agents() {
+    let env = Env::with_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    let pid = read_pid(&env, "p.pid");
+    let old = env.daemon_pid();
+    // The upgrade: a copy of the binary elsewhere (with no attend-holder beside it, so
+    // its new panes' holders run as `attend __holder`).
+    let bin = env.path("upgrade/attend");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(support::attend_bin(), &bin).unwrap();
+    let log = std::fs::File::create(env.path("replace.log")).unwrap();
+    let mut new = env
+        .program(bin.to_str().unwrap())
+        .args(["daemon", "--no-tray", "--no-notifications", "--replace"])
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let replace_log = || std::fs::read_to_string(env.path("replace.log")).unwrap_or_default();
+    env.wait_until("the new daemon is ready", || {
+        replace_log().contains("attend daemon ready")
+    });
+    assert!(
+        replace_log().contains("asked the running daemon to quit"),
+        "{}",
+        replace_log()
+    );
+    assert!(!alive(old as i32), "the old daemon is gone");
+    assert!(alive(pid), "the agent outlived the upgrade");
+    assert_eq!(env.show(&pane)["live"]["state"], "running");
+    // Both the re-adopted pane and a new one (held by `attend __holder`) work.
+    let fresh = env.run(&["--", "sh", "-c", "echo $$ > q.pid; exec cat"]);
+    read_pid(&env, "q.pid");
+    for p in [&pane, &fresh] {
+        env.ok(&["send", p, "hi", "--enter"]);
+        env.wait_until("the echo", || screen(&env, p).contains("hi\nhi"));
+    }
+    env.ok(&["stop-all", "--yes"]);
+    env.wait_pane(&fresh, "ended", |v| v["live"]["state"] == "exited");
+    let _ = new.kill();
+    let _ = new.wait();
+}
+
+/// A stand-in for the systemd user manager on the test bus: records the transient
+/// units asked for (no systemd user manager runs on the CI machine).
+struct Manager(Calls);
+
+/// The units asked for: name and PIDs.
+type Calls = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u32>)>>>;
+
+#[zbus::interface(name = "org.freedesktop.systemd1.Manager")]
+impl Manager {
+    fn start_transient_unit(
+        &self,
+        name: String,
+        _mode: String,
+        properties: Vec<(String, zbus::zvariant::OwnedValue)>,
+        _aux: Vec<(String, Vec<(String, zbus::zvariant::OwnedValue)>)>,
+    ) -> zbus::zvariant::OwnedObjectPath {
+        let pids = properties
+            .into_iter()
+            .find(|(k, _)| k == "PIDs")
+            .and_then(|(_, v)| Vec::<u32>::try_from(v).ok())
+            .unwrap_or_default();
+        self.0.lock().unwrap().push((name, pids));
+        zbus::zvariant::OwnedObjectPath::try_from("/org/freedesktop/systemd1/job/1").unwrap()
+    }
+}
+
+#[test]
+fn where_a_user_manager_runs_each_holder_gets_a_scope_of_its_own() {
+    let mut env = Env::new();
+    let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let _manager = zbus::blocking::connection::Builder::address(env.bus.address.as_str())
+        .unwrap()
+        .name("org.freedesktop.systemd1")
+        .unwrap()
+        .serve_at("/org/freedesktop/systemd1", Manager(calls.clone()))
+        .unwrap()
+        .build()
+        .unwrap();
+    env.start_daemon();
+    let pane = env.run(&["--", "sh", "-c", "echo $$ > p.pid; exec cat"]);
+    read_pid(&env, "p.pid");
+    let holder = support::holder_of(&env.state_dir(), &pane).unwrap();
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(
+        calls,
+        vec![(format!("attend-{pane}-{holder}.scope"), vec![holder])],
+        "one scope, asked for before the program started"
+    );
+}
+
+#[test]
+fn the_user_unit_passes_systemd_analyze_verify_and_stops_the_daemon_only() {
+    let unit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/attend.service"))
+        .unwrap();
+    assert!(
+        unit.lines().any(|l| l.trim() == "KillMode=process"),
+        "stopping the unit must signal the daemon only"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("attend.service");
+    std::fs::write(
+        &path,
+        unit.replace("/usr/bin/attend", support::attend_bin()),
+    )
+    .unwrap();
+    let out = std::process::Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .expect("systemd-analyze (build-aux/deps.sh installs systemd)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.trim().is_empty(), "{err}");
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+#[test]
+fn an_exit_during_the_outage_is_applied_with_its_code_at_the_time_it_happened() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "while [ ! -e go ]; do sleep 0.05; done; exit 3",
+    ]);
+    env.wait_pane(&pane, "running", |v| v["live"]["state"] == "running");
+    env.kill_daemon();
+    let holder = support::holder_of(&env.state_dir(), &pane).unwrap();
+    let before = now_ms();
+    std::fs::write(env.work_dir().join("go"), "").unwrap();
+    // The holder records the exit and waits for a daemon to collect it.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        alive(holder as i32),
+        "the holder waits for its exit to be collected"
+    );
+    let restarted = now_ms();
+    env.start_daemon();
+    let v = env.wait_pane(&pane, "the exit", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["code"], 3, "{v}");
+    let exited: Vec<_> = env
+        .events()
+        .into_iter()
+        .filter(|e| e["kind"] == "pane.exited" && e["pane"] == pane.as_str())
+        .collect();
+    assert_eq!(exited.len(), 1, "{exited:?}");
+    let at = exited[0]["at"].as_i64().unwrap();
+    assert!(
+        at >= before && at < restarted,
+        "the exit is stamped when it happened ({at}), not at the restart ({restarted})"
+    );
+    env.wait_until("the holder ends once collected", || !alive(holder as i32));
+}

@@ -195,11 +195,14 @@ fn a_second_daemon_on_another_bus_refuses_a_state_directory_in_use() {
     );
     let mut err = String::new();
     std::io::Read::read_to_string(&mut daemon.stderr.take().unwrap(), &mut err).unwrap();
-    assert_eq!(status.unwrap().code(), Some(1), "{err}");
+    assert_eq!(status.unwrap().code(), Some(2), "{err}");
+    // It names the running instance: its pid and its bus.
     assert!(
-        err.contains("already uses the state directory") && err.contains(&format!("pid {pid}")),
+        err.contains("already uses the state directory")
+            && err.contains(&format!("pid {pid}, bus {} (:", first.bus.address)),
         "{err}"
     );
+    assert_ne!(first.bus.address, second.bus.address);
 
     // The first daemon's panes and store are untouched.
     let shown = first.show(&pane);

@@ -157,7 +157,7 @@ fn scenario(world: &mut World, mut after: impl FnMut(&World, PaneId, Vec<Event>)
 
     let (p5, ev) = world.add_pane(spec("/src/gone", "main", AgentKind::Cursor), t(17));
     after(world, p5, ev);
-    let ev = world.remove_pane(p5, t(18)).unwrap();
+    let ev = world.remove_pane(p5, Source::user(), t(18)).unwrap();
     after(world, p5, ev);
 }
 
@@ -254,6 +254,7 @@ fn every_pane_field_round_trips() {
             code: None,
             signal: Some(9),
         },
+        exited_at: Some(t(4)),
         items: vec![
             item(Attention::Unread, None),
             item(Attention::InputRequired, Some(7)),
@@ -591,7 +592,7 @@ fn migrations_are_idempotent_and_the_file_is_in_wal_mode() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();

@@ -325,6 +325,21 @@ fn a_click_on_an_external_pane_in_tmux_selects_its_tmux_pane() {
     assert_eq!(ext["attention"], "permission_required");
 }
 
+#[test]
+fn removing_a_pane_withdraws_its_notification() {
+    let d = started();
+    // An external pane (a hook from outside Attend; its agent, this test, lives on) with
+    // an open gate: only the removal can close its notification.
+    d.hook(None, &gate("ext-rm", "rm -rf build", "toolu_rm"), &[]);
+    d.wait_until("the gate's notification", || d.displayed() == 1);
+    let panes: Value = serde_json::from_str(&d.ok(&["ls", "--json"])).unwrap();
+    let pane = panes[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(panes[0]["attention"], "permission_required");
+    d.ok(&["rm", &pane]);
+    d.wait_until("the notification withdrawn", || d.displayed() == 0);
+    assert_eq!(d.history().len(), 1, "closed, not replaced");
+}
+
 /// A notification server in the test, to time `Notify` calls.
 struct TimingServer(
     std::sync::mpsc::Sender<std::time::Instant>,

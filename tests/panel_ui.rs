@@ -565,7 +565,8 @@ fn the_panel_shows_the_engine_values_answers_and_walks_next_unread() {
             ("Mark Seen", true),
             ("Attach in Terminal", true),
             ("Resume", false),
-            ("Kill", true)
+            ("Kill", true),
+            ("Remove", true)
         ]
     );
     // The live preview: the pane's screen, or the notice of a daemon without GetScreen.
@@ -693,6 +694,68 @@ fn without_the_daemon_the_panel_shows_how_to_start_it_and_follows_restarts() {
         "{dump}"
     );
     assert!(dump["seq"].as_u64().unwrap() > 0, "events were followed");
+}
+
+#[test]
+fn a_removed_pane_leaves_the_sidebar_and_the_remove_button_removes() {
+    let env = Env::with_daemon();
+    let p1 = env.run(&["-w", "first", "--", "true"]);
+    let p2 = env.run(&["-w", "second", "--", "true"]);
+    for p in [&p1, &p2] {
+        env.wait_pane(p, "exited", |v| v["live"]["state"] == "exited");
+    }
+    let x = Xvfb::start();
+    let mut panel = Panel::start(&env, &x, &[]);
+    let workspaces = json(&env, &["workspaces", "--json"]);
+    assert_eq!(workspaces.as_array().unwrap().len(), 2);
+    panel.wait("two workspaces", |d| sidebar_matches(d, &workspaces));
+
+    // Removed elsewhere (`attend rm`): its workspace leaves the sidebar.
+    env.ok(&["rm", &p1]);
+    let workspaces = json(&env, &["workspaces", "--json"]);
+    assert_eq!(workspaces.as_array().unwrap().len(), 1);
+    panel.wait("one workspace", |d| sidebar_matches(d, &workspaces));
+
+    // The Remove button of an exited pane removes it at once.
+    panel.activate(&env, "show-pane", &["s", &p2]);
+    let dump = panel.wait("the exited pane", |d| {
+        check_eq("detail", text(&d["detail"]["pane"]), &p2)
+    });
+    let remove = &dump["detail"]["actions"][4];
+    assert_eq!(
+        (remove["label"].as_str(), remove["sensitive"].as_bool()),
+        (Some("Remove"), Some(true))
+    );
+    assert_eq!(remove["action"], "win.remove");
+    env.wait_pane(&p2, "focused by the panel", |v| v["focused"] == true);
+    panel.activate(&env, "remove", &["s", &p2]);
+    env.wait_until("p2 removed", || {
+        env.attend(&["show", &p2]).status.code() == Some(2)
+    });
+    let dump = panel.wait("the empty sidebar", |d| {
+        sidebar_matches(d, &serde_json::json!([]))
+    });
+    assert_eq!(
+        dump["detail"]["pane"],
+        Value::Null,
+        "no detail of a removed pane"
+    );
+    assert_eq!(dump["panes"].as_array().unwrap().len(), 0);
+    assert_eq!(dump["focus_reported"], Value::Null);
+    // The panel's requests go out in order: once "next unread" has answered, a failed
+    // withdrawal of the removed pane's focus would have toasted before it.
+    panel.activate(&env, "next-unread", &[]);
+    let dump = panel.wait("the answer to next unread", |d| {
+        match d["toasts"].as_array() {
+            Some(t) if !t.is_empty() => Ok(()),
+            _ => Err("no toast yet".into()),
+        }
+    });
+    assert_eq!(
+        dump["toasts"],
+        serde_json::json!(["Nothing needs you right now"]),
+        "no error about the removed pane"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::time::Duration;
 use support::agents::{require, AgentHome, Cli};
 use support::model_server::ModelServer;
-use support::scenario::{install_hooks, text, DONE, FIRST};
+use support::scenario::{install_hooks, text, DONE, FIRST, STEP};
 use support::Env;
 
 /// The shell command line that starts `home`'s CLI from its project directory.
@@ -40,7 +40,11 @@ fn claude_then_codex_in_one_shell_pane_hand_over() {
     let (Some(claude), Some(codex)) = (require(Cli::Claude), require(Cli::Codex)) else {
         return;
     };
-    let env = Env::with_daemon();
+    // Real CLIs start in seconds on a loaded machine: the scenario bound, not the
+    // daemon tests' 10 s.
+    let mut env = Env::new();
+    env.timeout = STEP;
+    env.start_daemon();
     let server = ModelServer::start(vec![text(FIRST), text(DONE)]);
     let claude_home = AgentHome::new(Cli::Claude, claude, &server);
     let codex_home = AgentHome::new(Cli::Codex, codex, &server);

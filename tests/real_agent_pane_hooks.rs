@@ -76,6 +76,7 @@ fn start(
         install_hooks: global,
         daemon_vars: DAEMON_VARS,
         on_path,
+        ..Options::default()
     };
     let command = fired.command();
     let events = [agent.start, agent.turn, agent.stop, agent.end];

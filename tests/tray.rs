@@ -367,3 +367,36 @@ fn the_tray_follows_a_gate_and_its_answer_and_its_menu_acts() {
     assert!(status.success(), "{status:?}");
     assert!(d.daemon_log().contains("quit from the tray"));
 }
+
+#[test]
+fn remove_exited_panes_asks_first_and_removes_every_exited_pane() {
+    let mut d = Desk::new();
+    // The watcher is there before the daemon: the item registers at start.
+    let host = Host::start(&d);
+    d.start_daemon(&["--no-notifications"]);
+    d.wait_until("the item registered", || host.item_name().is_some());
+    let running = d.run(&["--", "sleep", "1000"]);
+    d.wait_until("the menu shows the workspace", || host.menu().len() > 1);
+    assert!(
+        !find(&host.menu(), "Remove exited panes").unwrap().enabled,
+        "nothing exited yet"
+    );
+    let exited: Vec<String> = (0..2).map(|_| d.run(&["--", "true"])).collect();
+    for p in &exited {
+        d.wait_until("exited", || d.show(p)["live"]["state"] == "exited");
+    }
+    d.wait_until("the menu offers to remove 2 panes", || {
+        find(&host.menu(), "Yes, remove 2 panes that exited").is_some()
+    });
+    assert!(find(&host.menu(), "Remove exited panes").unwrap().enabled);
+    host.click("Yes, remove 2 panes that exited");
+    d.wait_until("both removed", || {
+        exited
+            .iter()
+            .all(|p| d.attend(&["show", p]).status.code() == Some(2))
+    });
+    assert_eq!(d.show(&running)["live"]["state"], "running", "kept");
+    d.wait_until("nothing left to remove", || {
+        !find(&host.menu(), "Remove exited panes").unwrap().enabled
+    });
+}

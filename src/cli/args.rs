@@ -94,6 +94,16 @@ pub enum Cmd {
     },
     /// Re-spawn an exited pane (its resume command when known), same pane id.
     Resume { pane: String },
+    /// Remove panes: every surface forgets them; their events stay in the log; their ids
+    /// are never reused.
+    ///
+    /// A running pane Attend runs is refused unless --kill (SIGTERM, SIGKILL after 5 s).
+    /// An external pane (known through hooks) is only forgotten: its agent keeps running
+    /// and its next hook makes a new pane. With --exited, every exited pane goes (or
+    /// those that exited at least --older-than ago). All or nothing; prints the removed
+    /// ids.
+    #[command(verbatim_doc_comment)]
+    Rm(RmArgs),
     /// Attach this terminal to a pane.
     Attach {
         pane: String,
@@ -109,7 +119,8 @@ pub enum Cmd {
         /// At most this many events (without --follow).
         #[arg(long)]
         limit: Option<u32>,
-        /// Keep printing new events as they happen.
+        /// Keep printing new events as they happen, each once and in order, across daemon
+        /// restarts (it catches up from the last seq it printed; notes on stderr).
         #[arg(long)]
         follow: bool,
         /// One JSON object per line.
@@ -222,6 +233,35 @@ pub struct DaemonArgs {
     /// the pane's history shows a gap line for the rest).
     #[arg(long, default_value_t = crate::service::holders::DEFAULT_HOLDER_BUFFER)]
     pub holder_buffer: usize,
+    /// Take over from a running daemon (upgrade = install, then `attend daemon
+    /// --replace`): asks it to quit, then SIGTERM, then SIGKILL; agents keep running.
+    #[arg(long)]
+    pub replace: bool,
+}
+
+/// `attend rm` options.
+#[derive(Debug, Args)]
+pub struct RmArgs {
+    /// The panes to remove.
+    #[arg(required_unless_present = "exited", conflicts_with = "exited")]
+    pub panes: Vec<String>,
+    /// End running panes Attend runs first (SIGTERM, SIGKILL after 5 s) instead of
+    /// refusing them.
+    #[arg(long, conflicts_with = "exited")]
+    pub kill: bool,
+    /// Remove every exited pane instead of naming them.
+    #[arg(long)]
+    pub exited: bool,
+    /// With --exited: only panes that exited at least this long ago (30m, 2h, 3d).
+    // (`requires = "exited"` does not work for a flag: clap counts its default `false`.)
+    #[arg(long, conflicts_with = "panes", value_name = "DURATION")]
+    pub older_than: Option<String>,
+    /// With --exited: print what would be removed and remove nothing.
+    #[arg(long, conflicts_with = "panes")]
+    pub dry_run: bool,
+    /// Print `{"removed": [...], "dry_run": BOOL}`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `attend run` options.

@@ -149,7 +149,11 @@ impl Client {
     }
 
     /// A stream of the daemon's `Event` signals as the bus routes them, at most
-    /// `max_queued` waiting (zbus's default 64 when `None`); decode each with
+    /// `max_queued` waiting (zbus's default 64 when `None`; a full queue stalls every
+    /// other message of the connection, replies included, until it is read); only those
+    /// sent by the current owner of the daemon's name (the bus checks the sender, so
+    /// another client cannot inject events, and a restarted daemon's come through);
+    /// decode each with
     /// [`crate::client::Event::from_message`]. A message stream rather than the proxy's
     /// `receive_event()`, which skips errors: a bus failure arrives here as an error item.
     pub async fn event_messages(
@@ -159,7 +163,8 @@ impl Client {
         let daemon = self.proxy.inner();
         let rule = zbus::MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
-            .interface(daemon.interface().clone())
+            .sender(daemon.destination().clone())
+            .and_then(|b| b.interface(daemon.interface().clone()))
             .and_then(|b| b.member("Event"))
             .and_then(|b| b.path(daemon.path().clone()))
             .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?

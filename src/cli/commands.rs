@@ -6,9 +6,7 @@ use super::render;
 use crate::client::EventTuple;
 use crate::config::{PANE_ENV, VERSION};
 use std::collections::HashMap;
-use std::future::Future;
 use std::io::Write;
-use zbus::export::futures_core::Stream;
 use zbus::zvariant::Value;
 
 /// How long `attend answer` keeps asking while no dialog is on the pane's screen yet (the
@@ -149,6 +147,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             call!(c, resume(&pane))?;
             Ok(EXIT_OK)
         }
+        Cmd::Rm(a) => super::rm::run(&c, a).await,
         Cmd::Attach { pane, detach_key } => attach(&c, &pane, &detach_key).await,
         Cmd::Events {
             after,
@@ -268,23 +267,54 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
     print(&format!("{pane}\n"))
 }
 
+/// How long `attend attach` waits for a daemon to come back after its connection dropped
+/// (a crash, restart or upgrade: the program runs on in its holder,
+/// `docs/decisions/0009-pane-holders.md`).
+pub const ATTACH_RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
     use crate::service::attach::{parse_detach_key, run_attach_client, AttachError};
     let key = parse_detach_key(detach_key).ok_or_else(|| {
         CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
     })?;
-    let socket = call!(c, attach(pane))?;
-    let pane = pane.to_string();
-    // The attach client drives the terminal with blocking I/O.
-    let result = tokio::task::spawn_blocking(move || {
-        run_attach_client(std::path::Path::new(&socket), &pane, key)
-    })
-    .await
-    .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
-    result.map_err(|e| match e {
-        AttachError::Refused(_) | AttachError::NotATerminal => CliError::bad_input(e.to_string()),
-        other => CliError::new(EXIT_INTERNAL, format!("attach: {other}")),
-    })
+    let mut socket = call!(c, attach(pane))?;
+    loop {
+        let (path, name) = (socket.clone(), pane.to_string());
+        // The attach client drives the terminal with blocking I/O.
+        let result = tokio::task::spawn_blocking(move || {
+            run_attach_client(std::path::Path::new(&path), &name, key)
+        })
+        .await
+        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+        match result {
+            Err(AttachError::Disconnected | AttachError::Io(_)) => {}
+            Err(e @ (AttachError::Refused(_) | AttachError::NotATerminal)) => {
+                return Err(CliError::bad_input(e.to_string()))
+            }
+            Err(other) => return Err(CliError::new(EXIT_INTERNAL, format!("attach: {other}"))),
+            Ok(code) => return Ok(code),
+        }
+        // The daemon went away; its program did not. Attach again once one answers.
+        eprintln!("attend: the service went away; reattaching to {pane} when it is back…");
+        let start = std::time::Instant::now();
+        socket = loop {
+            if start.elapsed() > ATTACH_RECONNECT_WAIT {
+                return Err(CliError::new(
+                    super::client::EXIT_UNREACHABLE,
+                    format!("attach: no daemon came back within {ATTACH_RECONNECT_WAIT:?}"),
+                ));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            if let Ok(fresh) = Client::connect().await {
+                match call!(fresh, attach(pane)) {
+                    Ok(s) => break s,
+                    // The pane ended meanwhile: nothing to reattach to.
+                    Err(e) if e.code == super::client::EXIT_BAD_INPUT => return Err(e),
+                    Err(_) => continue,
+                }
+            }
+        };
+    }
 }
 
 fn print_event(e: &EventTuple, json: bool) -> Result<i32> {
@@ -299,6 +329,8 @@ fn print_event(e: &EventTuple, json: bool) -> Result<i32> {
 /// Page size of the catch-up.
 const PAGE: u32 = 500;
 
+/// `attend events`: the log after `after` (at most `limit`); with `follow`, every new
+/// event too, across daemon restarts (src/cli/follow.rs).
 async fn events(
     c: &Client,
     after: u64,
@@ -306,14 +338,11 @@ async fn events(
     follow: bool,
     json: bool,
 ) -> Result<i32> {
-    // Subscribe before catching up so that nothing falls between the two.
-    let mut stream = if follow {
-        Some(c.event_messages(None).await?)
-    } else {
-        None
-    };
+    if follow {
+        return super::follow::follow(c, after, &mut |e| print_event(e, json).map(|_| ())).await;
+    }
     let mut last = after;
-    let mut left = if follow { None } else { limit };
+    let mut left = limit;
     loop {
         let want = left.map_or(PAGE, |l| l.min(PAGE));
         if want == 0 {
@@ -331,30 +360,7 @@ async fn events(
             break;
         }
     }
-    let Some(stream) = stream.as_mut() else {
-        return Ok(EXIT_OK);
-    };
-    loop {
-        let Some(msg) = next(stream).await else {
-            return Ok(EXIT_OK);
-        };
-        let msg = msg.map_err(super::client::classify)?;
-        let Some(event) = crate::client::Event::from_message(msg) else {
-            continue;
-        };
-        let Ok(args) = event.args() else {
-            continue;
-        };
-        let e: EventTuple = (args.seq, args.kind, args.pane, args.data);
-        if e.0 > last {
-            last = e.0;
-            print_event(&e, json)?;
-        }
-    }
-}
-
-fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> + '_ {
-    std::future::poll_fn(move |cx| std::pin::Pin::new(&mut *s).poll_next(cx))
+    Ok(EXIT_OK)
 }
 
 #[cfg(test)]

@@ -10,10 +10,12 @@ mod client;
 mod commands;
 pub mod demo;
 mod demo_live;
+mod follow;
 mod hook;
 mod install;
 mod ladder;
 mod render;
+mod rm;
 mod status;
 mod stop_all;
 mod up;
@@ -22,7 +24,7 @@ pub use client::{
     CliError, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK, EXIT_UNREACHABLE,
 };
 
-pub use args::{Cli, Cmd, DaemonArgs, RunArgs};
+pub use args::{Cli, Cmd, DaemonArgs, RmArgs, RunArgs};
 use clap::{CommandFactory, Parser};
 
 /// The exit code of a command's result; the error is printed after `attend: `.
@@ -65,6 +67,7 @@ pub fn main() -> i32 {
             state_dir: a.state_dir,
             scrollback: a.scrollback,
             holder_buffer: a.holder_buffer,
+            replace: a.replace,
         }),
         Cmd::Hook {
             agent,

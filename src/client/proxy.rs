@@ -151,8 +151,23 @@ pub trait Attend1 {
     /// `ClearHold(s pane)`: removes the pane's hold. Errors: `NoSuchPane`.
     fn clear_hold(&self, pane: &str) -> zbus::Result<()>;
 
+    /// `Remove(as panes, b kill) → as removed`: removes the panes, all or none; with
+    /// `kill`, running panes Attend runs are ended first (SIGTERM, SIGKILL after 5 s;
+    /// the call fails when one has not exited 2 s later). An external pane is only
+    /// forgotten. Errors: `NoSuchPane`, `InvalidArgument` (no pane, a running pane
+    /// without `kill`, no exit in time), `NotOwned` (`kill` of a running external pane).
+    fn remove(&self, panes: &[&str], kill: bool) -> zbus::Result<Vec<String>>;
+
+    /// `RemoveExited(x older_than, b dry_run) → as panes`: the exited panes whose exit is
+    /// at least `older_than` ms ago (0: all), removed unless `dry_run`. Errors:
+    /// `InvalidArgument` (a negative age).
+    fn remove_exited(&self, older_than: i64, dry_run: bool) -> zbus::Result<Vec<String>>;
+
     /// `Version() → s`: the daemon's version (e.g. `0.1.0`).
     fn version(&self) -> zbus::Result<String>;
+
+    /// `Quit()`: the daemon stops; its panes' programs keep running.
+    fn quit(&self) -> zbus::Result<()>;
 
     /// `AgentTransition(t seq, s pane, s previous, s value, s source)`: an `agent.*`
     /// event; `previous`/`value` lifecycles, `source` a `rung:origin` string.
@@ -206,7 +221,8 @@ pub trait Attend1 {
     #[zbus(signal)]
     fn pane_added(&self, seq: u64, pane: String) -> zbus::Result<()>;
 
-    /// `PaneRemoved(t seq, s pane)`.
+    /// `PaneRemoved(t seq, s pane)`: the pane was removed (`Remove`, `RemoveExited`, the
+    /// automatic removal); its id names no pane any more and is never reused.
     #[zbus(signal)]
     fn pane_removed(&self, seq: u64, pane: String) -> zbus::Result<()>;
 

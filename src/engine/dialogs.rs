@@ -31,7 +31,23 @@ pub const CHROME_ORIGIN: &str = "screen.chrome";
 
 /// After Attend typed an answer, a dialog still drawn for this long (ms) is the answered
 /// one on its way out, not a new dialog: no decision is opened for it.
-pub const ANSWER_SETTLE_MS: i64 = 1_500;
+/// Measured: Claude Code 2.1.197 redrew its answered dialog 1.56 s after the key on a
+/// loaded machine, so 1.5 s re-opened answered dialogs; a key the agent swallowed (its
+/// dialog stays) re-opens the question after this long.
+pub const ANSWER_SETTLE_MS: i64 = 3_000;
+
+/// A dialog the chrome opened a question for must be gone from the screen this long (ms)
+/// before the question is dismissed: agents that repaint their whole screen (Gemini CLI)
+/// show a frame or two without it while the dialog is still there.
+pub const DIALOG_GONE_MS: i64 = 700;
+
+/// When a `GateDismissed` from [`chrome_dialog_step`] may be applied: `seen_at` is when the
+/// dialog was last on the screen. `None`: now; `Some(t)`: not before `t` (the caller
+/// waits and asks again then).
+pub fn dismissal_due(seen_at: Option<Timestamp>, now: Timestamp) -> Option<Timestamp> {
+    let due = Timestamp(seen_at?.0 + DIALOG_GONE_MS);
+    (due > now).then_some(due)
+}
 
 /// The signal that keeps `pane`'s decision in step with the dialog on its screen:
 /// - a `question` dialog shown, the pane running and no decision open → `QuestionAsked`
@@ -82,6 +98,19 @@ pub fn chrome_dialog_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dialog_gone_for_one_frame_is_not_dismissed_yet() {
+        assert_eq!(dismissal_due(None, Timestamp(5)), None);
+        assert_eq!(
+            dismissal_due(Some(Timestamp(1_000)), Timestamp(1_100)),
+            Some(Timestamp(1_000 + DIALOG_GONE_MS))
+        );
+        assert_eq!(
+            dismissal_due(Some(Timestamp(1_000)), Timestamp(1_000 + DIALOG_GONE_MS)),
+            None
+        );
+    }
     use crate::engine::World;
     use crate::model::{AgentKind, Lifecycle, Signal, Source};
 

@@ -9,13 +9,14 @@ mod dialogs;
 pub mod ladder;
 mod order;
 mod quiet;
+pub mod removal;
 mod summary;
 pub mod taxonomy;
 mod transition;
 mod view;
 mod world;
 
-pub use dialogs::{chrome_dialog_step, ShownDialog, CHROME_ORIGIN};
+pub use dialogs::{chrome_dialog_step, dismissal_due, ShownDialog, CHROME_ORIGIN, DIALOG_GONE_MS};
 pub use order::next_unread_order;
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};

@@ -526,6 +526,7 @@ fn process_exited(cx: &mut Ctx<'_>, code: Option<i32>, signal: Option<i32>) {
     cx.pane.start_quiet = None;
     cx.pane.last_lifecycle = Some(cx.pane.lifecycle);
     cx.pane.live = Live::Exited { code, signal };
+    cx.pane.exited_at = Some(cx.at);
     cx.emit(EventKind::PaneExited { code, signal });
     cx.settle_tasks(TaskState::Working, TaskState::Failed);
     if killed_by_user && !reviewed && !cx.pane.lifecycle.is_terminal() {

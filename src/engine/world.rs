@@ -194,10 +194,19 @@ impl World {
         (id, ev)
     }
 
-    /// Forgets a pane (its id is not reused); emits `pane.removed`.
-    pub fn remove_pane(&mut self, id: PaneId, now: Timestamp) -> Result<Vec<Event>, EngineError> {
+    /// Forgets pane `id` at `now`, on behalf of `source` (the user, or the automatic
+    /// removal): emits `pane.removed`; the pane's earlier events stay in the log, and its
+    /// id is never handed out again (`last_pane` does not go back:
+    /// `docs/lifecycle-attention.md#removing-panes`). Whether it may go is
+    /// [`super::removal::removal`]'s question, asked by the caller. Errors: `NoSuchPane`.
+    pub fn remove_pane(
+        &mut self,
+        id: PaneId,
+        source: Source,
+        now: Timestamp,
+    ) -> Result<Vec<Event>, EngineError> {
         self.panes.remove(&id).ok_or(EngineError::NoSuchPane(id))?;
-        Ok(self.stamp_all(id, now, vec![(EventKind::PaneRemoved, Source::user())]))
+        Ok(self.stamp_all(id, now, vec![(EventKind::PaneRemoved, source)]))
     }
 
     /// Applies a signal to pane `id` at `signal.at`.

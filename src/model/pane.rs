@@ -101,6 +101,11 @@ pub struct Pane {
     /// (`docs/lifecycle-attention.md#liveness`); `None` while running.
     pub last_lifecycle: Option<Lifecycle>,
     pub live: Live,
+    /// When the process last exited (`docs/lifecycle-attention.md#liveness`); `None`
+    /// while it runs. What `attend rm --exited --older-than` and the automatic removal
+    /// of exited panes measure from (`docs/lifecycle-attention.md#removing-panes`).
+    #[serde(default)]
+    pub exited_at: Option<Timestamp>,
     /// Outstanding attention items; the shown attention is their maximum.
     pub items: Vec<AttentionItem>,
     pub pending_decision: Option<Decision>,
@@ -175,6 +180,7 @@ impl Pane {
             lifecycle: Lifecycle::Unknown,
             last_lifecycle: None,
             live: Live::Running,
+            exited_at: None,
             items: Vec::new(),
             pending_decision: None,
             session_id: None,

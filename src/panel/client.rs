@@ -39,6 +39,9 @@ pub enum Request {
     /// `Kill(pane, SIGTERM)`.
     Kill(String),
     Resume(String),
+    /// `Remove([pane], kill)`: the Remove button (`kill` for a running pane Attend runs,
+    /// after the user confirmed).
+    Remove(String, bool),
     /// The screen text of a pane, for the preview.
     Screen(String),
     /// Start the daemon: D-Bus activation, else `attend daemon` from beside the panel.
@@ -386,6 +389,7 @@ impl Client {
             Request::Answer(p, c) => proxy.answer(&p, &c).await,
             Request::Kill(p) => proxy.kill(&p, KILL_SIGNAL).await,
             Request::Resume(p) => proxy.resume(&p).await,
+            Request::Remove(p, kill) => proxy.remove(&[p.as_str()], kill).await.map(|_| ()),
             Request::NextUnread => match proxy.next_unread().await {
                 Ok(p) if p.is_empty() => self.ok(Update::NothingUnread),
                 Ok(p) => self.ok(Update::Select(p)),

@@ -1,6 +1,6 @@
 //! The pane detail: the selected pane's state as the daemon reports it, its pending
 //! decision with one answer button per choice, a live read-only preview of its screen,
-//! and the actions mark seen, attach in a terminal, resume and kill (the window's
+//! and the actions mark seen, attach in a terminal, resume, kill and remove (the window's
 //! `win.*` actions, targeted at the pane).
 
 use super::data::PaneInfo;
@@ -55,6 +55,8 @@ mod imp {
         pub resume: TemplateChild<gtk::Button>,
         #[template_child]
         pub kill: TemplateChild<gtk::Button>,
+        #[template_child]
+        pub remove: TemplateChild<gtk::Button>,
         /// The pane shown, and the decision whose buttons are built (id, choices).
         pub pane: RefCell<Option<String>>,
         pub built: RefCell<Option<(String, u64, Vec<String>)>>,
@@ -128,7 +130,13 @@ impl PaneDetail {
         imp.message.set_visible(!message.is_empty());
         self.set_decision(p);
         let target = p.id.to_variant();
-        for b in [&*imp.seen, &*imp.attach, &*imp.resume, &*imp.kill] {
+        for b in [
+            &*imp.seen,
+            &*imp.attach,
+            &*imp.resume,
+            &*imp.kill,
+            &*imp.remove,
+        ] {
             b.set_action_target_value(Some(&target));
         }
         imp.attach.set_sensitive(p.owned && p.live.running);
@@ -238,7 +246,13 @@ impl PaneDetail {
                 "prompt": imp.decision_prompt.text().to_string(),
                 "buttons": choices,
             })),
-            "actions": [button(&imp.seen), button(&imp.attach), button(&imp.resume), button(&imp.kill)],
+            "actions": [
+                button(&imp.seen),
+                button(&imp.attach),
+                button(&imp.resume),
+                button(&imp.kill),
+                button(&imp.remove),
+            ],
             "screen": buffer.text(&start, &end, false).to_string(),
         })
     }

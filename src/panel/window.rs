@@ -59,6 +59,8 @@ mod imp {
         pub rendering: Cell<bool>,
         /// False once the daemon answered that it has no `GetScreen`.
         pub no_screen: Cell<bool>,
+        /// The texts of the toasts shown, oldest first (for the dump).
+        pub toasts_shown: RefCell<Vec<String>>,
     }
 
     #[glib::object_subclass]
@@ -108,7 +110,8 @@ glib::wrapper! {
 /// The window's actions, in its action map (so GTK exports them on D-Bus at
 /// `/io/github/attend/Attend/window/N`, `org.gtk.Actions`): `next-unread`, `deselect`,
 /// `start-daemon`, and per pane (`s` target) `mark-seen`, `attach`, `resume`, `kill`,
-/// `show-pane`, and `answer` (`(ss)`: pane, choice).
+/// `remove` (asks first when the pane is running), `show-pane`, and `answer` (`(ss)`:
+/// pane, choice).
 fn actions() -> Vec<gio::ActionEntry<PanelWindow>> {
     let s = Some(glib::VariantTy::STRING);
     let per_pane = |name: &str, f: fn(&PanelWindow, String)| {
@@ -134,6 +137,7 @@ fn actions() -> Vec<gio::ActionEntry<PanelWindow>> {
         per_pane("mark-seen", |w, p| w.send(Request::MarkSeen(p))),
         per_pane("resume", |w, p| w.send(Request::Resume(p))),
         per_pane("kill", |w, p| w.confirm_kill(p)),
+        per_pane("remove", |w, p| w.remove(p)),
         per_pane("attach", |w, p| w.attach(&p)),
         per_pane("show-pane", |w, p| w.show_pane(p)),
         gio::ActionEntry::builder("answer")
@@ -175,6 +179,8 @@ impl PanelWindow {
     }
 
     fn toast(&self, text: &str) {
+        self.imp().toasts_shown.borrow_mut().push(text.to_string());
+        self.write_dump();
         self.imp().toasts.add_toast(adw::Toast::new(text));
     }
 
@@ -333,8 +339,15 @@ impl PanelWindow {
     /// (`docs/lifecycle-attention.md#focus`).
     fn sync_focus(&self) {
         let imp = self.imp();
-        if imp.snapshot.borrow().is_none() {
+        let Some(gone) = imp.snapshot.borrow().as_ref().map(|(snap, _)| {
+            let reported = imp.focus.borrow().reported().map(str::to_string);
+            reported.is_some_and(|p| snap.pane(&p).is_none())
+        }) else {
             return;
+        };
+        if gone {
+            // The focused pane was removed: the daemon forgot it, nothing to withdraw.
+            imp.focus.borrow_mut().forget();
         }
         let selected = imp.selected_pane.borrow().clone();
         let reqs = imp
@@ -458,6 +471,55 @@ impl PanelWindow {
         dialog.present();
     }
 
+    /// The Remove button (`docs/lifecycle-attention.md#removing-panes`): an exited pane
+    /// goes at once; a running one after the user confirmed (a pane Attend runs is killed
+    /// first, an external one only forgotten).
+    fn remove(&self, pane: String) {
+        let info = self
+            .imp()
+            .snapshot
+            .borrow()
+            .as_ref()
+            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.live.running, p.owned)));
+        let Some((running, owned)) = info else {
+            return;
+        };
+        if !running {
+            self.send(Request::Remove(pane, false));
+            return;
+        }
+        let (heading, body) = if owned {
+            (
+                gettext("Kill and remove {pane}?"),
+                gettext("Its program gets SIGTERM (SIGKILL after 5 seconds); then the pane leaves every list. Its events stay in the log."),
+            )
+        } else {
+            (
+                gettext("Remove {pane}?"),
+                gettext("Its agent runs outside Attend and keeps running; its next hook shows it again as a new pane."),
+            )
+        };
+        let dialog = adw::MessageDialog::new(
+            Some(self),
+            Some(&heading.replace("{pane}", &pane)),
+            Some(&body),
+        );
+        dialog.add_responses(&[
+            ("cancel", &gettext("_Cancel")),
+            ("remove", &gettext("_Remove")),
+        ]);
+        dialog.set_response_appearance("remove", adw::ResponseAppearance::Destructive);
+        dialog.set_default_response(Some("cancel"));
+        dialog.set_close_response("cancel");
+        let weak = self.downgrade();
+        dialog.connect_response(None, move |_, response| {
+            if let (Some(w), "remove") = (weak.upgrade(), response) {
+                w.send(Request::Remove(pane.clone(), owned));
+            }
+        });
+        dialog.present();
+    }
+
     /// Writes what the widgets display to `$ATTEND_PANEL_DUMP` (the tests' hook).
     fn write_dump(&self) {
         let Some(path) = dump::path() else { return };
@@ -491,6 +553,7 @@ impl PanelWindow {
                 "sensitive": imp.next_button.is_sensitive(),
             },
             "focus_reported": imp.focus.borrow().reported(),
+            "toasts": imp.toasts_shown.borrow().clone(),
             "workspaces": rows(&imp.workspaces),
             "panes": rows(&imp.panes),
             "detail": imp.detail.dump(),

@@ -93,6 +93,33 @@ pub enum Command {
     FirstSight(AgentKind, String, String, GitInfo),
     /// Tasks, holds and the evidence ladder's inputs (src/service/ladder_host.rs).
     Ladder(LadderCommand),
+    /// One step of removing panes (src/service/removal.rs; `Remove`).
+    Remove(RemoveRequest, Reply<RemoveStep>),
+    /// `RemoveExited(older_than_ms, dry_run)`: the exited panes whose exit lies at least
+    /// `older_than_ms` back, removed unless `dry_run`; their ids.
+    RemoveExited(i64, bool, Reply<Vec<PaneId>>),
+    /// The automatic removal's timer fell due (no reply).
+    AutoRemove,
+}
+
+/// A step of removing `panes` (`docs/lifecycle-attention.md#removing-panes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoveRequest {
+    /// The panes, each once.
+    pub panes: Vec<PaneId>,
+    /// End the running panes Attend runs first (SIGTERM) instead of refusing them.
+    pub kill: bool,
+}
+
+/// What the owner did with a [`RemoveRequest`].
+#[derive(Debug)]
+pub enum RemoveStep {
+    /// Every pane is gone (these ids).
+    Removed(Vec<PaneId>),
+    /// Nothing is removed yet: the running panes got SIGTERM; each receiver resolves
+    /// once its pane's exit is committed (or the pane is gone). Ask again without `kill`
+    /// after that.
+    Killing(Vec<(PaneId, oneshot::Receiver<()>)>),
 }
 
 /// Requests of the obligations surface (`docs/lifecycle-attention.md#tasks-and-holds`) and

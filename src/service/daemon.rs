@@ -38,6 +38,9 @@ pub struct DaemonOptions {
     pub scrollback: usize,
     /// Bytes each pane holder keeps while no daemon is connected (default 8 MiB).
     pub holder_buffer: usize,
+    /// Take over from a running daemon of the same state directory
+    /// (src/service/replace.rs).
+    pub replace: bool,
 }
 
 impl Default for DaemonOptions {
@@ -48,6 +51,7 @@ impl Default for DaemonOptions {
             state_dir: None,
             scrollback: 2000,
             holder_buffer: super::holders::DEFAULT_HOLDER_BUFFER,
+            replace: false,
         }
     }
 }
@@ -84,9 +88,15 @@ fn init_logging() {
         .try_init();
 }
 
+/// Exit code of a daemon that found its state directory taken by another daemon
+/// ([`DaemonError::StateLock`] `InUse`; docs/dbus-api.md "Start-up and files").
+pub const EXIT_STATE_IN_USE: i32 = 2;
+
 /// Runs the daemon on the session bus (`DBUS_SESSION_BUS_ADDRESS`); returns the exit
-/// code: 0 after SIGTERM/SIGINT or the loss of the bus, 1 on any start-up failure
-/// (another daemon owns the name, no bus, unusable database) with a clear message.
+/// code: 0 after SIGTERM/SIGINT or the loss of the bus, [`EXIT_STATE_IN_USE`] (2) when
+/// another daemon (on another bus) holds the state directory, 1 on any other start-up
+/// failure (another daemon owns the name, no bus, unusable database); each with a clear
+/// message on stderr.
 pub fn run(opts: DaemonOptions) -> i32 {
     init_logging();
     // Each pane costs descriptors: 1 000 panes need more than the usual soft limit.
@@ -121,7 +131,12 @@ pub fn run(opts: DaemonOptions) -> i32 {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("attend: {e}");
-                1
+                match e {
+                    DaemonError::StateLock(super::state_lock::StateLockError::InUse { .. }) => {
+                        EXIT_STATE_IN_USE
+                    }
+                    _ => 1,
+                }
             }
         }
     })
@@ -210,10 +225,20 @@ pub async fn run_with_connection(
     opts: DaemonOptions,
 ) -> Result<(), DaemonError> {
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
+    let quit = std::sync::Arc::new(tokio::sync::Notify::new());
     conn.object_server()
-        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone()))
+        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone(), quit.clone()))
         .await?;
     let lost = name_lost(&conn).await?;
+    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
+    // `--replace`: the running daemon goes first (its agents stay, in their holders).
+    let taken = if opts.replace {
+        let lock = super::replace::take_over(&conn, &dir).await?;
+        super::replace::wait_for_name(&conn).await?;
+        Some(lock)
+    } else {
+        None
+    };
     let reply = match conn
         .request_name_with_flags(BUS_NAME, RequestNameFlags::DoNotQueue.into())
         .await
@@ -227,9 +252,19 @@ pub async fn run_with_connection(
     ) {
         return Err(DaemonError::AlreadyRunning);
     }
-    let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // Held until this function returns: one daemon per state directory.
-    let _state = super::state_lock::lock(&dir)?;
+    let mut state = match taken {
+        Some(lock) => lock,
+        None => super::state_lock::lock(&dir)?,
+    };
+    state.record_bus(&bus_label(&conn));
+    let runtime_changed = super::private::tighten_dir(&runtime_dir());
+    if runtime_changed > 0 {
+        tracing::info!(
+            paths = runtime_changed,
+            "closed the runtime directory to other users (it was readable by them)"
+        );
+    }
     let (db, world) = open_db(&dir)?;
     tracing::info!(
         db = %dir.join(DB_FILE).display(),
@@ -251,16 +286,20 @@ pub async fn run_with_connection(
         OwnerConfig {
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
+            remove_exited_after: super::retention::load(),
             holders: Some(
                 super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
-                    .map_err(DaemonError::Holders)?,
+                    .map_err(DaemonError::Holders)?
+                    .with_scopes(super::scope::Scopes::detect(&conn).await),
             ),
         },
     );
+    let adopting = std::time::Instant::now();
     let adopted = owner.adopt_holders();
     if adopted > 0 {
         tracing::info!(
             panes = adopted,
+            ms = adopting.elapsed().as_millis() as u64,
             "panes of the previous daemon re-adopted from their holders"
         );
     }
@@ -307,6 +346,7 @@ pub async fn run_with_connection(
             _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
             _ = lost => tracing::warn!("lost the bus or the bus name: stopping"),
             _ = surfaces.quit_requested() => tracing::info!("quit from the tray: stopping"),
+            _ = quit.notified() => tracing::info!("Quit over D-Bus: stopping"),
         }
     };
     owner.run(cmd_rx, pty_rx, shutdown).await;
@@ -317,6 +357,20 @@ pub async fn run_with_connection(
     let _ = tokio::time::timeout(std::time::Duration::from_millis(500), release).await;
     let _ = std::fs::remove_file(&socket);
     Ok(())
+}
+
+/// The daemon's bus as a second daemon's message names it: the session bus address
+/// (`DBUS_SESSION_BUS_ADDRESS`, when set) and this connection's unique name, e.g.
+/// `unix:path=/run/user/1000/bus (:1.42)`.
+fn bus_label(conn: &zbus::Connection) -> String {
+    let address = std::env::var("DBUS_SESSION_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| "the default session bus".into());
+    match conn.unique_name() {
+        Some(name) => format!("{address} ({name})"),
+        None => address,
+    }
 }
 
 /// Resolves when the bus name is lost or the connection to the bus closes.

@@ -18,15 +18,16 @@ use tokio::sync::mpsc;
 use zbus::object_server::SignalEmitter;
 
 pub use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
-/// The served object: a sender to the owner task.
+/// The served object: a sender to the owner task, and the daemon's quit request.
 pub struct Attend1 {
     tx: mpsc::Sender<Command>,
+    quit: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Attend1 {
-    /// An interface that forwards every call to `tx`.
-    pub fn new(tx: mpsc::Sender<Command>) -> Attend1 {
-        Attend1 { tx }
+    /// An interface that forwards every call to `tx`; `Quit` notifies `quit`.
+    pub fn new(tx: mpsc::Sender<Command>, quit: std::sync::Arc<tokio::sync::Notify>) -> Attend1 {
+        Attend1 { tx, quit }
     }
 }
 
@@ -211,9 +212,47 @@ impl Attend1 {
         .await
     }
 
+    /// Remove(as panes, b kill) → as removed: removes the panes, all or none
+    /// (`docs/dbus-api.md#methods`; src/service/removal.rs). Errors: `NoSuchPane`,
+    /// `InvalidArgument` (no pane; a running pane without `kill`; no exit within the
+    /// bound after `kill`), `NotOwned` (`kill` of a running external pane).
+    #[zbus(out_args("removed"))]
+    async fn remove(&self, panes: Vec<String>, kill: bool) -> Result<Vec<String>, Attend1Error> {
+        let ids = panes
+            .iter()
+            .map(|p| parse_pane(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let removed = super::removal::remove(&self.tx, ids, kill).await?;
+        Ok(removed.iter().map(|p| p.to_string()).collect())
+    }
+
+    /// RemoveExited(x older_than, b dry_run) → as panes: the exited panes whose exit is
+    /// at least `older_than` ms ago (0: every exited pane), removed unless `dry_run`.
+    /// Errors: `InvalidArgument` (a negative age).
+    #[zbus(out_args("panes"))]
+    async fn remove_exited(
+        &self,
+        older_than: i64,
+        dry_run: bool,
+    ) -> Result<Vec<String>, Attend1Error> {
+        if older_than < 0 {
+            return Err(Attend1Error::InvalidArgument(format!(
+                "older_than must not be negative: {older_than}"
+            )));
+        }
+        let ids = ask(&self.tx, |r| Command::RemoveExited(older_than, dry_run, r)).await?;
+        Ok(ids.iter().map(|p| p.to_string()).collect())
+    }
+
     #[zbus(out_args("version"))]
     async fn version(&self) -> String {
         crate::config::VERSION.to_string()
+    }
+
+    /// Asks the daemon to stop (as SIGTERM does); the agents keep running in their
+    /// holders (`docs/decisions/0009-pane-holders.md`). Answers before it stops.
+    async fn quit(&self) {
+        self.quit.notify_one();
     }
 
     #[zbus(signal)]

@@ -29,6 +29,7 @@ pub struct Holders {
     state_dir: PathBuf,
     launcher: Launcher,
     buffer: usize,
+    scopes: Option<super::scope::Scopes>,
 }
 
 /// A live holder found at start-up.
@@ -62,7 +63,26 @@ impl Holders {
             state_dir: canonical,
             launcher: launcher(),
             buffer,
+            scopes: None,
         })
+    }
+
+    /// From now on each new holder gets a transient systemd scope of its own
+    /// (src/service/scope.rs).
+    pub fn with_scopes(mut self, scopes: Option<super::scope::Scopes>) -> Holders {
+        self.scopes = scopes;
+        self
+    }
+
+    /// The screen log of `pane` (`<state dir>/screens/p<N>.log`, directory 0700; see
+    /// src/service/pty/screen_log.rs).
+    pub fn screen_log(&self, pane: PaneId) -> PathBuf {
+        let dir = self.state_dir.join("screens");
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir);
+        dir.join(format!("{pane}.log"))
     }
 
     /// The socket of `pane`'s holder.
@@ -90,14 +110,16 @@ impl Holders {
             env.push(("TERM".into(), "xterm-256color".into()));
         }
         env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
-        client::start(&self.launcher, &args, &env, super::fd_limit::restore_in).map_err(
-            |e| match e {
-                StartError::Program(source) => SpawnError::Program { program, source },
-                StartError::Holder(e) => {
-                    SpawnError::Pty(format!("cannot start the pane holder: {e}"))
-                }
-            },
-        )?;
+        let before_program = |pid: u32| {
+            super::fd_limit::restore_in(pid);
+            if let Some(s) = &self.scopes {
+                s.adopt(pid, pane)
+            }
+        };
+        client::start(&self.launcher, &args, &env, before_program).map_err(|e| match e {
+            StartError::Program(source) => SpawnError::Program { program, source },
+            StartError::Holder(e) => SpawnError::Pty(format!("cannot start the pane holder: {e}")),
+        })?;
         client::connect(&args.socket)
             .map_err(|e| SpawnError::Pty(format!("cannot reach the pane holder: {e}")))
     }

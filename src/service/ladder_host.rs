@@ -91,6 +91,8 @@ struct PaneLadder {
     agent_proc: Option<Proc>,
     /// When Attend last typed an answer into the pane (its dialog may stay drawn a moment).
     answered_at: Option<Timestamp>,
+    /// When the chrome last saw a dialog on the screen (`engine::dialogs::DIALOG_GONE_MS`).
+    dialog_seen_at: Option<Timestamp>,
     /// The screen notice (an API retry line) drawn at the last chrome evaluation: a
     /// warning is raised when one appears, not again while it stays.
     notice: Option<String>,
@@ -109,6 +111,7 @@ impl PaneLadder {
             scanned: HashSet::new(),
             agent_proc: None,
             answered_at: None,
+            dialog_seen_at: None,
             notice: None,
         }
     }
@@ -173,6 +176,16 @@ impl LadderHost {
             host.want_dir(dir);
         }
         host
+    }
+
+    /// Forgets `pane` (removed): its ladder, evidence and bindings go, its timer is
+    /// disarmed.
+    pub fn forget(&mut self, pane: PaneId) {
+        if let Some(st) = self.panes.remove(&pane) {
+            if let Some((_, timer)) = st.timer {
+                timer.abort();
+            }
+        }
     }
 
     fn entry(&mut self, pane: PaneId, agent: AgentKind) -> &mut PaneLadder {
@@ -373,6 +386,7 @@ impl LadderHost {
                 st.timer = None;
                 let step = st.sampler.tick(now);
                 self.sampling_step(world, pane, step, now, &mut out);
+                self.sync_dialog(world, pane, now, &mut out);
                 self.schedule(world, pane, now, &mut out);
             }
         }

@@ -14,8 +14,13 @@
 //!    then replies and emits signals ([`wire`] builds the dictionaries).
 //! 3. The desktop surfaces ([`surfaces`]: notifications, tray, the snapshot they share)
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
-//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock, [`fd_limit`] gives
-//!    the daemon the descriptors its panes need.
+//!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock;
+//!    [`state_lock`] makes one daemon the owner of a state directory and [`private`] keeps
+//!    its files closed to other users; [`fd_limit`] gives the daemon the descriptors its
+//!    panes need.
+//! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
+//!    D-Bus, the panel and the tray alike; [`retention`] reads the optional automatic
+//!    removal's age.
 
 pub mod args;
 pub mod attach;
@@ -33,11 +38,16 @@ pub mod intake;
 pub mod ladder_host;
 pub mod owner;
 pub mod pane_hooks;
+pub mod private;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;
+pub mod removal;
+pub mod replace;
 pub mod replay;
+pub mod retention;
 pub mod sampling;
+pub mod scope;
 pub mod selfreport;
 pub mod spool;
 pub mod state_lock;

@@ -12,6 +12,7 @@ mod commands;
 mod explain;
 mod hooks;
 mod panes;
+mod remove;
 
 use super::clock::now;
 use super::command::{Command, HookRequest, Reply};
@@ -86,6 +87,10 @@ pub struct OwnerConfig {
     pub attach_socket: PathBuf,
     /// Scrollback lines per pane.
     pub scrollback: usize,
+    /// Remove exited, reviewed panes this long after their exit (`[panes]
+    /// remove_exited_after` in config.toml; `None`, the default: never;
+    /// `docs/lifecycle-attention.md#removing-panes`).
+    pub remove_exited_after: Option<std::time::Duration>,
     /// Pane holders keep the programs this daemon starts (they outlive it); `None` runs
     /// them in PTYs of the daemon itself (they end with it).
     pub holders: Option<crate::service::holders::Holders>,
@@ -113,6 +118,10 @@ pub struct Owner {
     /// in arrival order while its workspace is looked up off this task
     /// ([`Command::FirstSight`]).
     first_sight: HashMap<(AgentKind, String), Vec<HeldHook>>,
+    /// Removals waiting for the exit of a pane they killed (src/service/removal.rs).
+    exit_waiters: HashMap<PaneId, Vec<tokio::sync::oneshot::Sender<()>>>,
+    /// The automatic removal's one timer, armed only while a candidate exists.
+    auto_timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
 }
 
 impl Owner {
@@ -139,6 +148,8 @@ impl Owner {
             procs: ProcWatch::default(),
             surfaces: Surfaces::default(),
             first_sight: HashMap::new(),
+            exit_waiters: HashMap::new(),
+            auto_timer: None,
         }
     }
 
@@ -175,6 +186,7 @@ impl Owner {
                     code: None,
                     signal: None,
                 };
+                p.exited_at = Some(at);
             }
             let ev = self.world.stamp(
                 *id,
@@ -205,6 +217,9 @@ impl Owner {
         shutdown: impl Future<Output = ()>,
     ) {
         tokio::pin!(shutdown);
+        // The automatic removal applies at start too: panes that fell due while the
+        // daemon was away go in the first turn.
+        self.arm_auto_removal();
         loop {
             let mut batch = Batch::default();
             // Hooks and user commands before screen updates (`biased`: in this order).
@@ -286,6 +301,7 @@ impl Owner {
         }
         if store {
             self.surfaces.publish(&events, &self.world.panes);
+            self.arm_auto_removal();
         }
         let emitter = match SignalEmitter::new(&self.conn, OBJECT_PATH) {
             Ok(e) => e,
@@ -393,16 +409,23 @@ impl Owner {
                 {
                     return;
                 }
-                if let Some(pty) = self.ptys.lock().remove(&pane) {
-                    // Its holder (if any) may end now.
-                    pty.collected();
-                }
+                let pty = self.ptys.lock().remove(&pane);
+                // Its holder (if any) may end now.
+                pty.iter().for_each(|p| p.collected());
+                // An exit a holder recorded during an outage keeps its time.
+                let at = now();
+                let at = pty
+                    .and_then(|p| p.exit_at())
+                    .map(|ms| crate::model::Timestamp(ms as i64))
+                    .filter(|t| *t <= at)
+                    .unwrap_or(at);
                 let s = Signal::new(
                     SignalKind::ProcessExited { code, signal },
                     Source::process("exit"),
-                    now(),
+                    at,
                 );
                 self.apply(pane, &s, batch);
+                self.exited_for_removal(pane, batch);
             }
         }
     }

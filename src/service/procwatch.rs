@@ -210,6 +210,18 @@ impl ProcWatch {
         Armed::Watching(proc)
     }
 
+    /// Stops watching the agent process of `pane` (a removed pane): its exit is no longer
+    /// reported.
+    pub fn forget(&mut self, pane: PaneId) {
+        self.targets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&pane);
+        if let Some(task) = self.tasks.remove(&pane) {
+            task.abort();
+        }
+    }
+
     /// True when an exit report for pane `p` is stale and must be ignored: `p` is an
     /// external pane that is already exited, or whose current agent process (a newer one,
     /// after a resume) is alive. Owned panes' exits always apply.

@@ -38,6 +38,7 @@ mod drain;
 mod events;
 mod held;
 mod priority;
+mod screen_log;
 mod shared;
 mod spawn;
 mod terminal;
@@ -45,6 +46,7 @@ mod threads;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
+pub use screen_log::{ScreenLog, SCREEN_LOG_BYTES};
 pub use spawn::{check, SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
 
 use crate::model::PaneId;
@@ -107,6 +109,8 @@ struct Inner {
     shared: Arc<Shared>,
     /// The connection to the pane's holder (`None` for a PTY of this process).
     holder: Option<std::os::unix::net::UnixStream>,
+    /// The pane's screen log (held panes).
+    screen_log: Option<std::path::PathBuf>,
 }
 
 /// The PTY master, for resizing.
@@ -163,6 +167,7 @@ impl PtyHandle {
             reaped: AtomicBool::new(false),
             backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
+            exit_at: Mutex::new(None),
         });
         let handle = PtyHandle {
             inner: Arc::new(Inner {
@@ -172,11 +177,12 @@ impl PtyHandle {
                 writer: Mutex::new(child.writer),
                 shared: shared.clone(),
                 holder: None,
+                screen_log: None,
             }),
         };
         let pid = child.pid;
         let waiter: Waiter = Box::new(move |shared, exit, eof| wait_loop(pid, shared, exit, eof));
-        if let Err(e) = start_threads(pane, child.reader, &shared, &tx, waiter) {
+        if let Err(e) = start_threads(pane, child.reader, &shared, &tx, waiter, None) {
             // Leave nothing behind: kill and reap the child, and mark it reaped so that
             // dropping the handle signals nobody.
             if let Some(pid) = child.pid {
@@ -421,6 +427,7 @@ fn start_threads(
     shared: &Arc<Shared>,
     tx: &EventTx,
     waiter: Waiter,
+    log: Option<ScreenLog>,
 ) -> io::Result<()> {
     let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
     let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Parse>(PARSE_QUEUE);
@@ -436,7 +443,7 @@ fn start_threads(
                 .name(format!("pty-read-{pane}"))
                 .spawn({
                     let shared = shared.clone();
-                    move || read_loop(reader, &shared, chunk_tx, eof_tx)
+                    move || read_loop(reader, &shared, chunk_tx, eof_tx, log)
                 })
         })
         .and_then(|_| {

@@ -106,7 +106,7 @@ pub fn decision_dict(d: &Decision) -> Dict {
 /// A pane (`GetPane`, `ListPanes`). Keys: id, name, workspace, tab, agent, lifecycle,
 /// last_lifecycle?, attention, live (a{sv}), pending_decision? (a{sv}), items (aa{sv}:
 /// level, source, at, decision?), last_message?, last_message_at?, last_seen_at?,
-/// attention_changed_at?, done_at?, session_id?, resume_argv?, cwd?, title?, repo?,
+/// attention_changed_at?, done_at?, exited_at?, session_id?, resume_argv?, cwd?, title?, repo?,
 /// branch?, limit_reason?, command (as), focused, oneshot, owned, hooks_seen (b),
 /// created_at.
 pub fn pane_dict(p: &Pane) -> Dict {
@@ -141,6 +141,7 @@ pub fn pane_dict(p: &Pane) -> Dict {
         .time("last_seen_at", p.last_seen_at)
         .time("attention_changed_at", p.attention_changed_at)
         .time("done_at", p.done_at)
+        .time("exited_at", p.exited_at)
         .opt_str("session_id", p.session_id.as_deref())
         .opt_str("cwd", p.cwd.as_deref())
         .opt_str("title", p.title.as_deref())

@@ -89,6 +89,18 @@ impl Bus {
         Bus::spawn(c)
     }
 
+    /// Starts a session bus listening on the socket `path`, an address that stays the
+    /// same when the bus is started again there (a stale socket file is removed first).
+    /// Its [`Bus::address`] carries the bus's guid; connect with `unix:path=PATH` to
+    /// reach whichever bus listens there.
+    pub fn at(path: &Path) -> Bus {
+        let _ = std::fs::remove_file(path);
+        let mut c = Command::new("dbus-daemon");
+        c.arg("--session")
+            .arg(format!("--address=unix:path={}", path.display()));
+        Bus::spawn(c)
+    }
+
     /// Starts a bus on a configuration of its own in `dir`: no service directories (no
     /// activation), so a notification server or tray watcher is there only when the test
     /// starts one.
@@ -133,6 +145,14 @@ impl Bus {
         let address = line.trim().to_string();
         assert!(address.starts_with("unix:"), "bad bus address {address:?}");
         Bus { child, address }
+    }
+}
+
+impl Bus {
+    /// Kills the bus (every connection to it closes) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -545,6 +565,44 @@ pub fn holder_of(state_dir: &Path, pane: &str) -> Option<u32> {
         args.windows(2)
             .any(|w| w[0] == b"--pane" && w[1] == num.as_bytes())
     })
+}
+
+/// The `/proc/<pid>/stat` fields after the command name (field 3, the state, first), or
+/// `None` when there is no such process.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    Some(rest.split(' ').map(str::to_string).collect())
+}
+
+/// True while `pid` runs (a zombie, exited and not yet reaped, is not running).
+pub fn running(pid: u32) -> bool {
+    stat_fields(pid).is_some_and(|f| f[0] != "Z")
+}
+
+/// The pid of the program the holder of pane `pane` of `state_dir` runs (the holder's
+/// child: the pane's process), while both exist.
+pub fn program_of(state_dir: &Path, pane: &str) -> Option<u32> {
+    let holder = holder_of(state_dir, pane)?.to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| stat_fields(*pid).is_some_and(|f| f[1] == holder))
+}
+
+/// The running processes of session `sid` (a pane's program is its session's leader:
+/// this is it and everything it started on its terminal, hooks included).
+pub fn session_members(sid: u32) -> Vec<u32> {
+    let sid = sid.to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| stat_fields(*pid).is_some_and(|f| f[3] == sid && f[0] != "Z"))
+        .collect()
 }
 
 /// SIGKILLs every holder of `state_dir`.

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 /// Generous bound for one step (a CLI starting on a loaded 2-core machine included).
 pub const STEP: Duration = Duration::from_secs(30);
 
+/// How long [`Scenario::prompt`] waits for the typed text to be drawn before it presses
+/// Enter anyway (a text that scrolled an earlier copy of itself off the screen).
+pub const ECHO_WAIT: Duration = Duration::from_secs(10);
+
 pub const FIRST: &str = "Hello from the scripted model.";
 pub const DONE: &str = "Done: the file is written.";
 pub const COMMAND: &str = "echo attend-e2e > out.txt";
@@ -31,6 +35,9 @@ pub struct Scenario {
     /// A recorder of Codex's `notify` payloads.
     pub notifies: Option<HookRecorder>,
     pub started: Instant,
+    /// How the daemon was started ([`Options::daemon_vars`], [`Options::own_group`],
+    /// [`Options::notifications`]), for [`Scenario::start_daemon_again`].
+    daemon: (&'static [(&'static str, &'static str)], bool, bool),
 }
 
 impl Scenario {
@@ -48,12 +55,7 @@ impl Scenario {
         script: Vec<Reply>,
         prepare: impl FnOnce(&AgentHome),
     ) -> Option<Scenario> {
-        let options = Options {
-            install_hooks: true,
-            daemon_vars: &[],
-            on_path: false,
-        };
-        Scenario::start_opts(name, cli, script, options, prepare)
+        Scenario::start_opts(name, cli, script, Options::default(), prepare)
     }
 
     /// [`Scenario::start_with`] with the set-up chosen: without `options.install_hooks`
@@ -70,7 +72,12 @@ impl Scenario {
         let binary = require(cli)?;
         let started = Instant::now();
         let mut env = Env::new();
-        env.start_daemon_with(&["--no-tray", "--no-notifications"], options.daemon_vars);
+        let daemon = (
+            options.daemon_vars,
+            options.own_group,
+            options.notifications,
+        );
+        env.start_daemon_as(daemon_args(options.notifications), daemon.0, daemon.1);
         let server = ModelServer::start(script);
         let home = AgentHome::new(cli, binary, &server);
         prepare(&home);
@@ -142,20 +149,32 @@ impl Scenario {
             session_ends,
             notifies,
             started,
+            daemon,
         })
+    }
+
+    /// Starts the daemon again as [`Scenario::start_opts`] started it (after a test
+    /// stopped or killed it) and waits until it is ready; its pid.
+    pub fn start_daemon_again(&mut self) -> u32 {
+        let (vars, own_group, notifications) = self.daemon;
+        self.env
+            .start_daemon_as(daemon_args(notifications), vars, own_group)
     }
 
     pub fn show(&self) -> Value {
         self.env.show(&self.pane)
     }
 
-    /// Panics with `what`, the pane, its events, the model server's log and the daemon's.
+    /// Panics with `what`, the pane, its screen, its events, the model server's log and
+    /// the daemon's.
     pub fn fail(&self, what: &str) -> ! {
         let events: Vec<String> = self.env.events().iter().map(|e| e.to_string()).collect();
+        let screen = self.env.attend1().get_screen(&self.pane);
         panic!(
-            "{}: {what}\n--- pane ---\n{:#}\n--- events ---\n{}\n--- model server ---\n{}\n--- daemon log ---\n{}",
+            "{}: {what}\n--- pane ---\n{:#}\n--- screen ---\n{}\n--- events ---\n{}\n--- model server ---\n{}\n--- daemon log ---\n{}",
             self.name,
             self.show(),
+            screen.unwrap_or_else(|e| format!("(no screen: {e})")),
             events.join("\n"),
             self.server.summary(),
             self.env.daemon_log()
@@ -242,9 +261,24 @@ impl Scenario {
     }
 
     /// Types `text` into the pane with `attend send`, then Enter as a separate write (a
-    /// text and its Enter in one write can be taken as a paste).
+    /// text and its Enter in one write can be taken as a paste). Enter goes only once the
+    /// CLI has drawn the text (it appears once more on the screen, or [`ECHO_WAIT`]
+    /// passed): a CLI still busy (Gemini running its hooks after a turn) reads keys typed
+    /// meanwhile in one go, and the Enter was taken as part of a paste (seen on a loaded
+    /// machine: `/quit` drawn in the input box, never run).
     pub fn prompt(&self, text: &str) {
+        let screen = || {
+            self.env
+                .attend1()
+                .get_screen(&self.pane)
+                .unwrap_or_default()
+        };
+        let shown = screen().matches(text).count();
         self.attend(&["send", &self.pane, text]);
+        let deadline = Instant::now() + ECHO_WAIT;
+        while screen().matches(text).count() <= shown && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
         std::thread::sleep(Duration::from_millis(400));
         self.attend(&["send", &self.pane, "", "--enter"]);
     }
@@ -327,7 +361,17 @@ impl Scenario {
     }
 }
 
-/// How [`Scenario::start_opts`] sets a scenario up.
+/// The daemon's arguments: no tray, and no notifications unless `notifications`.
+fn daemon_args(notifications: bool) -> &'static [&'static str] {
+    if notifications {
+        &["--no-tray"]
+    } else {
+        &["--no-tray", "--no-notifications"]
+    }
+}
+
+/// How [`Scenario::start_opts`] sets a scenario up; [`Options::default`] is what
+/// [`Scenario::start`] does (hooks installed, everything else off).
 pub struct Options {
     /// Run `attend install-hooks` for the CLI in its home first (the default).
     pub install_hooks: bool,
@@ -337,6 +381,24 @@ pub struct Options {
     /// the pane's environment (not an `env` prefix), so that `attend resume` can start the
     /// session's resume argv the same way.
     pub on_path: bool,
+    /// Start the daemon in a process group of its own, as a service manager does (a test
+    /// can then kill the whole group, `Env::start_daemon_as`).
+    pub own_group: bool,
+    /// Let the daemon send desktop notifications (to whatever server the test puts on
+    /// the bus); off by default (`--no-notifications`).
+    pub notifications: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            install_hooks: true,
+            daemon_vars: &[],
+            on_path: false,
+            own_group: false,
+            notifications: false,
+        }
+    }
 }
 
 /// `attend install-hooks <cli>` into the CLI's home (user scope).
@@ -483,6 +545,10 @@ impl Scenario {
             std::thread::sleep(Duration::from_millis(100));
         }
         let how = resolutions(&self.events_since(before));
-        assert_eq!(how, vec!["answered"], "resolved once, by the answer");
+        if how != ["answered"] {
+            self.fail(&format!(
+                "resolved once, by the answer (`answer {choice}` after seq {before}); got {how:?}"
+            ));
+        }
     }
 }

@@ -169,6 +169,7 @@ pub fn run(args: Args) -> io::Result<()> {
         listener,
         client: None,
         master: Some(pty.master),
+        master_eof: false,
         child: Pid::from_raw(child),
         exit: None,
         backlog: Backlog::new(0),
@@ -196,7 +197,12 @@ fn bind(path: &std::path::Path) -> io::Result<UnixListener> {
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    UnixListener::bind(path)
+    let listener = UnixListener::bind(path)?;
+    // 0600 whatever the umask, as every file Attend keeps (its directory is 0700 too): it
+    // carries keystrokes into the agent.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(listener)
 }
 
 fn cloexec(fd: &OwnedFd) -> io::Result<()> {
@@ -311,6 +317,8 @@ struct Holder {
     listener: UnixListener,
     client: Option<UnixStream>,
     master: Option<OwnedFd>,
+    /// The PTY's output ended (read returned EIO): no more polling it.
+    master_eof: bool,
     child: Pid,
     exit: Option<ExitRecord>,
     backlog: Backlog,
@@ -332,7 +340,7 @@ impl Holder {
                 // The daemon reads the PTY while it is connected; the holder only then.
                 if let Some(c) = &self.client {
                     fds.push(PollFd::new(c.as_fd(), PollFlags::POLLIN));
-                } else if let Some(m) = &self.master {
+                } else if let (Some(m), false) = (&self.master, self.master_eof) {
                     fds.push(PollFd::new(m.as_fd(), PollFlags::POLLIN));
                 }
                 match poll(&mut fds, PollTimeout::NONE) {
@@ -389,7 +397,10 @@ impl Holder {
         }
     }
 
-    /// Output while no daemon is connected goes to the bounded buffer.
+    /// Output while no daemon is connected goes to the bounded buffer. At the end of
+    /// output (no process has the terminal open any more: EIO) the holder stops reading
+    /// but keeps the master: closing it would hang the terminal up, and a program that
+    /// closed its terminal but runs on (a daemonized child, say) would get SIGHUP.
     fn drain_master(&mut self, buf: &mut Vec<u8>) {
         let Some(m) = &self.master else { return };
         buf.clear();
@@ -402,9 +413,8 @@ impl Holder {
             return;
         }
         match (n, nix::errno::Errno::last()) {
-            (0, _) | (_, nix::errno::Errno::EIO) => self.master = None,
-            (_, nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => {}
-            _ => self.master = None,
+            (n, nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) if n < 0 => {}
+            _ => self.master_eof = true,
         }
     }
 

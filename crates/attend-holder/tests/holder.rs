@@ -228,3 +228,21 @@ fn another_user_is_refused() {
     let conn = client::connect(&a.socket).expect("connect as the owner");
     file(&conn).write_all(b"x\n").unwrap();
 }
+
+#[test]
+fn a_program_that_closes_its_terminal_is_not_hung_up_while_no_daemon_is_connected() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = args(
+        dir.path(),
+        "exec 0<&- 1>&- 2>&-; sleep 0.5; touch alive; exec sleep 100",
+        1024,
+    );
+    let s = client::start(&launcher(), &a, &[], |_| {}).expect("start");
+    let _reap = started(s);
+    wait_for("the program to live on", || {
+        dir.path().join("alive").exists()
+    });
+    let conn = client::connect(&a.socket).expect("connect");
+    assert!(conn.hello.exit.is_none(), "{:?}", conn.hello.exit);
+    assert!(conn.master.is_some(), "the holder kept the master");
+}

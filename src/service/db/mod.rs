@@ -26,6 +26,22 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use std::{fmt, io};
 
+/// Creates an empty `path` with mode 0600 when nothing is there (SQLite would make it
+/// 0644 less the umask; an empty file is an empty database to it). Anything already
+/// there, a directory included, is left to SQLite to open or refuse.
+fn create_private(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(crate::service::private::FILE_MODE)
+        .open(path)
+    {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// File name of the database inside the state directory (`docs/dbus-api.md#names`).
 pub const DB_FILE: &str = "attend.db";
 
@@ -48,7 +64,9 @@ impl fmt::Debug for Db {
 
 impl Db {
     /// Opens (creating when missing) the database at `path`: creates the parent
-    /// directories with mode 0700, checks the file with `PRAGMA quick_check` (which reads
+    /// directories with mode 0700 and a missing file with mode 0600 whatever the umask
+    /// (SQLite gives the `-wal` and `-shm` files it makes the database file's mode;
+    /// src/service/private.rs), checks the file with `PRAGMA quick_check` (which reads
     /// every page, so start-up time grows with the file), switches to WAL, and migrates the
     /// schema to the latest version. Opening twice is harmless.
     ///
@@ -65,6 +83,8 @@ impl Db {
                     source,
                 })?;
         }
+        // When this fails SQLite fails the same way just below, with its own message.
+        let _ = create_private(path);
         let opening = |source: rusqlite::Error| match corruption(&source) {
             true => DbError::Corrupt {
                 path: path.to_path_buf(),

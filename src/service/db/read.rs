@@ -118,6 +118,7 @@ fn pane(r: &Row) -> rusqlite::Result<Pane> {
         lifecycle: r.get::<_, Text<_>>("lifecycle")?.0,
         last_lifecycle: r.get::<_, Option<Text<_>>>("last_lifecycle")?.map(|t| t.0),
         live,
+        exited_at: time(r, "exited_at")?,
         items: r.get::<_, Json<_>>("items")?.0,
         pending_decision: None,
         session_id: r.get("session_id")?,

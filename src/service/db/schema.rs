@@ -10,8 +10,20 @@ use rusqlite_migration::{Migrations, M};
 
 /// Every migration, oldest first.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3)])
+    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4)])
 }
+
+/// Version 4: when each exited pane's process exited (what `attend rm --exited
+/// --older-than` and the automatic removal measure from:
+/// `docs/lifecycle-attention.md#removing-panes`); an exited pane of an older file takes
+/// its latest `pane.exited` event's time, else its creation time.
+const V4: &str = r#"
+ALTER TABLE panes ADD COLUMN exited_at INTEGER;
+UPDATE panes SET exited_at = COALESCE(
+    (SELECT max(e.at) FROM events e WHERE e.pane = panes.id AND e.kind = 'pane.exited'),
+    created_at)
+WHERE live = 'exited';
+"#;
 
 /// Version 3: a fresh interactive shell's quiet start and the user's kill request
 /// (`docs/lifecycle-attention.md#quiet-shell-start`, `#process-exited`).
@@ -152,6 +164,58 @@ mod tests {
     }
 
     #[test]
+    fn a_version_3_database_takes_each_exited_panes_exit_time_from_its_events() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        let old = [super::V1, super::V2, super::V3].map(rusqlite_migration::M::up);
+        rusqlite_migration::Migrations::new(old.to_vec())
+            .to_latest(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO workspaces VALUES ('/w', 'w'); INSERT INTO tabs VALUES ('/w', 'main');",
+        )
+        .unwrap();
+        for (id, live) in [("p1", "exited"), ("p2", "exited"), ("p3", "running")] {
+            conn.execute(
+                "INSERT INTO panes (id, workspace, tab, name, agent, lifecycle, live, items, \
+                 focused, oneshot, hooks_seen, command, owned, created_at) \
+                 VALUES (?1, '/w', 'main', ?1, 'shell', 'idle', ?2, '[]', 0, 0, 0, '[]', 1, 7)",
+                [id, live],
+            )
+            .unwrap();
+        }
+        for (seq, pane, kind, at) in [
+            (1, "p1", "pane.exited", 100),
+            (2, "p1", "pane.changed", 150),
+            (3, "p1", "pane.exited", 200),
+            (4, "p3", "pane.exited", 300),
+        ] {
+            conn.execute(
+                "INSERT INTO events (seq, pane, kind, source, at, payload) \
+                 VALUES (?1, ?2, ?3, 'process:exit', ?4, '{}')",
+                rusqlite::params![seq, pane, kind, at],
+            )
+            .unwrap();
+        }
+        super::migrations().to_latest(&mut conn).unwrap();
+        let exited: Vec<(String, Option<i64>)> = conn
+            .prepare("SELECT id, exited_at FROM panes ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            exited,
+            [
+                ("p1".into(), Some(200)),
+                ("p2".into(), Some(7)),
+                ("p3".into(), None)
+            ],
+            "the latest exit, else the creation; a running pane has none"
+        );
+    }
+
+    #[test]
     fn a_version_1_database_gains_the_pane_index() {
         let mut conn = rusqlite::Connection::open_in_memory().unwrap();
         rusqlite_migration::Migrations::new(vec![rusqlite_migration::M::up(super::V1)])
@@ -167,9 +231,11 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 3);
+        assert_eq!(version, 4);
         conn.prepare("SELECT start_quiet, kill_requested_at FROM panes")
             .expect("version 3 adds the quiet start and the kill request");
+        conn.prepare("SELECT exited_at FROM panes")
+            .expect("version 4 adds the exit time");
         let index: String = conn
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE name = 'events_by_pane'",

@@ -10,7 +10,7 @@ use rusqlite::{named_params, params, ErrorCode, Transaction};
 use std::sync::LazyLock;
 
 /// The columns of `panes`, in schema order; `id` first.
-const PANE_COLUMNS: [&str; 31] = [
+const PANE_COLUMNS: [&str; 32] = [
     "id",
     "workspace",
     "tab",
@@ -42,6 +42,7 @@ const PANE_COLUMNS: [&str; 31] = [
     "created_at",
     "start_quiet",
     "kill_requested_at",
+    "exited_at",
 ];
 
 /// `INSERT INTO panes (…) VALUES (:id, …) ON CONFLICT (id) DO UPDATE SET …`: an upsert
@@ -189,6 +190,7 @@ fn write_pane(tx: &Transaction, pane: &Pane) -> Result<(), DbError> {
         ":created_at": pane.created_at.0,
         ":start_quiet": pane.start_quiet.as_ref().map(Json),
         ":kill_requested_at": millis(pane.kill_requested_at),
+        ":exited_at": millis(pane.exited_at),
     })?;
 
     let open = pane.pending_decision.as_ref();

@@ -2,7 +2,7 @@
 //! pure [`chrome_dialog_step`] after every chrome change and every applied signal
 //! (`docs/lifecycle-attention.md#dialogs-no-hook-names`).
 use super::{LadderHost, Outcome};
-use crate::engine::{chrome_dialog_step, ShownDialog, World, CHROME_ORIGIN};
+use crate::engine::{chrome_dialog_step, dismissal_due, ShownDialog, World, CHROME_ORIGIN};
 use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
 
 impl LadderHost {
@@ -17,7 +17,7 @@ impl LadderHost {
     /// live screen shows (opens one for a dialog no hook names, closes it when the dialog
     /// is gone), if any.
     pub(super) fn sync_dialog(
-        &self,
+        &mut self,
         world: &World,
         pane: PaneId,
         now: Timestamp,
@@ -26,6 +26,16 @@ impl LadderHost {
         let Some(p) = world.panes.get(&pane) else {
             return;
         };
+        let seen = self
+            .panes
+            .get(&pane)
+            .and_then(|st| st.chrome.result.matched.as_ref())
+            .is_some();
+        if let Some(st) = self.panes.get_mut(&pane) {
+            if seen {
+                st.dialog_seen_at = Some(now);
+            }
+        }
         let st = self.panes.get(&pane);
         let answered_at = st.and_then(|st| st.answered_at);
         let shown = st
@@ -38,9 +48,39 @@ impl LadderHost {
                 choices: m.choices.clone(),
             });
         if let Some(kind) = chrome_dialog_step(p, shown.as_ref(), answered_at, now) {
+            // A frame without the dialog is not its end yet: the pane's timer asks again
+            // (`schedule` arms it for `dialog_dismissal`).
+            let seen_at = st.and_then(|st| st.dialog_seen_at);
+            if kind == crate::model::SignalKind::GateDismissed
+                && dismissal_due(seen_at, now).is_some()
+            {
+                return;
+            }
             tracing::debug!(pane = %pane, rule = ?shown.as_ref().map(|s| &s.rule), "dialog step");
             let source = Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN);
             out.signals.push((pane, Signal::new(kind, source, now)));
         }
+    }
+}
+
+impl LadderHost {
+    /// When `pane`'s open chrome question may be dismissed (its dialog left the screen
+    /// less than `DIALOG_GONE_MS` ago), for the pane's timer.
+    pub(super) fn dialog_dismissal(
+        &self,
+        world: &World,
+        pane: PaneId,
+        now: Timestamp,
+    ) -> Option<Timestamp> {
+        let p = world.panes.get(&pane)?;
+        let by_chrome = p
+            .pending_decision
+            .as_ref()
+            .is_some_and(|d| d.source.rung == Rung::NeedsInputChrome);
+        let st = self.panes.get(&pane)?;
+        if !by_chrome || st.chrome.result.matched.is_some() {
+            return None;
+        }
+        dismissal_due(st.dialog_seen_at, now)
     }
 }

@@ -19,10 +19,14 @@ impl LadderHost {
         let Some(p) = world.panes.get(&pane) else {
             return;
         };
+        let dismissal = self.dialog_dismissal(world, pane, now);
         let Some(st) = self.panes.get_mut(&pane) else {
             return;
         };
         let mut deadline = st.sampler.deadline();
+        if let Some(due) = dismissal {
+            deadline = Some(deadline.map_or(due, |d| d.min(due)));
+        }
         if p.live.is_running() {
             if let Some((kind, due)) = st.ladder.correction(p, now) {
                 let by = st

@@ -127,6 +127,15 @@ impl Owner {
                 self.first_sight((agent, session), workspace, info, batch)
             }
             Command::Ladder(cmd) => self.ladder_command(cmd, batch),
+            Command::Remove(req, reply) => {
+                let r = self.remove_step(req, batch);
+                batch.respond(reply, r);
+            }
+            Command::RemoveExited(older_than, dry_run, reply) => {
+                let r = self.remove_exited(older_than, dry_run, batch);
+                batch.respond(reply, Ok(r));
+            }
+            Command::AutoRemove => self.auto_remove(batch),
         }
     }
 

@@ -248,6 +248,7 @@ impl Owner {
         if matches!(armed, Armed::Watching(_)) && exited {
             if let Some(p) = self.world.panes.get_mut(&id) {
                 p.live = Live::Running;
+                p.exited_at = None;
                 p.last_lifecycle = None;
             }
             let source = req.mapping.signal.source.clone();

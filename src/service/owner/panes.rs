@@ -49,7 +49,8 @@ impl Owner {
             Some(holders) => crate::service::pty::check(&spec)
                 .and_then(|_| holders.start(id, &spec))
                 .and_then(|held| {
-                    PtyHandle::adopt(id, held, spec.scrollback, Vec::new(), self.pty_tx.clone())
+                    let log = Some((holders.screen_log(id), false));
+                    PtyHandle::adopt(id, held, spec.scrollback, log, self.pty_tx.clone())
                 }),
             None => PtyHandle::spawn(id, &spec, self.pty_tx.clone()),
         }
@@ -76,17 +77,19 @@ impl Owner {
                 tracing::warn!(pane = %id, "a holder for a pane the store does not have: left alone");
                 continue;
             }
+            let log = Some((holders.screen_log(id), true));
             match PtyHandle::adopt(
                 id,
                 found.attached,
                 self.config.scrollback,
-                Vec::new(),
+                log,
                 self.pty_tx.clone(),
             ) {
                 Ok(handle) => {
                     self.ptys.lock().insert(id, handle);
                     if let Some(p) = self.world.panes.get_mut(&id) {
                         p.live = Live::Running;
+                        p.exited_at = None;
                     }
                     adopted += 1;
                 }
@@ -162,6 +165,7 @@ impl Owner {
         let at = now();
         if let Some(p) = self.world.panes.get_mut(&id) {
             p.live = Live::Running;
+            p.exited_at = None;
             p.last_lifecycle = None;
             p.focused = false;
             p.kill_requested_at = None;

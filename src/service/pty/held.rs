@@ -5,6 +5,7 @@
 
 use super::drain::{self, Parse};
 use super::events::{EventTx, PtyExit};
+use super::screen_log::ScreenLog;
 use super::shared::{Screen, Shared};
 use super::{start_threads, terminal, Inner, Master, PtyHandle, SpawnError, Waiter};
 use crate::model::PaneId;
@@ -14,6 +15,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::io::{self, Read};
 use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
@@ -28,17 +30,19 @@ pub fn gap_line(dropped: u64) -> Vec<u8> {
 }
 
 impl PtyHandle {
-    /// Takes over the PTY of a holder (just started, or found at start-up): `restore`
-    /// (a persisted screen, may be empty), a gap line if the holder dropped output, the
-    /// holder's buffered output, then the live PTY feed the screen of a
-    /// `scrollback`-line terminal of the holder's size. The exit comes from the holder;
-    /// a holder that vanishes without one ends the pane with an unknown status (its
-    /// program is hung up first).
+    /// Takes over the PTY of a holder (just started, or found at start-up). The screen of
+    /// a `scrollback`-line terminal of the holder's size is fed what `log` kept (a
+    /// re-adopted pane: the screen and history the previous daemon showed, fed straight
+    /// to the screen, so no BEL or notification in it fires twice), then a gap line if
+    /// the holder dropped output, the holder's buffered output and the live PTY (these
+    /// through the terminal scanner, and appended to `log`). The exit comes from the
+    /// holder; a holder that vanishes without one ends the pane with an unknown status
+    /// (its program is hung up first).
     pub fn adopt(
         pane: PaneId,
         attached: Attached,
         scrollback: usize,
-        restore: Vec<u8>,
+        log: Option<(PathBuf, bool)>,
         tx: impl Into<EventTx>,
     ) -> Result<PtyHandle, SpawnError> {
         let tx: EventTx = tx.into();
@@ -49,7 +53,21 @@ impl PtyHandle {
             backlog,
         } = attached;
         let pty = |e: io::Error| SpawnError::Pty(format!("cannot take over the holder's PTY: {e}"));
-        let mut prefix = restore;
+        let (restore, log) = match log {
+            Some((path, true)) => (ScreenLog::read(&path), Some(path)),
+            Some((path, false)) => (Vec::new(), Some(path)),
+            None => (Vec::new(), None),
+        };
+        let open = match (&log, restore.is_empty()) {
+            (Some(path), true) => ScreenLog::create(path.clone()).map(Some),
+            (Some(path), false) => ScreenLog::append_to(path.clone()).map(Some),
+            (None, _) => Ok(None),
+        }
+        .unwrap_or_else(|e| {
+            tracing::warn!(%pane, "no screen log for the pane: {e}");
+            None
+        });
+        let mut prefix = Vec::new();
         if hello.dropped > 0 {
             prefix.extend(gap_line(hello.dropped));
         }
@@ -62,15 +80,18 @@ impl PtyHandle {
             ),
             None => (Box::new(prefix), Box::new(io::sink())),
         };
+        let mut term = terminal::Terminal::new(hello.rows.max(1), hello.cols.max(1), scrollback);
+        term.feed(&restore);
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {
-                term: terminal::Terminal::new(hello.rows.max(1), hello.cols.max(1), scrollback),
+                term,
                 broadcast: Some(broadcast::channel(super::BROADCAST_CAPACITY).0),
             }),
             wants_focus: AtomicBool::new(false),
             reaped: AtomicBool::new(false),
             backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
+            exit_at: Mutex::new(None),
         });
         let child = hello.child_pid;
         let known = hello.exit;
@@ -83,21 +104,32 @@ impl PtyHandle {
                 writer: Mutex::new(writer),
                 shared: shared.clone(),
                 holder: Some(sock),
+                screen_log: log,
             }),
         };
         let waiter: Waiter = Box::new(move |shared, exit, eof| {
             wait_for_holder(read_sock, known, child, shared, exit, eof)
         });
-        start_threads(pane, reader, &shared, &tx, waiter).map_err(pty)?;
+        start_threads(pane, reader, &shared, &tx, waiter, open).map_err(pty)?;
         Ok(handle)
     }
 
-    /// Tells the pane's holder that its program's exit is recorded, so it ends (nothing
-    /// for a PTY of this process).
+    /// Tells the pane's holder that its program's exit is recorded, so it ends, and
+    /// removes the pane's screen log (nothing for a PTY of this process).
     pub fn collected(&self) {
         if let Some(sock) = &self.inner.holder {
             let _ = Frame::Collected.write_to(&mut &*sock);
         }
+        if let Some(path) = &self.inner.screen_log {
+            ScreenLog::remove(path);
+        }
+    }
+
+    /// When the pane's holder saw the program end (ms since the epoch, the hook client's
+    /// clock): an exit during an outage is recorded at the time it happened. `None` for
+    /// a PTY of this process or a holder that vanished.
+    pub fn exit_at(&self) -> Option<u64> {
+        *super::shared::lock(&self.inner.shared.exit_at)
     }
 
     /// True when a pane holder keeps this PTY (it outlives the daemon).
@@ -124,6 +156,7 @@ fn wait_for_holder(
             Ok(None) | Err(_) => break None,
         }
     });
+    *super::shared::lock(&shared.exit_at) = record.map(|r| r.at_ms);
     let exit = match record.map(|r| r.status) {
         Some(ExitStatus::Code(c)) => PtyExit {
             code: Some(c),

@@ -16,6 +16,8 @@ pub struct Shared {
     /// How often the reader waited for room in the parse queue (the owner is behind).
     pub backlog: Backlog,
     pub exit: Mutex<Option<PtyExit>>,
+    /// When a pane holder saw the program end (ms since the epoch; held panes only).
+    pub exit_at: Mutex<Option<u64>>,
 }
 
 /// The screen and the raw-output broadcast, under one lock so that a subscriber gets a

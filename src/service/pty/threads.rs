@@ -1,4 +1,5 @@
-//! The three threads of a PTY: the reader (chunk → scanner → parser queue), the parser
+//! The three threads of a PTY: the reader (chunk → scanner → screen log of a held pane →
+//! parser queue), the parser
 //! (screen, broadcast, one `Output` per batch, then `Exited`) and the waiter (reap, let the
 //! reader drain, queue the exit behind the output: src/service/pty/drain.rs).
 //! See src/service/pty.rs for how they hand over and wait.
@@ -6,6 +7,7 @@
 use super::drain::{self, Chunk, Parse};
 use super::events::{EventTx, PtyEvent, PtyExit};
 use super::priority;
+use super::screen_log::ScreenLog;
 use super::shared::{lock, Shared};
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
 use crate::model::PaneId;
@@ -24,6 +26,7 @@ pub fn read_loop(
     shared: &Shared,
     chunks: std::sync::mpsc::SyncSender<Parse>,
     eof: std::sync::mpsc::Sender<()>,
+    mut log: Option<ScreenLog>,
 ) {
     priority::lower_this_thread();
     let mut scanner = TerminalScanner::new();
@@ -39,6 +42,9 @@ pub fn read_loop(
         let mut events = Vec::new();
         let mut screen = Vec::with_capacity(n);
         let printable = scanner.feed_filtered(raw, &mut events, &mut screen);
+        if let Some(log) = log.as_mut() {
+            log.append(&screen);
+        }
         for ev in &events {
             if let TerminalEvent::FocusReporting(on) = ev {
                 shared.wants_focus.store(*on, Ordering::Relaxed);

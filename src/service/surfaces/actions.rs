@@ -82,6 +82,12 @@ impl Actions {
         ask(&self.cmd_tx, |r| Command::Act(pane, Action::MarkSeen, r)).await
     }
 
+    /// Removes every exited pane (`attend rm --exited`'s path, `RemoveExited(0)`);
+    /// returns their ids.
+    pub async fn remove_exited(&self) -> Result<Vec<PaneId>, Attend1Error> {
+        ask(&self.cmd_tx, |r| Command::RemoveExited(0, false, r)).await
+    }
+
     /// The engine's next unread pane (`attend next`'s path).
     pub async fn next_unread(&self) -> Result<Option<PaneId>, Attend1Error> {
         let id = ask(&self.cmd_tx, Command::NextUnread).await?;

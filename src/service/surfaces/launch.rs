@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -39,7 +40,8 @@ pub fn has_display() -> bool {
 
 /// Starts `argv` in a new session (it outlives the caller and ignores the caller's
 /// terminal), stdin from `/dev/null`, stdout and stderr appended to `log` (or
-/// `/dev/null`), with `env` added to the caller's environment. A thread reaps the child
+/// `/dev/null`; a log is private whatever the umask: made 0600 in a directory made 0700
+/// when missing, and an existing one closed to others, src/service/private.rs), with `env` added to the caller's environment. A thread reaps the child
 /// so that it never lingers as a zombie of a long-running caller. Returns its pid.
 ///
 /// Errors: an empty argv, the program cannot be started, the log cannot be opened.
@@ -53,13 +55,15 @@ pub fn spawn_detached(
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty argv"))?;
     let (out, err) = match log {
         Some(path) => {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
+            if let Some(dir) = path.parent().filter(|d| !d.is_dir()) {
+                crate::service::private::dir(dir)?;
             }
             let f = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
+                .mode(crate::service::private::FILE_MODE)
                 .open(path)?;
+            crate::service::private::tighten(path)?;
             (Stdio::from(f.try_clone()?), Stdio::from(f))
         }
         None => (Stdio::null(), Stdio::null()),
@@ -162,6 +166,9 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         spawn_detached(&argv, &env, Some(&log)).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(log.parent().unwrap()), mode(&log)), (0o700, 0o600));
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(5) {
             if std::fs::read_to_string(&log).unwrap_or_default() == "hello\n" {

@@ -11,8 +11,9 @@
 //! - Tooltip: counts per attention level and the next unread pane ([`Overview`]).
 //! - Menu: one entry per workspace (worst lifecycle, worst attention, latest message;
 //!   it shows the workspace's most urgent pane in the panel), "Jump to next unread"
-//!   (focuses it, as a notification click does), "Mark all seen…" (confirmed in its
-//!   submenu), "Open panel", "Quit Attend". Left click opens the panel.
+//!   (focuses it, as a notification click does), "Mark all seen…" and "Remove exited
+//!   panes…" (each confirmed in its submenu; the latter is `attend rm --exited`), "Open
+//!   panel", "Quit Attend". Left click opens the panel.
 //! - No `StatusNotifierWatcher` on the bus: logged once, the daemon runs without a
 //!   tray; when a watcher appears, ksni registers the item.
 
@@ -20,6 +21,7 @@ use super::actions::Actions;
 use super::overview::{escape_markup, icon_name, Overview};
 use super::snapshot::{Snapshot, Update};
 use crate::engine::clip;
+use crate::engine::removal::exited_panes;
 use crate::model::{Attention, PaneId};
 use ksni::menu::{StandardItem, SubMenu};
 use ksni::{MenuItem, Status, ToolTip, TrayMethods};
@@ -40,6 +42,8 @@ enum Request {
     JumpNext(Option<String>),
     /// Mark every pane with ordinary attention seen.
     MarkAllSeen,
+    /// Remove every exited pane.
+    RemoveExited,
     /// Stop the daemon.
     Quit,
 }
@@ -125,6 +129,17 @@ fn seeable(snapshot: &Snapshot) -> Vec<PaneId> {
         .filter(|p| p.items.iter().any(|i| i.decision.is_none()))
         .map(|p| p.id)
         .collect()
+}
+
+/// Exited panes (what "Remove exited panes" removes: the engine's `attend rm --exited`
+/// selection).
+fn removable(snapshot: &Snapshot) -> usize {
+    exited_panes(snapshot.panes.values(), 0, snapshot.at).len()
+}
+
+/// "N pane(s)".
+fn panes_word(n: usize) -> String {
+    format!("{n} pane{}", if n == 1 { "" } else { "s" })
 }
 
 impl ksni::Tray for AttendTray {
@@ -238,6 +253,22 @@ impl ksni::Tray for AttendTray {
             }
             .into(),
         );
+        let removable = removable(&self.snapshot);
+        items.push(
+            SubMenu {
+                label: "Remove exited panes…".into(),
+                enabled: removable > 0,
+                submenu: vec![StandardItem {
+                    label: format!("Yes, remove {} that exited", panes_word(removable)),
+                    icon_name: "edit-delete-symbolic".into(),
+                    activate: Box::new(|t: &mut Self| t.ask(Request::RemoveExited)),
+                    ..Default::default()
+                }
+                .into()],
+                ..Default::default()
+            }
+            .into(),
+        );
         items.push(
             StandardItem {
                 label: "Open panel".into(),
@@ -313,6 +344,14 @@ fn perform(request: Request, actions: &Actions, snapshot: &Snapshot) {
                     if let Err(e) = actions.mark_seen(pane).await {
                         tracing::warn!(%pane, "cannot mark seen: {e}");
                     }
+                }
+            });
+        }
+        Request::RemoveExited => {
+            tokio::spawn(async move {
+                match actions.remove_exited().await {
+                    Ok(panes) => tracing::info!(panes = panes.len(), "tray: removed exited panes"),
+                    Err(e) => tracing::warn!("tray: cannot remove exited panes: {e}"),
                 }
             });
         }
@@ -429,11 +468,46 @@ mod tests {
                 "-",
                 "Jump to next unread",
                 "Mark all seen…",
+                "Remove exited panes…",
                 "Open panel",
                 "-",
                 "Quit Attend",
             ]
         );
         assert_eq!(seeable(&t.snapshot), vec![PaneId(1)]);
+    }
+
+    #[test]
+    fn remove_exited_panes_counts_the_exited_ones_and_asks_first() {
+        let submenu = |t: &AttendTray| {
+            t.menu()
+                .into_iter()
+                .find_map(|m| match m {
+                    MenuItem::SubMenu(s) if s.label == "Remove exited panes…" => Some(s),
+                    _ => None,
+                })
+                .expect("the entry")
+        };
+        let t = tray(vec![pane(1, "/w/a", None)]);
+        assert!(!submenu(&t).enabled, "nothing exited");
+        let mut gone = pane(2, "/w/a", Some(Attention::Unread));
+        gone.live = crate::model::Live::Exited {
+            code: Some(0),
+            signal: None,
+        };
+        let mut gone2 = pane(3, "/w/b", None);
+        gone2.live = gone.live;
+        let t = tray(vec![pane(1, "/w/a", None), gone, gone2]);
+        let s = submenu(&t);
+        assert!(s.enabled);
+        let labels: Vec<String> = s
+            .submenu
+            .iter()
+            .map(|m| match m {
+                MenuItem::Standard(i) => i.label.clone(),
+                _ => "?".into(),
+            })
+            .collect();
+        assert_eq!(labels, ["Yes, remove 2 panes that exited"]);
     }
 }
