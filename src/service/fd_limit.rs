@@ -1,14 +1,14 @@
 //! The daemon's open-files limit (`RLIMIT_NOFILE`).
 //!
-//! Every pane Attend runs costs the daemon about five descriptors (the PTY master, its
-//! reader's and writer's copies, the holder's socket and the waiter's copy of it;
-//! `docs/benchmarks.md#panes-daemon-threads-memory-and-descriptors-item-8`), so 1 000
-//! panes need more than the soft limit of 1 024 that a desktop session usually gives. At
-//! start the daemon raises its soft limit to the hard limit ([`raise`]). The programs
-//! in the panes must not inherit the raised limit (`select(2)` cannot take descriptors
-//! from 1 024 up, and some programs close every possible descriptor at start): each pane
-//! holder gets the original soft limit back before it starts its program
-//! ([`restore_in`]), so an agent sees the limit it would see anywhere else.
+//! Every pane Attend runs costs the daemon about six descriptors (the PTY master, its
+//! reader's and writer's copies, the holder's socket, the waiter's copy of it and the
+//! screen log; `docs/benchmarks.md#panes-daemon-threads-memory-and-descriptors-item-8`),
+//! so 1 000 panes need more than the soft limit of 1 024 that a desktop session usually
+//! gives. At start the daemon raises its soft limit to the hard limit ([`raise`]). The
+//! programs in the panes must not inherit the raised limit (`select(2)` cannot take
+//! descriptors from 1 024 up, and some programs close every possible descriptor at
+//! start): each pane holder gets the original soft limit back before it starts its
+//! program ([`restore_in`]), so an agent sees the limit it would see anywhere else.
 
 use nix::libc;
 use std::io;
