@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# All benchmarks (docs/benchmarks.md, items 1–7) in one command; prints every goal with the
+# All benchmarks (docs/benchmarks.md, items 1–8) in one command; prints every goal with the
 # measured figure and ratio as one Markdown table (the one kept in docs/benchmarks.md), with
 # the machine load next to each row.
 #
 # Usage: build-aux/bench.sh [NAME…]
 #   NAME: engine, hook-rt (item 1, build-aux/bench-hook.sh: attend-hook against
 #   dbus-send, wall and CPU), store, hook, pty, idle,
-#   memory, latency, scale (default: all). Release builds; takes about 10 minutes on
-#   2 cores, most of it building.
+#   memory, latency, scale, hook-pty, holders (item 8: PSS and threads per pane
+#   holder, `attend-holder` and the `attend __holder` fallback), panes (item 8: daemon
+#   threads, RSS and descriptors with 10, 100, 1 000 running panes) (default: all).
+#   Release builds; takes about 15 minutes on 2 cores, most of it building.
 #   ATTEND_BIN=path  measure another attend binary in the service benchmarks (e.g. an
 #                    older build, for before/after figures).
 #
@@ -17,7 +19,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-all=(engine hook-rt store hook pty idle memory latency scale hook-pty)
+all=(engine hook-rt store hook pty idle memory latency scale hook-pty holders panes)
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${all[@]}")
 out=$root/target/bench
@@ -30,7 +32,8 @@ want() { local n; for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done; 
 load() { awk '{ printf "load average %s %s %s", $1, $2, $3 }' /proc/loadavg; }
 
 echo "building (release)…" >&2
-cargo build --release --no-default-features --bin attend --bin attend-hook --example bare_pty >>"$log" 2>&1
+cargo build --release --no-default-features --bin attend --bin attend-hook --bin attend-holder \
+    --example bare_pty >>"$log" 2>&1
 
 if want engine; then
     cargo bench --no-default-features --bench engine 2>>"$log" | tee -a "$log" |
@@ -64,7 +67,7 @@ if want hook-rt; then
 fi
 
 service=()
-for n in store hook pty idle memory latency scale hook-pty; do want "$n" && service+=("$n"); done
+for n in store hook pty idle memory latency scale hook-pty holders panes; do want "$n" && service+=("$n"); done
 if [ ${#service[@]} -gt 0 ]; then
     cargo bench --no-default-features --bench service -- "${service[@]}" 2>>"$log" |
         tee -a "$log" | grep '^RESULT' >>"$out/results" || true

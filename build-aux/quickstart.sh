@@ -66,10 +66,11 @@ if [ "$gui" = yes ]; then
     # shellcheck disable=SC2086
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
   fi
-  # The workspace: attend, attend-panel, and attend-hook (the hooks' executable) beside them.
+  # The workspace: attend, attend-panel, attend-hook (the hooks' executable) and
+  # attend-holder (one small process per pane) beside them.
   cargo build --release --locked
 else
-  cargo build --release --locked --no-default-features --bin attend --bin attend-hook
+  cargo build --release --locked --no-default-features --bin attend --bin attend-hook --bin attend-holder
 fi
 bin="$PWD/target/release/attend"
 

@@ -74,10 +74,15 @@ impl Daemon {
     /// Starts `attend daemon --no-tray --no-notifications ARGS`, waits until it is ready
     /// and connects to its bus; then waits (≤ 20 s) until it answers `Version` there.
     pub async fn start(args: &[&str]) -> Daemon {
+        Daemon::start_with(args, &[]).await
+    }
+
+    /// Like [`Daemon::start`], with `vars` in the daemon's environment.
+    pub async fn start_with(args: &[&str], vars: &[(&str, &str)]) -> Daemon {
         let mut env = Env::new();
         let mut all = vec!["--no-tray", "--no-notifications"];
         all.extend_from_slice(args);
-        env.start_daemon_with(&all, &[]);
+        env.start_daemon_with(&all, vars);
         let conn = zbus::connection::Builder::address(env.bus.address.as_str())
             .expect("address")
             .build()
@@ -163,6 +168,46 @@ pub fn wakeups(before: &ProcFigures, after: &ProcFigures) -> u64 {
         .iter()
         .map(|(tid, n)| n.saturating_sub(*before.switches.get(tid).unwrap_or(&0)))
         .sum()
+}
+
+/// Proportional set size of `pid` in KiB (`Pss:` of `/proc/PID/smaps_rollup`): its
+/// private pages plus its share of the pages it shares with other processes.
+pub fn pss_kib(pid: u32) -> u64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    status_field(&rollup, "Pss:")
+}
+
+/// Threads of `pid` (entries of `/proc/PID/task`).
+pub fn thread_count(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |r| r.count())
+}
+
+/// Open descriptors of `pid` (entries of `/proc/PID/fd`).
+pub fn fd_count(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |r| r.count())
+}
+
+/// The soft and hard `Max open files` of `pid` (`/proc/PID/limits`; `unlimited` as
+/// `u64::MAX`).
+pub fn nofile_limits(pid: u32) -> (u64, u64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap_or_default();
+    let line = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max open files"))
+        .unwrap_or("");
+    let mut f = line
+        .split_whitespace()
+        .map(|v| v.parse().unwrap_or(u64::MAX));
+    (f.next().unwrap_or(0), f.next().unwrap_or(0))
+}
+
+/// The children of `pid` (`/proc/PID/task/PID/children`).
+pub fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
 }
 
 fn status_field(status: &str, key: &str) -> u64 {

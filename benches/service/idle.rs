@@ -2,11 +2,14 @@
 //! for input) and, over the same 30 s, a tmux server with 20 idle panes for reference:
 //! CPU time (utime + stime) and wake-ups (context switches summed over all threads).
 //! Goal: no CPU time beyond noise (≤ 2 clock ticks = 20 ms) and no periodic timers
-//! (fewer than one wake-up per second in all).
+//! (fewer than one wake-up per second in all). Over the same window, the pane holders
+//! (one process per pane, docs/decisions/0009-pane-holders.md) must not wake up at all:
+//! their `poll` has no timeout.
 
 use crate::harness::{
     self, proc_figures, result, ticks_per_second, verdict, wakeups, Daemon, Tmux,
 };
+use crate::support::holders_of;
 use std::time::Duration;
 
 const PANES: usize = 20;
@@ -31,9 +34,25 @@ pub async fn run() {
     // Let start-up work settle (git lookups run on tokio's blocking threads, which exit
     // after 10 s without work).
     tokio::time::sleep(Duration::from_secs(12)).await;
-    let (a0, t0) = (proc_figures(d.daemon_pid()), proc_figures(tmux_pid));
+    let holders = holders_of(&d.state_dir());
+    let sample = || holders.iter().map(|p| proc_figures(*p)).collect::<Vec<_>>();
+    let (a0, t0, h0) = (
+        proc_figures(d.daemon_pid()),
+        proc_figures(tmux_pid),
+        sample(),
+    );
     tokio::time::sleep(WINDOW).await;
-    let (a1, t1) = (proc_figures(d.daemon_pid()), proc_figures(tmux_pid));
+    let (a1, t1, h1) = (
+        proc_figures(d.daemon_pid()),
+        proc_figures(tmux_pid),
+        sample(),
+    );
+    let h_sw: u64 = h0.iter().zip(&h1).map(|(b, a)| wakeups(b, a)).sum();
+    let h_cpu: u64 = h0
+        .iter()
+        .zip(&h1)
+        .map(|(b, a)| a.cpu_ticks - b.cpu_ticks)
+        .sum();
     let ms = |ticks: u64| ticks as f64 * 1000.0 / ticks_per_second();
     let (a_cpu, a_sw) = (a1.cpu_ticks - a0.cpu_ticks, wakeups(&a0, &a1));
     let (t_cpu, t_sw) = (t1.cpu_ticks - t0.cpu_ticks, wakeups(&t0, &t1));
@@ -52,6 +71,18 @@ pub async fn run() {
         "<= 20 (noise)",
         &format!("{:.0} (tmux {:.0})", ms(a_cpu), ms(t_cpu)),
         verdict(a_cpu <= 2),
+    );
+    println!(
+        "{} holders: {:.0} ms CPU, {h_sw} wake-ups",
+        holders.len(),
+        ms(h_cpu)
+    );
+    result(
+        "4",
+        "idle holders, 20 panes, 30 s: wake-ups (all holders) / CPU time (ms)",
+        "0",
+        &format!("{h_sw} / {:.0} ({} holders)", ms(h_cpu), holders.len()),
+        verdict(h_sw == 0 && holders.len() == PANES),
     );
     result(
         "4",

@@ -1,26 +1,28 @@
-//! Service benchmarks (docs/benchmarks.md, items 2–7), against a real `attend daemon` on a
+//! Service benchmarks (docs/benchmarks.md, items 2–8), against a real `attend daemon` on a
 //! private bus and against the references a user would compare Attend to (a bare PTY
 //! reader, tmux 3.3).
 //!
 //! Run: `cargo bench --no-default-features --bench service -- [NAME…]` with NAME among
-//! `store`, `hook`, `pty`, `idle`, `memory`, `latency`, `scale`, `hook-pty` (default:
-//! all). Every figure is printed as a `RESULT` line (see [`harness::result`]) that
+//! `store`, `hook`, `pty`, `idle`, `memory`, `latency`, `scale`, `hook-pty`, `holders`,
+//! `panes` (default: all). Every figure is printed as a `RESULT` line (see [`harness::result`]) that
 //! `build-aux/bench.sh` collects into one table; ratios are measured side by side in one
 //! run, alternating, because the machine is shared and noisy.
 
 mod harness;
+mod holders;
 mod hook_load;
 mod hooks;
 mod idle;
 mod memory;
+mod panes;
 mod pty_throughput;
 mod scale;
 mod store;
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
-const ALL: [&str; 8] = [
-    "store", "hook", "pty", "idle", "memory", "latency", "scale", "hook-pty",
+const ALL: [&str; 10] = [
+    "store", "hook", "pty", "idle", "memory", "latency", "scale", "hook-pty", "holders", "panes",
 ];
 
 fn main() {
@@ -46,6 +48,8 @@ fn main() {
             "latency" => rt.block_on(hooks::run_latency()),
             "scale" => rt.block_on(scale::run()),
             "hook-pty" => rt.block_on(hook_load::run()),
+            "holders" => rt.block_on(holders::run()),
+            "panes" => rt.block_on(panes::run()),
             other => {
                 eprintln!("unknown benchmark {other:?} (known: {})", ALL.join(", "));
                 std::process::exit(2);

@@ -99,6 +99,12 @@ pub const EXIT_STATE_IN_USE: i32 = 2;
 /// message on stderr.
 pub fn run(opts: DaemonOptions) -> i32 {
     init_logging();
+    // Each pane costs descriptors: 1 000 panes need more than the usual soft limit.
+    match super::fd_limit::raise() {
+        Ok(Some((from, to))) => tracing::info!("open-files limit raised from {from} to {to}"),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("cannot raise the open-files limit: {e}"),
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

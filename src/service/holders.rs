@@ -110,12 +110,13 @@ impl Holders {
             env.push(("TERM".into(), "xterm-256color".into()));
         }
         env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
-        let scope = |pid: u32| {
+        let before_program = |pid: u32| {
+            super::fd_limit::restore_in(pid);
             if let Some(s) = &self.scopes {
                 s.adopt(pid, pane)
             }
         };
-        client::start(&self.launcher, &args, &env, scope).map_err(|e| match e {
+        client::start(&self.launcher, &args, &env, before_program).map_err(|e| match e {
             StartError::Program(source) => SpawnError::Program { program, source },
             StartError::Holder(e) => SpawnError::Pty(format!("cannot start the pane holder: {e}")),
         })?;

@@ -16,7 +16,8 @@
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
 //!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock;
 //!    [`state_lock`] makes one daemon the owner of a state directory and [`private`] keeps
-//!    its files closed to other users.
+//!    its files closed to other users; [`fd_limit`] gives the daemon the descriptors its
+//!    panes need.
 //! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
 //!    D-Bus, the panel and the tray alike; [`retention`] reads the optional automatic
 //!    removal's age.
@@ -30,6 +31,7 @@ pub mod daemon;
 pub mod db;
 pub mod dbus;
 pub mod error;
+pub mod fd_limit;
 pub mod git;
 pub mod holders;
 pub mod intake;

@@ -293,6 +293,17 @@ fn winsize(master: &OwnedFd) -> Option<nix::pty::Winsize> {
     (rc == 0).then_some(ws)
 }
 
+/// Gives the heap pages of a handed-over backlog back to the system (glibc's allocator
+/// keeps freed pages otherwise), so that a holder whose buffer is empty again is as small
+/// as one that never buffered.
+fn release_free_memory() {
+    // SAFETY: malloc_trim only returns free memory of the allocator to the kernel.
+    #[cfg(target_env = "gnu")]
+    unsafe {
+        libc::malloc_trim(0)
+    };
+}
+
 /// Wall clock in ms since the epoch.
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -316,7 +327,10 @@ struct Holder {
 
 impl Holder {
     fn serve(&mut self) -> io::Result<()> {
-        let mut buf = vec![0u8; DATA_CHUNK];
+        // Reads while no daemon is connected land here. Allocated, never zeroed: only the
+        // pages the kernel writes into become resident, so a holder whose daemon is
+        // connected (the usual case) keeps none of it (docs/benchmarks.md, holder memory).
+        let mut buf: Vec<u8> = Vec::with_capacity(DATA_CHUNK);
         loop {
             let (listen, sig, other) = {
                 let mut fds = vec![
@@ -387,12 +401,20 @@ impl Holder {
     /// output (no process has the terminal open any more: EIO) the holder stops reading
     /// but keeps the master: closing it would hang the terminal up, and a program that
     /// closed its terminal but runs on (a daemonized child, say) would get SIGHUP.
-    fn drain_master(&mut self, buf: &mut [u8]) {
+    fn drain_master(&mut self, buf: &mut Vec<u8>) {
         let Some(m) = &self.master else { return };
-        match nix::unistd::read(m, buf) {
-            Ok(n) if n > 0 => self.backlog.push(&buf[..n]),
-            Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => {}
-            Ok(_) | Err(_) => self.master_eof = true,
+        buf.clear();
+        // SAFETY: `read` writes at most `capacity` bytes into the buffer's spare capacity.
+        let n = unsafe { libc::read(m.as_raw_fd(), buf.as_mut_ptr().cast(), buf.capacity()) };
+        if n > 0 {
+            // SAFETY: the kernel initialised the first `n` bytes.
+            unsafe { buf.set_len(n as usize) };
+            self.backlog.push(buf);
+            return;
+        }
+        match (n, nix::errno::Errno::last()) {
+            (n, nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) if n < 0 => {}
+            _ => self.master_eof = true,
         }
     }
 
@@ -443,6 +465,10 @@ impl Holder {
         frames.push(Frame::End);
         self.client = Some(sock);
         self.send(&frames);
+        if !bytes.is_empty() {
+            drop((frames, bytes));
+            release_free_memory();
+        }
     }
 
     fn send(&mut self, frames: &[Frame]) {
