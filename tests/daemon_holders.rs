@@ -474,3 +474,23 @@ fn a_holder_too_slow_to_answer_keeps_its_pane_running_and_is_never_resumed_twice
     env.wait_pane(&pane, "ended", |v| v["live"]["state"] == "exited");
     assert!(!alive(pid));
 }
+
+#[test]
+fn a_removed_runtime_directory_loses_no_pane() {
+    let mut env = Env::with_daemon();
+    let before = env.run(&["--", "sh", "-c", "echo $$ > a.pid; exec cat"]);
+    let a = read_pid(&env, "a.pid");
+    // As a logout without lingering, or a tidy-up, does.
+    std::fs::remove_dir_all(env.spool_dir()).unwrap();
+    let after = env.run(&["--", "sh", "-c", "echo $$ > b.pid; exec cat"]);
+    let b = read_pid(&env, "b.pid");
+    std::fs::remove_dir_all(env.spool_dir()).unwrap();
+    env.kill_daemon();
+    env.start_daemon();
+    for (p, pid) in [(&before, a), (&after, b)] {
+        assert_eq!(env.show(p)["live"]["state"], "running", "{p}");
+        assert!(alive(pid));
+        env.ok(&["send", p, "hi", "--enter"]);
+        env.wait_until("the echo", || screen(&env, p).contains("hi\nhi"));
+    }
+}

@@ -26,6 +26,9 @@ pub const DEFAULT_HOLDER_BUFFER: usize = attend_holder::holder::DEFAULT_BUFFER;
 #[derive(Debug, Clone)]
 pub struct Holders {
     dir: PathBuf,
+    /// `<state dir>/holders`: each holder's second socket, which outlives the removal of
+    /// the runtime directory (logout without lingering, a tidy-up).
+    spare_dir: PathBuf,
     state_dir: PathBuf,
     launcher: Launcher,
     buffer: usize,
@@ -58,8 +61,10 @@ impl Holders {
         for d in [dir.as_path(), dir.parent().unwrap_or(&dir)] {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
         }
+        let spare_dir = canonical.join("holders");
         Ok(Holders {
             dir,
+            spare_dir,
             state_dir: canonical,
             launcher: launcher(),
             buffer,
@@ -95,8 +100,17 @@ impl Holders {
     /// [`SpawnError::Program`]; a holder that cannot start as [`SpawnError::Pty`].
     pub fn start(&self, pane: PaneId, spec: &SpawnSpec) -> Result<Attached, SpawnError> {
         let program = spec.argv.first().cloned().unwrap_or_default();
+        // Both directories again: somebody may have removed them meanwhile.
+        for d in [&self.dir, &self.spare_dir] {
+            private_dir(d)
+                .map_err(|e| SpawnError::Pty(format!("cannot make {}: {e}", d.display())))?;
+        }
+        let spare = self.spare_dir.join(format!("{pane}.sock"));
+        // A Unix socket path has at most 107 bytes; a longer one is left out.
+        let also_socket = (spare.as_os_str().len() < 108).then_some(spare);
         let args = Args {
             socket: self.socket(pane),
+            also_socket,
             state_dir: self.state_dir.clone(),
             pane: pane.0,
             rows: spec.rows.max(1),
@@ -128,7 +142,10 @@ impl Holders {
     /// one that did not answer in time). The connection is dropped at once: the holder
     /// goes on as if no daemon had come.
     pub fn is_alive(&self, pane: PaneId) -> bool {
-        std::os::unix::net::UnixStream::connect(self.socket(pane)).is_ok()
+        let spare = self.spare_dir.join(format!("{pane}.sock"));
+        [self.socket(pane), spare]
+            .iter()
+            .any(|p| std::os::unix::net::UnixStream::connect(p).is_ok())
     }
 
     /// Connects to every holder socket of this state directory: live holders are
@@ -137,12 +154,18 @@ impl Holders {
     /// The second list: panes whose holder listens but could not be adopted (it did not
     /// answer in time, or speaks another version): their programs still run.
     pub fn scan(&self) -> (Vec<Found>, Vec<PaneId>) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return (Vec::new(), Vec::new());
-        };
+        // Each holder listens in both directories: the runtime one first, the state
+        // directory's for holders whose runtime socket is gone.
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for d in [&self.dir, &self.spare_dir] {
+            if let Ok(entries) = std::fs::read_dir(d) {
+                paths.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
         let mut found = Vec::new();
         let mut unreachable = Vec::new();
-        for path in entries.flatten().map(|e| e.path()) {
+        for path in paths {
             let Some(pane) = path
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -151,8 +174,12 @@ impl Holders {
             else {
                 continue;
             };
+            if seen.contains(&pane) {
+                continue;
+            }
             match client::connect(&path) {
                 Ok(a) if a.hello.state_dir == self.state_dir && a.hello.pane == pane.0 => {
+                    seen.insert(pane);
                     found.push(Found { pane, attached: a })
                 }
                 Ok(a) => tracing::warn!(
@@ -171,6 +198,7 @@ impl Holders {
                         "cannot adopt the pane's holder: {e}; it keeps running, not adopted \
                          (the next start tries again)"
                     );
+                    seen.insert(pane);
                     unreachable.push(pane);
                 }
             }
@@ -178,6 +206,15 @@ impl Holders {
         found.sort_by_key(|f| f.pane);
         (found, unreachable)
     }
+}
+
+/// Creates `dir` (and its parents) 0700, or makes an existing one 0700.
+fn private_dir(dir: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
 }
 
 /// The holder executable: [`HOLDER_ENV`], else `attend-holder` beside this executable,

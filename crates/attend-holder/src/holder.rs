@@ -33,6 +33,9 @@ pub const DEFAULT_BUFFER: usize = 8 * 1024 * 1024;
 pub struct Args {
     /// The socket to listen on (its directory exists, mode 0700).
     pub socket: PathBuf,
+    /// A second socket, best effort (in the state directory: it outlives the removal of
+    /// the runtime directory at logout).
+    pub also_socket: Option<PathBuf>,
     /// The state directory of the daemon that starts it (told to every daemon that
     /// connects, so that a daemon of another directory leaves it alone).
     pub state_dir: PathBuf,
@@ -71,6 +74,10 @@ impl Args {
             a.push("--cwd".into());
             a.push(cwd.clone().into());
         }
+        if let Some(also) = &self.also_socket {
+            a.push("--also-socket".into());
+            a.push(also.clone().into());
+        }
         a.push("--".into());
         a.extend(self.argv.iter().cloned());
         a
@@ -81,6 +88,7 @@ impl Args {
         let mut it = args.iter();
         let (mut socket, mut state_dir, mut pane, mut rows, mut cols, mut cwd) =
             (None, None, None, None, None, None);
+        let mut also_socket = None;
         let mut buffer = DEFAULT_BUFFER;
         let num = |v: Option<&OsString>, flag: &str| -> Result<u64, String> {
             v.and_then(|v| v.to_str())
@@ -90,6 +98,7 @@ impl Args {
         while let Some(a) = it.next() {
             match a.to_str() {
                 Some("--socket") => socket = it.next().map(PathBuf::from),
+                Some("--also-socket") => also_socket = it.next().map(PathBuf::from),
                 Some("--state-dir") => state_dir = it.next().map(PathBuf::from),
                 Some("--cwd") => cwd = it.next().map(PathBuf::from),
                 Some("--pane") => pane = Some(num(it.next(), "--pane")?),
@@ -106,6 +115,7 @@ impl Args {
         }
         Ok(Args {
             socket: socket.ok_or("--socket is required")?,
+            also_socket,
             state_dir: state_dir.ok_or("--state-dir is required")?,
             pane: pane.ok_or("--pane is required")?,
             rows: rows.unwrap_or(24),
@@ -126,6 +136,7 @@ pub fn run(args: Args) -> io::Result<()> {
     detach()?;
     let mut out = io::stdout().lock();
     let listener = bind(&args.socket)?;
+    let spare = args.also_socket.as_deref().and_then(|p| bind(p).ok());
     let ws = nix::pty::Winsize {
         ws_row: args.rows,
         ws_col: args.cols,
@@ -146,13 +157,13 @@ pub fn run(args: Args) -> io::Result<()> {
     out.flush()?;
     let mut go = String::new();
     if io::stdin().lock().read_line(&mut go)? == 0 {
-        let _ = std::fs::remove_file(&args.socket);
+        remove_sockets(&args);
         return Err(io::Error::other("the daemon went away before the start"));
     }
     let child = match start_child(&args, &pty.slave) {
         Ok(pid) => pid,
         Err(errno) => {
-            let _ = std::fs::remove_file(&args.socket);
+            remove_sockets(&args);
             writeln!(out, "error {errno}")?;
             out.flush()?;
             return Err(io::Error::from_raw_os_error(errno));
@@ -167,6 +178,7 @@ pub fn run(args: Args) -> io::Result<()> {
     let mut h = Holder {
         args,
         listener,
+        spare,
         client: None,
         master: Some(pty.master),
         master_eof: false,
@@ -188,6 +200,13 @@ fn detach() -> io::Result<()> {
     match unsafe { nix::unistd::fork() }.map_err(io::Error::from)? {
         nix::unistd::ForkResult::Parent { .. } => unsafe { libc::_exit(0) },
         nix::unistd::ForkResult::Child => Ok(()),
+    }
+}
+
+fn remove_sockets(args: &Args) {
+    let _ = std::fs::remove_file(&args.socket);
+    if let Some(also) = &args.also_socket {
+        let _ = std::fs::remove_file(also);
     }
 }
 
@@ -315,6 +334,7 @@ fn now_ms() -> u64 {
 struct Holder {
     args: Args,
     listener: UnixListener,
+    spare: Option<UnixListener>,
     client: Option<UnixStream>,
     master: Option<OwnedFd>,
     /// The PTY's output ended (read returned EIO): no more polling it.
@@ -332,11 +352,15 @@ impl Holder {
         // connected (the usual case) keeps none of it (docs/benchmarks.md, holder memory).
         let mut buf: Vec<u8> = Vec::with_capacity(DATA_CHUNK);
         loop {
-            let (listen, sig, other) = {
+            let (listen, sig, spare, other) = {
                 let mut fds = vec![
                     PollFd::new(self.listener.as_fd(), PollFlags::POLLIN),
                     PollFd::new(self.sfd.as_fd(), PollFlags::POLLIN),
                 ];
+                if let Some(l) = &self.spare {
+                    fds.push(PollFd::new(l.as_fd(), PollFlags::POLLIN));
+                }
+                let first = fds.len();
                 // The daemon reads the PTY while it is connected; the holder only then.
                 if let Some(c) = &self.client {
                     fds.push(PollFd::new(c.as_fd(), PollFlags::POLLIN));
@@ -352,7 +376,8 @@ impl Holder {
                 (
                     ready(&fds[0]),
                     ready(&fds[1]),
-                    fds.get(2).is_some_and(ready),
+                    first == 3 && ready(&fds[2]),
+                    fds.get(first).is_some_and(ready),
                 )
             };
             if sig {
@@ -361,7 +386,7 @@ impl Holder {
             if other {
                 if self.client.is_some() {
                     if self.daemon_message() {
-                        let _ = std::fs::remove_file(&self.args.socket);
+                        remove_sockets(&self.args);
                         return Ok(());
                     }
                 } else {
@@ -369,7 +394,10 @@ impl Holder {
                 }
             }
             if listen {
-                self.accept();
+                self.accept(false);
+            }
+            if spare {
+                self.accept(true);
             }
         }
     }
@@ -436,8 +464,12 @@ impl Holder {
 
     /// A new connection: same uid only, one daemon at a time; it gets the master, the
     /// hello, the buffered output and a recorded exit.
-    fn accept(&mut self) {
-        let Ok((sock, _)) = self.listener.accept() else {
+    fn accept(&mut self, spare: bool) {
+        let listener = match (spare, &self.spare) {
+            (true, Some(l)) => l,
+            _ => &self.listener,
+        };
+        let Ok((sock, _)) = listener.accept() else {
             return;
         };
         let me = nix::unistd::getuid().as_raw();

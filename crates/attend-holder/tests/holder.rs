@@ -40,6 +40,7 @@ fn launcher() -> Launcher {
 fn args(dir: &Path, script: &str, buffer: usize) -> Args {
     Args {
         socket: dir.join("p1.sock"),
+        also_socket: None,
         state_dir: dir.join("state"),
         pane: 1,
         rows: 24,
