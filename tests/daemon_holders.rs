@@ -69,6 +69,13 @@ fn sigterm_kill_9_and_a_kill_of_the_daemons_process_group_leave_the_program_runn
     );
     env.start_daemon();
     assert_eq!(env.show(&pane)["live"]["state"], "running");
+    // The killed daemon's attach socket does not pile up.
+    let attach: Vec<_> = std::fs::read_dir(env.spool_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("attach-"))
+        .collect();
+    assert_eq!(attach.len(), 1, "{attach:?}");
 
     // Input, output and exit work on the re-adopted pane.
     env.ok(&["send", &pane, "still here", "--enter"]);
@@ -222,6 +229,8 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
     let env = Env::with_daemon();
     let a = env.run(&["--", "cat"]);
     let b = env.run(&["--", "cat"]);
+    // An interactive shell ignores SIGTERM.
+    let shell = env.run(&["--", "bash", "--norc", "-i"]);
     let out = env.attend(&["stop-all"]);
     assert_eq!(out.status.code(), Some(2), "no terminal, no --yes");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -230,11 +239,14 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
         "{err}"
     );
     assert_eq!(env.show(&a)["live"]["state"], "running");
-    env.ok(&["stop-all", "--yes"]);
+    let said = env.ok(&["stop-all", "--yes"]);
     for p in [&a, &b] {
         let v = env.wait_pane(p, "ended", |v| v["live"]["state"] == "exited");
         assert_eq!(v["live"]["signal"], 15, "{v}");
     }
+    let v = env.wait_pane(&shell, "ended", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["signal"], 9, "{v}");
+    assert!(said.contains(&format!("{shell} did not end")), "{said}");
     assert_eq!(env.ok(&["stop-all", "--yes"]).trim(), "no running panes");
 }
 

@@ -276,6 +276,7 @@ pub async fn run_with_connection(
     // One socket per daemon (clients get its path from `Attach`): two daemons on two
     // buses (a desktop session and an SSH one) never take over each other's socket.
     let socket = runtime_dir().join(format!("attach-{}.sock", std::process::id()));
+    remove_stale_attach_sockets(&runtime_dir());
     let (pty_tx, pty_rx) = super::pty::event_channel();
     let mut owner = Owner::new(
         world,
@@ -370,6 +371,28 @@ fn bus_label(conn: &zbus::Connection) -> String {
     match conn.unique_name() {
         Some(name) => format!("{address} ({name})"),
         None => address,
+    }
+}
+
+/// Removes `attach-<pid>.sock` files of daemons that are gone (killed: they could not
+/// remove their own), so they do not pile up in the runtime directory.
+fn remove_stale_attach_sockets(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        let pid = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("attach-"))
+            .and_then(|n| n.strip_suffix(".sock"))
+            .and_then(|n| n.parse::<i32>().ok());
+        let Some(pid) = pid else { continue };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 

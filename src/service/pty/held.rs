@@ -171,6 +171,11 @@ fn wait_for_holder(
             signal: None,
         },
         None => {
+            tracing::warn!(
+                child,
+                "the pane's holder went away without an exit record; its program is hung up \
+                 and the pane ends with an unknown status"
+            );
             // Without its holder the program cannot outlive this daemon: end it as a
             // closed terminal would.
             let _ = killpg(Pid::from_raw(child as i32), Signal::SIGHUP);
