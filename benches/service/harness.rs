@@ -295,3 +295,18 @@ pub fn text_file(dir: &Path, name: &str, lines: usize, width: usize) -> PathBuf 
     std::fs::write(&path, out).expect("write the text file");
     path
 }
+
+/// RSS in KiB of `pid` once it stopped changing (output drained and parsed): sampled every
+/// 400 ms, at most 50 times.
+pub async fn settled_rss(pid: u32) -> u64 {
+    let mut last = 0;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let now = proc_figures(pid).rss_kib;
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    last
+}

@@ -4,9 +4,8 @@
 //! per-pane figure is the slope (RSS(100) − RSS(1)) / 99. Goal: Attend's per-pane figure
 //! ≤ tmux's.
 
-use crate::harness::{self, proc_figures, result, verdict, Daemon, Tmux};
+use crate::harness::{self, result, settled_rss, verdict, Daemon, Tmux};
 use std::path::Path;
-use std::time::Duration;
 
 const COUNTS: [usize; 3] = [1, 20, 100];
 const LINES: usize = 2_040;
@@ -14,20 +13,6 @@ const LINES: usize = 2_040;
 /// The pane's command: print the file, then wait without output.
 fn script(file: &Path) -> String {
     format!("cat {}; exec cat", file.display())
-}
-
-/// RSS in KiB once it stopped changing (output drained and parsed).
-async fn settled_rss(pid: u32) -> u64 {
-    let mut last = 0;
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        let now = proc_figures(pid).rss_kib;
-        if now == last {
-            break;
-        }
-        last = now;
-    }
-    last
 }
 
 async fn attend_rss(file: &Path, panes: usize) -> u64 {

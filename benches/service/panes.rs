@@ -6,29 +6,15 @@
 //! exceed: it raises its own (src/service/fd_limit.rs), and the programs in its panes get
 //! 1 024 back. Goal: at most 16 daemon threads at 1 000 panes.
 
-use crate::harness::{self, children, fd_count, nofile_limits, proc_figures, result, thread_count};
+use crate::harness::{self, children, fd_count, nofile_limits, result, settled_rss, thread_count};
 use crate::harness::{verdict, Daemon};
 use crate::support::holders_of;
 use nix::libc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const COUNTS: [usize; 3] = [10, 100, 1000];
 const SESSION_SOFT_LIMIT: u64 = 1024;
 const THREAD_GOAL: usize = 16;
-
-/// RSS in KiB once it stopped changing.
-async fn settled_rss(pid: u32) -> u64 {
-    let mut last = 0;
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        let now = proc_figures(pid).rss_kib;
-        if now == last {
-            break;
-        }
-        last = now;
-    }
-    last
-}
 
 /// Sets this process's soft open-files limit (its children inherit it); the old limits.
 fn set_soft_nofile(soft: u64) -> libc::rlimit {

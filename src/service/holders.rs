@@ -6,6 +6,7 @@
 //! the state directory (so two daemons of two state directories never meet each other's
 //! holders); the directories are 0700 and a holder answers its own uid only (SO_PEERCRED).
 
+use super::private;
 use super::pty::{SpawnError, SpawnSpec};
 use crate::model::PaneId;
 use attend_holder::client::{self, AttachError, Attached, Launcher, StartError};
@@ -13,7 +14,6 @@ use attend_holder::holder::Args;
 use sha2::Digest;
 use std::ffi::OsString;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the holder executable (tests run stand-ins with it).
@@ -54,12 +54,8 @@ impl Holders {
         let digest = sha2::Sha256::digest(canonical.as_os_str().as_encoded_bytes());
         let key: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         let dir = runtime_dir.join("holders").join(key);
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)?;
-        for d in [dir.as_path(), dir.parent().unwrap_or(&dir)] {
-            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
+        for d in [dir.parent().unwrap_or(&dir), dir.as_path()] {
+            private::dir(d)?;
         }
         let spare_dir = canonical.join("holders");
         Ok(Holders {
@@ -83,10 +79,7 @@ impl Holders {
     /// src/service/pty/screen_log.rs).
     pub fn screen_log(&self, pane: PaneId) -> PathBuf {
         let dir = self.state_dir.join("screens");
-        let _ = std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir);
+        let _ = private::dir(&dir);
         dir.join(format!("{pane}.log"))
     }
 
@@ -102,7 +95,7 @@ impl Holders {
         let program = spec.argv.first().cloned().unwrap_or_default();
         // Both directories again: somebody may have removed them meanwhile.
         for d in [&self.dir, &self.spare_dir] {
-            private_dir(d)
+            private::dir(d)
                 .map_err(|e| SpawnError::Pty(format!("cannot make {}: {e}", d.display())))?;
         }
         let spare = self.spare_dir.join(format!("{pane}.sock"));
@@ -206,15 +199,6 @@ impl Holders {
         found.sort_by_key(|f| f.pane);
         (found, unreachable)
     }
-}
-
-/// Creates `dir` (and its parents) 0700, or makes an existing one 0700.
-fn private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
 }
 
 /// The holder executable: [`HOLDER_ENV`], else `attend-holder` beside this executable,
