@@ -296,10 +296,26 @@ fn replace_hands_over_to_another_binary_without_ending_the_agents() {
     let pid = read_pid(&env, "p.pid");
     let old = env.daemon_pid();
     // The upgrade: a copy of the binary elsewhere (with no attend-holder beside it, so
-    // its new panes' holders run as `attend __holder`).
+    // its new panes' holders run as `attend __holder`) that reports another version: its
+    // version string patched in place (same length).
     let bin = env.path("upgrade/attend");
     std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-    std::fs::copy(support::attend_bin(), &bin).unwrap();
+    let running = env.attend1().version().unwrap();
+    let upgrade = other_version(&running);
+    let image = std::fs::read(support::attend_bin()).unwrap();
+    let (patched, n) = replace_all(&image, running.as_bytes(), upgrade.as_bytes());
+    assert!(n > 0, "the version string {running} is in the binary");
+    std::fs::write(&bin, patched).unwrap();
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let reported = env
+        .program(bin.to_str().unwrap())
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&reported.stdout).trim(),
+        format!("attend {upgrade}")
+    );
     let log = std::fs::File::create(env.path("replace.log")).unwrap();
     let mut new = env
         .program(bin.to_str().unwrap())
@@ -318,6 +334,11 @@ fn replace_hands_over_to_another_binary_without_ending_the_agents() {
         replace_log()
     );
     assert!(!alive(old as i32), "the old daemon is gone");
+    assert_eq!(
+        env.attend1().version().unwrap(),
+        upgrade,
+        "the upgrade answers"
+    );
     assert!(alive(pid), "the agent outlived the upgrade");
     assert_eq!(env.show(&pane)["live"]["state"], "running");
     // Both the re-adopted pane and a new one (held by `attend __holder`) work.
@@ -331,6 +352,25 @@ fn replace_hands_over_to_another_binary_without_ending_the_agents() {
     env.wait_pane(&fresh, "ended", |v| v["live"]["state"] == "exited");
     let _ = new.kill();
     let _ = new.wait();
+}
+
+/// `version` with its last character changed (same length: a binary can be patched).
+fn other_version(version: &str) -> String {
+    let mut v = version.to_string();
+    let last = v.pop().unwrap();
+    v.push(if last == '9' { '8' } else { '9' });
+    v
+}
+
+/// `image` with every `from` replaced by `to` (same length), and how many there were.
+fn replace_all(image: &[u8], from: &[u8], to: &[u8]) -> (Vec<u8>, usize) {
+    assert_eq!(from.len(), to.len());
+    let mut out = image.to_vec();
+    let at: Vec<usize> = memchr::memmem::find_iter(image, from).collect();
+    for &i in &at {
+        out[i..i + to.len()].copy_from_slice(to);
+    }
+    (out, at.len())
 }
 
 /// A stand-in for the systemd user manager on the test bus: records the transient
@@ -505,4 +545,75 @@ fn a_removed_runtime_directory_loses_no_pane() {
         env.ok(&["send", p, "hi", "--enter"]);
         env.wait_until("the echo", || screen(&env, p).contains("hi\nhi"));
     }
+}
+
+/// The daemon's threads (`/proc/PID/task`).
+fn threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .count()
+}
+
+/// The daemon reads every PTY in one reactor with a small parser pool
+/// (docs/decisions/0010-one-reactor-for-all-ptys.md): its threads do not grow with the
+/// panes, live or re-adopted, and every pane still echoes what it is sent.
+#[test]
+fn many_panes_are_read_with_a_fixed_number_of_daemon_threads() {
+    const PANES: usize = 60;
+    const MAX_THREADS: usize = 16;
+    let mut env = Env::with_daemon();
+    let panes: Vec<String> = (0..PANES).map(|_| env.run(&["--", "cat"])).collect();
+    let echoes = |env: &Env, round: &str| {
+        for (i, pane) in panes.iter().enumerate().step_by(7) {
+            let text = format!("{round}-{i}");
+            env.ok(&["send", pane, &format!("{text}\n")]);
+            env.wait_until(&format!("{pane} echoes {text}"), || {
+                screen(env, pane).contains(&text)
+            });
+        }
+    };
+    echoes(&env, "live");
+    let n = threads(env.daemon_pid());
+    assert!(
+        n <= MAX_THREADS,
+        "{n} daemon threads with {PANES} live panes (at most {MAX_THREADS})"
+    );
+    env.kill_daemon();
+    env.start_daemon();
+    for pane in &panes {
+        env.wait_pane(pane, "re-adopted", |v| v["live"]["state"] == "running");
+    }
+    echoes(&env, "adopted");
+    let n = threads(env.daemon_pid());
+    assert!(
+        n <= MAX_THREADS,
+        "{n} daemon threads with {PANES} re-adopted panes (at most {MAX_THREADS})"
+    );
+}
+
+/// A pane resized after it printed (as every attach does) is rebuilt at the sizes of its
+/// time: lines printed at 80 columns stay cut at 40, not wrapped.
+#[test]
+fn a_resized_pane_is_rebuilt_as_it_was_shown() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "for i in 1 2 3; do printf '%060d\\n' $i; done; echo wide; read x; echo narrow; exec cat",
+    ]);
+    env.wait_until("the wide output", || screen(&env, &pane).contains("wide"));
+    env.attend1().resize(&pane, 12, 40).unwrap();
+    env.ok(&["send", &pane, "go", "--enter"]);
+    env.wait_until("the narrow output", || {
+        screen(&env, &pane).contains("narrow")
+    });
+    let before = screen(&env, &pane);
+    env.kill_daemon();
+    env.start_daemon();
+    assert_eq!(
+        screen(&env, &pane),
+        before,
+        "the screen is rebuilt as it was"
+    );
 }

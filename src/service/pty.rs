@@ -1,70 +1,78 @@
-//! PTY host: spawns programs in PTYs, feeds vt100 and the terminal scanner.
+//! PTY host: spawns programs in PTYs (or takes over the PTY of a pane holder), feeds
+//! vt100 and the terminal scanner.
 //!
-//! One [`PtyHandle`] per pane. [`PtyHandle::spawn`] opens a PTY (portable-pty), starts the
-//! program as a session leader with the PTY as its controlling terminal, and starts three
-//! threads (no timers, no polling):
+//! One [`PtyHandle`] per pane. [`PtyHandle::spawn`] opens a PTY (portable-pty) and starts
+//! the program as a session leader with the PTY as its controlling terminal;
+//! [`PtyHandle::adopt`] takes over a PTY a pane holder keeps
+//! (`docs/decisions/0009-pane-holders.md`). Either way the pane is handed to the process's
+//! one PTY host, a fixed number of threads whatever the number of panes
+//! (`docs/decisions/0010-one-reactor-for-all-ptys.md`); no timers, no polling:
 //!
-//! * the **reader** blocks on the PTY master; for every chunk it runs the
-//!   [`TerminalScanner`] (which sees every byte; it strips OSC and other control strings
-//!   from what the screen gets, so a huge unterminated OSC cannot grow vt100's buffers)
-//!   and hands the chunk to the parser through a bounded channel ([`PARSE_QUEUE`] chunks;
-//!   when it is full the reader waits, and so does the program);
-//! * the **parser** takes every chunk queued at once (a batch), feeds the screen
-//!   ([`terminal::Terminal`]: vt100 for the live screen, a compact ring for the history,
-//!   and coalescing of long plain runs when it falls behind), broadcasts the raw bytes to
-//!   attach clients ([`PtyHandle::subscribe`]) and sends one [`PtyEvent::Output`] per
-//!   batch. Reading and parsing run in parallel
-//!   (`docs/benchmarks.md#pty-throughput-profile-fix-beforeafter-item-3`). The daemon's
-//!   event queue is bounded ([`event_channel`], [`EVENT_QUEUE`] events for all panes): when
-//!   the owner is behind, the parser waits, its chunk queue fills, the reader waits and so
-//!   does the program, so fast output never piles up in memory
+//! * the **reactor** (src/service/pty/reactor.rs, one thread) waits on every pane's
+//!   non-blocking master and exit source (a pidfd, or the holder's socket). For every
+//!   chunk it runs the [`TerminalScanner`] (which sees every byte; it strips OSC and other
+//!   control strings from what the screen gets, so a huge unterminated OSC cannot grow
+//!   vt100's buffers) and queues the chunk in the pane's parse queue ([`PARSE_QUEUE`]
+//!   chunks; when it is full the reactor stops reading that pane, and its program waits);
+//! * the **parsers** (src/service/pty/parsers.rs, a pool of 2–4 threads) take every chunk
+//!   queued for a pane at once (a batch), feed the screen ([`terminal::Terminal`]: vt100
+//!   for the live screen, a compact ring for the history, and coalescing of long plain
+//!   runs when they fall behind), broadcast the raw bytes to attach clients
+//!   ([`PtyHandle::subscribe`]) and send one [`PtyEvent::Output`] per batch; one parser
+//!   at a time per pane, so a pane's events keep their order. Reading and parsing run in
+//!   parallel (`docs/benchmarks.md#pty-throughput-profile-fix-beforeafter-item-3`). The
+//!   daemon's event queue is bounded ([`event_channel`], [`EVENT_QUEUE`] events for all
+//!   panes): when the owner is behind, the parsers wait, the parse queues fill, the
+//!   reactor stops reading and the programs wait, so fast output never piles up in memory
 //!   (`docs/decisions/0005-one-service-thin-clients.md#bounded-memory-under-load`;
 //!   `docs/reliability.md#load`); meanwhile chunks queue up, so the owner gets fewer,
 //!   larger batches;
-//! * the **waiter** blocks in `waitpid` for the child; once it exited it waits for the
-//!   reader to reach end of file (all output queued), at most [`EXIT_DRAIN_GRACE`] (not
-//!   counting the reader held up by a busy owner) in case a background process keeps the
-//!   terminal open, then queues the exit behind that output: the parser closes the
-//!   broadcast and sends [`PtyEvent::Exited`] with the exit code or the signal number
-//!   after the output before it (src/service/pty/drain.rs).
+//! * once a program ended, the reactor lets its output drain (end of file, or
+//!   [`EXIT_DRAIN_GRACE`] not counting time the pane waited for room in its parse queue,
+//!   in case a background process keeps the terminal open) and then queues the exit
+//!   behind that output: the parser closes the broadcast and sends [`PtyEvent::Exited`]
+//!   with the exit code or the signal number after the output before it
+//!   (src/service/pty/drain.rs).
 //!
-//! The reader and the parser run at a lower priority than the rest of the daemon
+//! The reactor and the parsers run at a lower priority than the rest of the daemon
 //! (src/service/pty/priority.rs): screen updates yield the CPU to hooks and commands.
 //!
-//! Dropping the last handle of a running pane hangs it up (SIGHUP to its process group),
-//! as closing a terminal window does.
+//! Dropping the last handle of a running pane this process started hangs it up (SIGHUP
+//! to its process group), as closing a terminal window does.
 
 mod drain;
 mod events;
+mod fdio;
 mod held;
+mod parsers;
 mod priority;
+mod reactor;
 mod screen_log;
 mod shared;
 mod spawn;
 mod terminal;
-mod threads;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
+pub use parsers::{parser_count, MAX_PARSERS};
+pub use reactor::READ_TURN;
 pub use screen_log::{ScreenLog, SCREEN_LOG_BYTES};
 pub use spawn::{check, SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
 
 use crate::model::PaneId;
-use drain::Parse;
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::waitpid;
 use nix::unistd::Pid;
 use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 use shared::{lock, redraw, subscribe, Screen, Shared};
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use threads::{parse_loop, read_loop, wait_loop};
 use tokio::sync::broadcast;
 
-/// Chunks (of at most [`READ_CHUNK`] bytes; PTY reads mostly return a few KiB) queued
-/// between the reader and the parser. A parser that falls behind takes them all at once,
+/// Chunks (of at most 16 KiB; PTY reads mostly return a few KiB) queued per pane between
+/// the reactor and the parsers. A parser that falls behind takes them all at once,
 /// and only a long batch can be coalesced (src/service/pty/terminal.rs).
 pub const PARSE_QUEUE: usize = 512;
 
@@ -111,6 +119,8 @@ struct Inner {
     holder: Option<std::os::unix::net::UnixStream>,
     /// The pane's screen log (held panes).
     screen_log: Option<std::path::PathBuf>,
+    /// The reactor's id of the pane (src/service/pty/reactor.rs).
+    io_id: u64,
 }
 
 /// The PTY master, for resizing.
@@ -165,36 +175,45 @@ impl PtyHandle {
             }),
             wants_focus: AtomicBool::new(false),
             reaped: AtomicBool::new(false),
-            backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
             exit_at: Mutex::new(None),
         });
-        let handle = PtyHandle {
+        let watch = match child.pid {
+            Some(pid) => reactor::Watch::Child(pid),
+            None => reactor::Watch::None,
+        };
+        let io = reactor::PaneIo {
+            pane,
+            master: Some(child.reader),
+            prefix: Vec::new(),
+            log: None,
+            shared: shared.clone(),
+            tx,
+            watch,
+        };
+        let io_id = match reactor::host().and_then(|host| host.add(io)) {
+            Ok(id) => id,
+            Err(e) => {
+                // Leave nothing behind: kill and reap the child.
+                if let Some(pid) = child.pid {
+                    let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+                    let _ = waitpid(Pid::from_raw(pid as i32), None);
+                }
+                return Err(SpawnError::Pty(format!("cannot read the PTY: {e}")));
+            }
+        };
+        Ok(PtyHandle {
             inner: Arc::new(Inner {
                 pane,
                 pid: child.pid,
                 master: Mutex::new(Master::Local(child.master)),
                 writer: Mutex::new(child.writer),
-                shared: shared.clone(),
+                shared,
                 holder: None,
                 screen_log: None,
+                io_id,
             }),
-        };
-        let pid = child.pid;
-        let waiter: Waiter = Box::new(move |shared, exit, eof| wait_loop(pid, shared, exit, eof));
-        if let Err(e) = start_threads(pane, child.reader, &shared, &tx, waiter, None) {
-            // Leave nothing behind: kill and reap the child, and mark it reaped so that
-            // dropping the handle signals nobody.
-            if let Some(pid) = child.pid {
-                let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
-                let _ = waitpid(Pid::from_raw(pid as i32), None);
-            }
-            handle.inner.shared.reaped.store(true, Ordering::SeqCst);
-            return Err(SpawnError::Pty(format!(
-                "cannot start the PTY threads: {e}"
-            )));
-        }
-        Ok(handle)
+        })
     }
 
     /// The pane this PTY belongs to.
@@ -226,6 +245,9 @@ impl PtyHandle {
         }
         lock(&self.inner.master).resize(rows, cols)?;
         lock(&self.inner.shared.screen).term.set_size(rows, cols);
+        if self.inner.screen_log.is_some() {
+            reactor::host()?.resized(self.inner.io_id, rows, cols);
+        }
         Ok(())
     }
 
@@ -362,7 +384,8 @@ fn resize_fd(master: &std::os::fd::OwnedFd, rows: u16, cols: u16) -> io::Result<
 struct Child {
     pid: Option<u32>,
     master: Box<dyn MasterPty + Send>,
-    reader: Box<dyn Read + Send>,
+    /// A duplicate of the master for the reactor (made non-blocking there).
+    reader: std::os::fd::OwnedFd,
     writer: Box<dyn Write + Send>,
 }
 
@@ -372,14 +395,14 @@ fn start_child(spec: &SpawnSpec, program: &str, size: PtySize) -> Result<Child, 
     let pair = native_pty_system()
         .openpty(size)
         .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
-    let reader = pair
+    let fd = pair
         .master
-        .try_clone_reader()
-        .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
-    let writer = pair
-        .master
-        .take_writer()
-        .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
+        .as_raw_fd()
+        .ok_or_else(|| SpawnError::Pty("the PTY master has no descriptor".into()))?;
+    let dup = || fdio::dup(fd).map_err(|e| SpawnError::Pty(e.to_string()));
+    let reader = dup()?;
+    // The master is non-blocking for the reactor: writes wait for room by polling.
+    let writer = Box::new(fdio::PollWriter(dup()?));
 
     let mut cmd = CommandBuilder::new(program);
     cmd.args(&spec.argv[1..]);
@@ -403,7 +426,7 @@ fn start_child(spec: &SpawnSpec, program: &str, size: PtySize) -> Result<Child, 
     // Only the child may hold the slave side, so that its exit ends our reads.
     drop(pair.slave);
     let pid = child.process_id();
-    // The waiter reaps by pid; the std Child handle is not needed (dropping it does
+    // The reactor reaps by pid; the std Child handle is not needed (dropping it does
     // not signal the process).
     drop(child);
     Ok(Child {
@@ -412,49 +435,6 @@ fn start_child(spec: &SpawnSpec, program: &str, size: PtySize) -> Result<Child, 
         reader,
         writer,
     })
-}
-
-/// The waiter thread's body: learns the exit, lets the reader drain, queues the exit
-/// (src/service/pty/drain.rs).
-type Waiter = Box<
-    dyn FnOnce(&Shared, std::sync::mpsc::SyncSender<Parse>, std::sync::mpsc::Receiver<()>) + Send,
->;
-
-/// Starts the parser, reader and waiter threads of a PTY (see the module docs).
-fn start_threads(
-    pane: PaneId,
-    reader: Box<dyn Read + Send>,
-    shared: &Arc<Shared>,
-    tx: &EventTx,
-    waiter: Waiter,
-    log: Option<ScreenLog>,
-) -> io::Result<()> {
-    let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
-    let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel::<Parse>(PARSE_QUEUE);
-    let exit_tx = chunk_tx.clone();
-    std::thread::Builder::new()
-        .name(format!("pty-parse-{pane}"))
-        .spawn({
-            let (shared, tx) = (shared.clone(), tx.clone());
-            move || parse_loop(pane, chunk_rx, &shared, &tx)
-        })
-        .and_then(|_| {
-            std::thread::Builder::new()
-                .name(format!("pty-read-{pane}"))
-                .spawn({
-                    let shared = shared.clone();
-                    move || read_loop(reader, &shared, chunk_tx, eof_tx, log)
-                })
-        })
-        .and_then(|_| {
-            std::thread::Builder::new()
-                .name(format!("pty-wait-{pane}"))
-                .spawn({
-                    let shared = shared.clone();
-                    move || waiter(&shared, exit_tx, eof_rx)
-                })
-        })
-        .map(|_| ())
 }
 
 impl Drop for Inner {

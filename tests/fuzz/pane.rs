@@ -1,4 +1,4 @@
-//! Target `pane`: the pane terminal parser (src/service/pty: the reader thread's scanner,
+//! Target `pane`: the pane terminal parser (src/service/pty: the reactor's scanner,
 //! the parser thread's screen and its compact history). It is reachable from the library
 //! only through a real PTY, so each case writes the mutated stream to a file and runs
 //! `cat FILE` in a [`PtyHandle`] (the kernel's line discipline turns LF into CR LF on the

@@ -1,31 +1,27 @@
 //! The order of a pane's last output and its exit (src/service/pty.rs module docs).
 //!
-//! The reader and the waiter both hand their work to the parser through the one parse
-//! queue ([`Parse`]), and only the parser sends [`super::events::PtyEvent`]s, so the exit can never
-//! overtake output that was read before it: the owner's queue holds one pane's events in
-//! the order the parser sent them.
+//! The reactor hands both its output chunks and the exit to the pane's parse queue
+//! ([`Parse`]) and only a parser sends [`super::events::PtyEvent`]s, one pane at a time
+//! in queue order, so the exit can never overtake output that was read before it.
 //!
-//! When to report the exit is the waiter's call ([`wait_for_output`]): once the reader
-//! reached end of file (every byte of the program is queued), or once
-//! [`EXIT_DRAIN_GRACE`] passed without the reader reaching it and without it
-//! waiting for room in the parse queue (a background process keeps the terminal open).
-//! Time the reader spends waiting for room (a busy owner holds the parser, the queue
-//! fills) does not count: that output belongs before the exit. [`Backlog`] tells the two
-//! apart without sampling a flag at one instant, which is what let a busy owner see an
-//! output after the exit before.
+//! When to queue the exit is [`decide`]'s call, a pure function of what the reactor knows:
+//! at once when the reader reached end of file (every byte of the program is queued),
+//! or once [`EXIT_DRAIN_GRACE`] passed in which the reader never waited for room in the
+//! parse queue (a background process keeps the terminal open). Time the reader spends
+//! waiting for room (a busy owner holds the parsers, the queue fills) does not count: that
+//! output belongs before the exit. The reader's pauses are counted ([`Drain`]) so that a
+//! pause that began and ended within one grace is seen too.
 
 use super::events::PtyExit;
 use crate::adapters::terminal::TerminalEvent;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long, after the child exited, the waiter lets the reader drain output before it
-/// reports the exit anyway (a background process may keep the terminal open forever);
-/// time the reader waits for room in the parse queue does not count.
+/// How long, after the child exited, the reader may drain output before the exit is
+/// reported anyway (a background process may keep the terminal open forever); time the
+/// reader waits for room in the parse queue does not count.
 pub const EXIT_DRAIN_GRACE: Duration = Duration::from_secs(1);
 
-/// One read chunk on its way from the reader to the parser.
+/// One read chunk on its way from the reactor to a parser.
 pub(super) struct Chunk {
     /// What the screen gets (the scanner's filtered bytes).
     pub(super) screen: Vec<u8>,
@@ -36,7 +32,7 @@ pub(super) struct Chunk {
     pub(super) printable: bool,
 }
 
-/// What the parser takes from its queue, in the order it was queued.
+/// What a parser takes from a pane's queue, in the order it was queued.
 pub(super) enum Parse {
     /// Output read from the PTY.
     Chunk(Chunk),
@@ -44,113 +40,125 @@ pub(super) enum Parse {
     Exit(PtyExit),
 }
 
-/// How often the reader waited for room in the parse queue: a counter that is odd while
-/// it waits. Unchanged and even over a whole grace means it never waited meanwhile.
-#[derive(Default)]
-pub(super) struct Backlog {
-    waits: AtomicU64,
+/// The grace window of a pane whose program ended: since when, and how many times the
+/// reader had paused (waited for room in the parse queue) when it began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Drain {
+    since: Instant,
+    pauses: u64,
 }
 
-impl Backlog {
-    /// Queues `msg` for the parser from the reader, counting the wait when the queue is
-    /// full. False once the parser is gone.
-    pub(super) fn send(&self, queue: &SyncSender<Parse>, msg: Parse) -> bool {
-        match queue.try_send(msg) {
-            Ok(()) => true,
-            Err(TrySendError::Disconnected(_)) => false,
-            Err(TrySendError::Full(msg)) => {
-                self.waits.fetch_add(1, Ordering::SeqCst);
-                let sent = queue.send(msg).is_ok();
-                self.waits.fetch_add(1, Ordering::SeqCst);
-                sent
-            }
-        }
-    }
+/// What the reader of an exited program is doing, as [`decide`] needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Reader {
+    /// It reached end of file: every byte is queued.
+    pub(super) eof: bool,
+    /// It waits for room in the parse queue now.
+    pub(super) paused: bool,
+    /// How many times it began to wait for room, ever.
+    pub(super) pauses: u64,
+}
 
-    fn waits(&self) -> u64 {
-        self.waits.load(Ordering::SeqCst)
+/// [`decide`]'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decision {
+    /// Queue the exit now.
+    Report,
+    /// Ask again at this instant (or when the reader's state changes).
+    WaitUntil(Instant),
+}
+
+impl Drain {
+    /// The window that opens when the exit became known at `now`.
+    pub(super) fn start(now: Instant, reader: Reader) -> Drain {
+        Drain {
+            since: now,
+            pauses: reader.pauses,
+        }
     }
 }
 
-/// The waiter, after the child exited: returns once the reader signalled end of file on
-/// `eof` (or is gone), or once a whole [`EXIT_DRAIN_GRACE`] passed in which the reader
-/// never waited for room in the parse queue (see the module docs).
-pub(super) fn wait_for_output(eof: &Receiver<()>, backlog: &Backlog) {
-    let mut seen = backlog.waits();
-    while let Err(RecvTimeoutError::Timeout) = eof.recv_timeout(EXIT_DRAIN_GRACE) {
-        let now = backlog.waits();
-        if now == seen && now % 2 == 0 {
-            return;
-        }
-        seen = now;
+/// Whether to queue the exit now (see the module docs); a window in which the reader
+/// paused is followed by a fresh one.
+pub(super) fn decide(drain: &mut Drain, reader: Reader, now: Instant) -> Decision {
+    if reader.eof && !reader.paused {
+        return Decision::Report;
     }
+    let end = drain.since + EXIT_DRAIN_GRACE;
+    if now < end {
+        return Decision::WaitUntil(end);
+    }
+    if !reader.paused && reader.pauses == drain.pauses {
+        return Decision::Report;
+    }
+    *drain = Drain::start(now, reader);
+    Decision::WaitUntil(now + EXIT_DRAIN_GRACE)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc::{channel, sync_channel};
-    use std::sync::Arc;
-    use std::time::{Duration, Instant};
 
-    fn exit() -> Parse {
-        Parse::Exit(PtyExit {
-            code: Some(0),
-            signal: None,
-        })
+    fn reader(eof: bool, paused: bool, pauses: u64) -> Reader {
+        Reader {
+            eof,
+            paused,
+            pauses,
+        }
     }
 
     #[test]
-    fn end_of_file_ends_the_wait_at_once() {
-        let (tx, rx) = channel();
-        tx.send(()).unwrap();
-        let start = Instant::now();
-        wait_for_output(&rx, &Backlog::default());
-        assert!(start.elapsed() < EXIT_DRAIN_GRACE);
+    fn end_of_file_reports_at_once() {
+        let t = Instant::now();
+        let mut d = Drain::start(t, reader(false, false, 0));
+        assert_eq!(decide(&mut d, reader(true, false, 0), t), Decision::Report);
     }
 
     #[test]
-    fn a_silent_open_terminal_ends_the_wait_after_one_grace() {
-        let (_tx, rx) = channel::<()>();
-        let start = Instant::now();
-        wait_for_output(&rx, &Backlog::default());
-        let took = start.elapsed();
-        assert!(
-            took >= EXIT_DRAIN_GRACE && took < EXIT_DRAIN_GRACE * 2,
-            "{took:?}"
+    fn a_silent_open_terminal_reports_after_one_grace() {
+        let t = Instant::now();
+        let r = reader(false, false, 0);
+        let mut d = Drain::start(t, r);
+        let almost = t + EXIT_DRAIN_GRACE - Duration::from_millis(1);
+        assert_eq!(
+            decide(&mut d, r, almost),
+            Decision::WaitUntil(t + EXIT_DRAIN_GRACE)
         );
+        assert_eq!(decide(&mut d, r, t + EXIT_DRAIN_GRACE), Decision::Report);
     }
 
-    /// A reader held up by a full parse queue keeps the waiter waiting, however long.
+    /// A reader held up by a full parse queue keeps the exit back, however long.
     #[test]
     fn a_reader_waiting_for_room_holds_the_exit_back() {
-        let backlog = Arc::new(Backlog::default());
-        let (queue, parser) = sync_channel(1);
-        assert!(backlog.send(&queue, exit()));
-        let (eof_tx, eof) = channel();
-        let reader = std::thread::spawn({
-            let backlog = backlog.clone();
-            move || {
-                // Blocks: the queue is full until the "parser" below takes its item.
-                backlog.send(&queue, exit());
-                let _ = eof_tx.send(());
-            }
-        });
-        let waiter = std::thread::spawn({
-            let backlog = backlog.clone();
-            move || {
-                let start = Instant::now();
-                wait_for_output(&eof, &backlog);
-                start.elapsed()
-            }
-        });
-        std::thread::sleep(EXIT_DRAIN_GRACE * 2 + Duration::from_millis(500));
-        assert!(
-            !waiter.is_finished(),
-            "the exit must wait for the held output"
+        let t = Instant::now();
+        let mut d = Drain::start(t, reader(false, true, 1));
+        for k in 1..10u32 {
+            let now = t + EXIT_DRAIN_GRACE * k;
+            assert!(matches!(
+                decide(&mut d, reader(false, true, 1), now),
+                Decision::WaitUntil(_)
+            ));
+        }
+        // Paused even at end of file (its last chunk is not queued yet).
+        assert!(matches!(
+            decide(&mut d, reader(true, true, 1), t + EXIT_DRAIN_GRACE * 20),
+            Decision::WaitUntil(_)
+        ));
+    }
+
+    /// A pause that began and ended inside the window still opens a fresh one.
+    #[test]
+    fn a_pause_within_the_window_opens_another() {
+        let t = Instant::now();
+        let mut d = Drain::start(t, reader(false, false, 3));
+        let end = t + EXIT_DRAIN_GRACE;
+        assert_eq!(
+            decide(&mut d, reader(false, false, 4), end),
+            Decision::WaitUntil(end + EXIT_DRAIN_GRACE)
         );
-        parser.recv().unwrap();
-        reader.join().unwrap();
-        assert!(waiter.join().unwrap() >= EXIT_DRAIN_GRACE * 2);
+        assert_eq!(
+            decide(&mut d, reader(false, false, 4), end + EXIT_DRAIN_GRACE),
+            Decision::Report
+        );
     }
 }

@@ -1,22 +1,20 @@
 //! PTYs kept by a pane holder process (`docs/decisions/0009-pane-holders.md`): the daemon
-//! got the master over the holder's socket and reads it with the same reader and parser
-//! threads as its own PTYs; the waiter learns the exit from the holder instead of
-//! `waitpid` (the holder is the program's parent).
+//! got the master over the holder's socket and reads it in the same reactor and parsers
+//! as its own PTYs (src/service/pty/reactor.rs); the reactor learns the exit from the
+//! holder's socket instead of a pidfd (the holder is the program's parent).
 
-use super::drain::{self, Parse};
-use super::events::{EventTx, PtyExit};
-use super::screen_log::ScreenLog;
+use super::events::EventTx;
+use super::fdio::PollWriter;
+use super::reactor::{self, PaneIo, Watch};
+use super::screen_log::{self, ScreenLog};
 use super::shared::{Screen, Shared};
-use super::{start_threads, terminal, Inner, Master, PtyHandle, SpawnError, Waiter};
+use super::{terminal, Inner, Master, PtyHandle, SpawnError};
 use crate::model::PaneId;
 use attend_holder::client::Attached;
-use attend_holder::proto::{ExitStatus, Frame};
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
-use std::io::{self, Read};
-use std::os::unix::net::UnixStream;
+use attend_holder::proto::Frame;
+use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 
@@ -52,6 +50,7 @@ impl PtyHandle {
             master,
             backlog,
         } = attached;
+        let size = (hello.rows.max(1), hello.cols.max(1));
         let pty = |e: io::Error| SpawnError::Pty(format!("cannot take over the holder's PTY: {e}"));
         let (restore, log) = match log {
             Some((path, true)) => (ScreenLog::read(&path), Some(path)),
@@ -59,8 +58,8 @@ impl PtyHandle {
             None => (Vec::new(), None),
         };
         let open = match (&log, restore.is_empty()) {
-            (Some(path), true) => ScreenLog::create(path.clone()).map(Some),
-            (Some(path), false) => ScreenLog::append_to(path.clone()).map(Some),
+            (Some(path), true) => ScreenLog::create(path.clone(), size).map(Some),
+            (Some(path), false) => ScreenLog::append_to(path.clone(), size).map(Some),
             (None, _) => Ok(None),
         }
         .unwrap_or_else(|e| {
@@ -72,16 +71,16 @@ impl PtyHandle {
             prefix.extend(gap_line(hello.dropped));
         }
         prefix.extend(backlog);
-        let prefix = io::Cursor::new(prefix);
-        let (reader, writer): (Box<dyn Read + Send>, Box<dyn io::Write + Send>) = match &master {
+        let (reader, writer): (_, Box<dyn io::Write + Send>) = match &master {
             Some(fd) => (
-                Box::new(prefix.chain(std::fs::File::from(fd.try_clone().map_err(pty)?))),
-                Box::new(std::fs::File::from(fd.try_clone().map_err(pty)?)),
+                Some(fd.try_clone().map_err(pty)?),
+                // The master is non-blocking for the reactor: writes wait by polling.
+                Box::new(PollWriter(fd.try_clone().map_err(pty)?)),
             ),
-            None => (Box::new(prefix), Box::new(io::sink())),
+            None => (None, Box::new(io::sink())),
         };
-        let mut term = terminal::Terminal::new(hello.rows.max(1), hello.cols.max(1), scrollback);
-        term.feed(&restore);
+        let mut term = terminal::Terminal::new(size.0, size.1, scrollback);
+        screen_log::replay(&restore, &mut term);
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {
                 term,
@@ -89,29 +88,37 @@ impl PtyHandle {
             }),
             wants_focus: AtomicBool::new(false),
             reaped: AtomicBool::new(false),
-            backlog: drain::Backlog::default(),
             exit: Mutex::new(None),
             exit_at: Mutex::new(None),
         });
         let child = hello.child_pid;
-        let known = hello.exit;
-        let read_sock = sock.try_clone().map_err(pty)?;
-        let handle = PtyHandle {
+        let watch = Watch::Holder {
+            sock: sock.try_clone().map_err(pty)?,
+            child,
+            known: hello.exit,
+        };
+        let io = PaneIo {
+            pane,
+            master: reader,
+            prefix,
+            log: open,
+            shared: shared.clone(),
+            tx,
+            watch,
+        };
+        let io_id = reactor::host().and_then(|host| host.add(io)).map_err(pty)?;
+        Ok(PtyHandle {
             inner: Arc::new(Inner {
                 pane,
                 pid: Some(child),
                 master: Mutex::new(Master::Held(master)),
                 writer: Mutex::new(writer),
-                shared: shared.clone(),
+                shared,
                 holder: Some(sock),
                 screen_log: log,
+                io_id,
             }),
-        };
-        let waiter: Waiter = Box::new(move |shared, exit, eof| {
-            wait_for_holder(read_sock, known, child, shared, exit, eof)
-        });
-        start_threads(pane, reader, &shared, &tx, waiter, open).map_err(pty)?;
-        Ok(handle)
+        })
     }
 
     /// Tells the pane's holder that its program's exit is recorded, so it ends, and
@@ -136,56 +143,4 @@ impl PtyHandle {
     pub fn is_held(&self) -> bool {
         self.inner.holder.is_some()
     }
-}
-
-/// The waiter of a held PTY: the exit the holder reported (before or now), else — the
-/// holder vanished — hang the program up and report an unknown status; then drain and
-/// queue the exit behind the output.
-fn wait_for_holder(
-    mut sock: UnixStream,
-    known: Option<attend_holder::proto::ExitRecord>,
-    child: u32,
-    shared: &Shared,
-    queue: std::sync::mpsc::SyncSender<Parse>,
-    eof: std::sync::mpsc::Receiver<()>,
-) {
-    let record = known.or_else(|| loop {
-        match Frame::read_from(&mut sock) {
-            Ok(Some(Frame::Exit(e))) => break Some(e),
-            Ok(Some(_)) => continue,
-            Ok(None) | Err(_) => break None,
-        }
-    });
-    *super::shared::lock(&shared.exit_at) = record.map(|r| r.at_ms);
-    let exit = match record.map(|r| r.status) {
-        Some(ExitStatus::Code(c)) => PtyExit {
-            code: Some(c),
-            signal: None,
-        },
-        Some(ExitStatus::Signal(s)) => PtyExit {
-            code: None,
-            signal: Some(s),
-        },
-        Some(ExitStatus::Unknown) => PtyExit {
-            code: None,
-            signal: None,
-        },
-        None => {
-            tracing::warn!(
-                child,
-                "the pane's holder went away without an exit record; its program is hung up \
-                 and the pane ends with an unknown status"
-            );
-            // Without its holder the program cannot outlive this daemon: end it as a
-            // closed terminal would.
-            let _ = killpg(Pid::from_raw(child as i32), Signal::SIGHUP);
-            PtyExit {
-                code: None,
-                signal: None,
-            }
-        }
-    };
-    shared.reaped.store(true, Ordering::SeqCst);
-    drain::wait_for_output(&eof, &shared.backlog);
-    let _ = queue.send(Parse::Exit(exit));
 }

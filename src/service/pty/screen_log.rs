@@ -1,10 +1,18 @@
 //! The screen log of a held pane (`docs/decisions/0009-pane-holders.md#screen-log`): every
 //! byte the pane's screen was fed (after the terminal scanner took out control strings),
-//! appended by the reader thread as it reads, so a daemon that starts after a crash
+//! appended by the reactor as it reads, so a daemon that starts after a crash
 //! rebuilds the screen and history the previous one showed by feeding it again. Bounded:
 //! at [`SCREEN_LOG_BYTES`] the file becomes `pN.log.old` (replacing the older one) and a new
 //! one starts, so between one and two caps are kept.
+//!
+//! **Sizes.** The bytes were printed for the terminal size of their time, and a pane is
+//! resized often (every attach fits it to the client's terminal), so the log records the
+//! size too: a marker `ESC _ attend-size=ROWS,COLS ESC \` (an APC string) at the start of
+//! every file and at every resize. The terminal scanner takes every APC string out of what
+//! a program prints before the log sees it, so a marker is always the log's own. [`replay`]
+//! resizes the screen at each marker, as the live screen was.
 
+use super::terminal::Terminal;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -14,12 +22,47 @@ use std::path::{Path, PathBuf};
 /// more than the default 2 000 lines of history hold in plain text).
 pub const SCREEN_LOG_BYTES: u64 = 256 * 1024;
 
-/// An open screen log, appended to by the reader thread.
+/// An open screen log, appended to by the reactor (src/service/pty/reactor.rs).
 #[derive(Debug)]
 pub struct ScreenLog {
     path: PathBuf,
     file: File,
     len: u64,
+    /// The pane's terminal size (rows, cols), recorded at the start of every file.
+    size: (u16, u16),
+}
+
+const MARK_START: &[u8] = b"\x1b_attend-size=";
+const MARK_END: &[u8] = b"\x1b\\";
+
+/// The size marker for `rows`×`cols` (see the module docs).
+fn marker((rows, cols): (u16, u16)) -> Vec<u8> {
+    let mut m = MARK_START.to_vec();
+    m.extend(format!("{rows},{cols}").as_bytes());
+    m.extend(MARK_END);
+    m
+}
+
+/// Feeds what a log kept to `term`, resizing it at every size marker (see the module
+/// docs); a malformed marker is skipped.
+pub fn replay(bytes: &[u8], term: &mut Terminal) {
+    let mut rest = bytes;
+    while let Some(at) = memchr::memmem::find(rest, MARK_START) {
+        term.feed(&rest[..at]);
+        let after = &rest[at + MARK_START.len()..];
+        let Some(end) = memchr::memmem::find(after, MARK_END) else {
+            return;
+        };
+        let size = std::str::from_utf8(&after[..end]).ok().and_then(|s| {
+            let (r, c) = s.split_once(',')?;
+            Some((r.parse::<u16>().ok()?, c.parse::<u16>().ok()?))
+        });
+        if let Some((rows, cols)) = size.filter(|(r, c)| *r > 0 && *c > 0) {
+            term.set_size(rows, cols);
+        }
+        rest = &after[end + MARK_END.len()..];
+    }
+    term.feed(rest);
 }
 
 fn open(path: &Path, truncate: bool) -> io::Result<File> {
@@ -39,18 +82,41 @@ fn old(path: &Path) -> PathBuf {
 }
 
 impl ScreenLog {
-    /// A fresh, empty log at `path` (a new pane, or a resumed one): older bytes are gone.
-    pub fn create(path: PathBuf) -> io::Result<ScreenLog> {
+    /// A fresh log at `path` for a terminal of `size` (rows, cols) (a new pane, or a
+    /// resumed one): older bytes are gone.
+    pub fn create(path: PathBuf, size: (u16, u16)) -> io::Result<ScreenLog> {
         let _ = std::fs::remove_file(old(&path));
         let file = open(&path, true)?;
-        Ok(ScreenLog { path, file, len: 0 })
+        let mut log = ScreenLog {
+            path,
+            file,
+            len: 0,
+            size,
+        };
+        log.write(&marker(size));
+        Ok(log)
     }
 
-    /// The log at `path` continued (a re-adopted pane).
-    pub fn append_to(path: PathBuf) -> io::Result<ScreenLog> {
+    /// The log at `path` continued (a re-adopted pane) with a terminal of `size` now.
+    pub fn append_to(path: PathBuf, size: (u16, u16)) -> io::Result<ScreenLog> {
         let file = open(&path, false)?;
         let len = file.metadata()?.len();
-        Ok(ScreenLog { path, file, len })
+        let mut log = ScreenLog {
+            path,
+            file,
+            len,
+            size,
+        };
+        log.write(&marker(size));
+        Ok(log)
+    }
+
+    /// Records that the pane's terminal is now `rows`×`cols`.
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        if self.size != (rows, cols) {
+            self.size = (rows, cols);
+            self.append(&marker(self.size));
+        }
     }
 
     /// Everything kept at `path`, oldest first (empty when there is none).
@@ -78,8 +144,13 @@ impl ScreenLog {
             if let Ok(f) = open(&self.path, true) {
                 self.file = f;
                 self.len = 0;
+                self.write(&marker(self.size));
             }
         }
+        self.write(bytes);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
         if self.file.write_all(bytes).is_ok() {
             self.len += bytes.len() as u64;
         }
@@ -94,7 +165,7 @@ mod tests {
     fn keeps_between_one_and_two_caps_of_the_newest_bytes_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p1.log");
-        let mut log = ScreenLog::create(path.clone()).unwrap();
+        let mut log = ScreenLog::create(path.clone(), (24, 80)).unwrap();
         let mut all = Vec::new();
         for i in 0..100_000u32 {
             let line = format!("{i}\r\n");
@@ -103,14 +174,61 @@ mod tests {
         }
         let kept = ScreenLog::read(&path);
         assert!(kept.len() as u64 >= SCREEN_LOG_BYTES && kept.len() as u64 <= 2 * SCREEN_LOG_BYTES);
-        assert!(all.ends_with(&kept), "the newest bytes, in order");
+        let text: Vec<u8> = without_markers(&kept);
+        assert!(all.ends_with(&text), "the newest bytes, in order");
         drop(log);
-        let mut more = ScreenLog::append_to(path.clone()).unwrap();
+        let mut more = ScreenLog::append_to(path.clone(), (24, 80)).unwrap();
         more.append(b"tail");
-        assert!(ScreenLog::read(&path).ends_with(b"\r\ntail"));
-        ScreenLog::create(path.clone()).unwrap();
-        assert!(ScreenLog::read(&path).is_empty(), "a new pane starts empty");
+        let resumed = [b"\r\n".to_vec(), marker((24, 80)), b"tail".to_vec()].concat();
+        assert!(ScreenLog::read(&path).ends_with(&resumed));
+        ScreenLog::create(path.clone(), (24, 80)).unwrap();
+        assert_eq!(
+            ScreenLog::read(&path),
+            marker((24, 80)),
+            "a new pane starts empty"
+        );
         ScreenLog::remove(&path);
         assert!(!path.exists());
+    }
+
+    fn without_markers(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut rest = bytes;
+        while let Some(at) = memchr::memmem::find(rest, MARK_START) {
+            out.extend(&rest[..at]);
+            let end = memchr::memmem::find(&rest[at..], MARK_END).unwrap();
+            rest = &rest[at + end + MARK_END.len()..];
+        }
+        out.extend(rest);
+        out
+    }
+
+    /// Lines printed at 80 columns, then a resize to 40: the replay shows them cut, as
+    /// the live screen did, not wrapped at 40 (and a rotation keeps the size).
+    #[test]
+    fn a_replay_resizes_where_the_pane_was_resized() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p1.log");
+        let mut live = Terminal::new(10, 80, 100);
+        let mut log = ScreenLog::create(path.clone(), (10, 80)).unwrap();
+        let long = format!("{}\r\n", "x".repeat(60));
+        for _ in 0..3 {
+            live.feed(long.as_bytes());
+            log.append(long.as_bytes());
+        }
+        live.set_size(10, 40);
+        log.resize(10, 40);
+        live.feed(b"after\r\n");
+        log.append(b"after\r\n");
+        let mut rebuilt = Terminal::new(10, 40, 100);
+        replay(&ScreenLog::read(&path), &mut rebuilt);
+        assert_eq!(rebuilt.screen().contents(), live.screen().contents());
+        assert_eq!(rebuilt.screen().size(), (10, 40));
+        // A file started by a rotation begins with the size of its time.
+        let mut log = ScreenLog::create(path.clone(), (5, 30)).unwrap();
+        for i in 0..40_000u32 {
+            log.append(format!("{i}\r\n").as_bytes());
+        }
+        assert!(std::fs::read(&path).unwrap().starts_with(&marker((5, 30))));
     }
 }

@@ -1,20 +1,17 @@
-//! The state the PTY handles share with their reader, parser and waiter threads.
+//! The state the PTY handles share with the reactor and the parsers.
 
-use super::drain::Backlog;
 use super::events::PtyExit;
 use super::terminal::Terminal;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
-/// Shared between the handles and the reader and waiter threads.
+/// Shared between the handles, the reactor and the parsers.
 pub struct Shared {
     pub screen: Mutex<Screen>,
     pub wants_focus: AtomicBool,
     /// The child was reaped: its pid may belong to another process now, never signal it.
     pub reaped: AtomicBool,
-    /// How often the reader waited for room in the parse queue (the owner is behind).
-    pub backlog: Backlog,
     pub exit: Mutex<Option<PtyExit>>,
     /// When a pane holder saw the program end (ms since the epoch; held panes only).
     pub exit_at: Mutex<Option<u64>>,
