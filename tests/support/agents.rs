@@ -123,6 +123,7 @@ impl Cli {
     /// Where `bin` lives under the cache once the version under test is installed
     /// (`<cache>/<name>-<version>/node_modules/.bin/<name>`), or why not.
     pub fn installed_binary(self) -> Result<PathBuf, String> {
+        node_dir()?;
         let prefix = cache_dir().join(format!("{}-{}", self.name(), self.version()));
         let package_json = prefix
             .join("node_modules")
@@ -152,6 +153,26 @@ impl Cli {
             return Err(format!("{} is missing", bin.display()));
         }
         Ok(bin)
+    }
+}
+
+/// The Node.js release the CLIs run on, installed by `build-aux/agents.sh` from the npm
+/// registry's `node` package (keep in sync with its `NODE_VERSION`; docs/real-agents.md).
+pub const NODE_VERSION: &str = "24.21.0";
+
+/// The directory holding the pinned `node` binary (and nothing else):
+/// `<cache>/node-<NODE_VERSION>/node_modules/node/bin`, or why it is not there.
+pub fn node_dir() -> Result<PathBuf, String> {
+    let dir = cache_dir()
+        .join(format!("node-{NODE_VERSION}"))
+        .join("node_modules/node/bin");
+    if dir.join("node").is_file() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "node@{NODE_VERSION} is not installed ({} is missing)",
+            dir.join("node").display()
+        ))
     }
 }
 
@@ -463,7 +484,7 @@ impl AgentHome {
     }
 
     /// The interactive CLI in `proj/`: argv (Codex adds `--no-daemon`) and the environment:
-    /// `PATH` (inherited, for `node`), `HOME`, `LANG`, `XDG_*` under the home, the loopback
+    /// `PATH` (the pinned Node's directory, [`node_dir`], then the inherited one), `HOME`, `LANG`, `XDG_*` under the home, the loopback
     /// proxies, and per CLI the server URL and fake key (Claude also
     /// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_TELEMETRY=1`,
     /// `DISABLE_AUTOUPDATER=1`; Codex `CODEX_HOME`). `TERM` is left to the terminal that
@@ -471,10 +492,7 @@ impl AgentHome {
     pub fn launch(&self) -> Launch {
         let home = self.home.display().to_string();
         let mut env: Vec<(String, String)> = vec![
-            (
-                "PATH".into(),
-                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
-            ),
+            ("PATH".into(), agent_path()),
             ("HOME".into(), home.clone()),
             ("LANG".into(), "C.UTF-8".into()),
             ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
@@ -568,6 +586,17 @@ impl AgentHome {
             (self.home.display().to_string(), "/tmp/agent-home".into()),
             (self.dir.path().display().to_string(), "/tmp/agent".into()),
         ]
+    }
+}
+
+/// The `PATH` the CLIs run with: the pinned Node's directory ([`node_dir`]) first, then the
+/// test's own `PATH`, so `#!/usr/bin/env node` finds the pinned Node whatever else is
+/// installed.
+pub fn agent_path() -> String {
+    let inherited = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+    match node_dir() {
+        Ok(dir) => format!("{}:{inherited}", dir.display()),
+        Err(_) => inherited,
     }
 }
 
