@@ -142,6 +142,7 @@ fn waiting_tool(cli: Cli) -> Reply {
             input_json: json!({"cmd": command}).to_string(),
         },
         Cli::Gemini => Reply::gemini_shell(command, "Wait for the go file"),
+        Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
     }
 }
 
@@ -154,6 +155,9 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         Cli::Codex => {}
         Cli::Gemini => edit_json(&home.config_dir().join("settings.json"), |v| {
             v["tools"]["allowed"] = json!(["run_shell_command"]);
+        }),
+        Cli::Qwen => edit_json(&home.config_dir().join("settings.json"), |v| {
+            v["tools"]["approvalMode"] = json!("yolo");
         }),
     }
 }

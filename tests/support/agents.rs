@@ -28,26 +28,32 @@ pub const DEAD_PROXY: &str = "http://127.0.0.1:9";
 /// characters of approved keys, so the whole key is the approved value).
 pub const FAKE_KEY: &str = "sk-scripted-00000000";
 
+/// The model name Qwen Code is given (`OPENAI_MODEL`); shown in its status line.
+pub const QWEN_MODEL: &str = "qwen-scripted";
+
 /// Set to `1` to make a missing CLI fail the test instead of skipping it (CI sets it).
 pub const REQUIRE_VAR: &str = "ATTEND_REQUIRE_REAL_AGENTS";
 
-/// The three real CLIs, each pinned to one version (`build-aux/agents.sh` installs the same).
+/// The real CLIs, each pinned (`build-aux/agents.sh` installs the same).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cli {
     Claude,
     Codex,
     Gemini,
+    Qwen,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+    pub const ALL: [Cli; 4] = [Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Qwen];
 
-    /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`.
+    /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
+    /// `qwen`.
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
             Cli::Gemini => "gemini",
+            Cli::Qwen => "qwen",
         }
     }
 
@@ -57,6 +63,7 @@ impl Cli {
             Cli::Claude => "@anthropic-ai/claude-code",
             Cli::Codex => "@openai/codex",
             Cli::Gemini => "@google/gemini-cli",
+            Cli::Qwen => "@qwen-code/qwen-code",
         }
     }
 
@@ -67,6 +74,7 @@ impl Cli {
             Cli::Claude => &["2.1.332", "2.1.197"],
             Cli::Codex => &["0.171.0"],
             Cli::Gemini => &["0.61.0"],
+            Cli::Qwen => &["0.24.4"],
         }
     }
 
@@ -117,6 +125,31 @@ impl Cli {
                 "SessionEnd",
             ],
             Cli::Gemini => super::hook_events::GEMINI,
+            // What install-hooks writes, and the events Attend leaves alone (recorded too).
+            Cli::Qwen => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "UserPromptExpansion",
+                "PreToolUse",
+                "PermissionRequest",
+                "PermissionDenied",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "PostToolBatch",
+                "MessageDisplay",
+                "Notification",
+                "Stop",
+                "StopFailure",
+                "SubagentStart",
+                "SubagentStop",
+                "PreCompact",
+                "PostCompact",
+                "InstructionsLoaded",
+                "TodoCreated",
+                "TodoCompleted",
+                "SessionEnd",
+                "SessionDelete",
+            ],
         }
     }
 
@@ -337,6 +370,9 @@ impl AgentHome {
     ///   plugins off, the project trusted).
     /// - Gemini: `home/.gemini/settings.json` (API-key auth, folder trust, auto-update,
     ///   usage statistics and telemetry off).
+    /// - Qwen: `home/.qwen/settings.json` (OpenAI-compatible auth, the approval mode that
+    ///   asks, auto-update, usage statistics, telemetry, ripgrep and the background memory
+    ///   agents off).
     ///
     /// Panics on I/O errors or when `git init` fails (test set-up).
     pub fn new(cli: Cli, binary: PathBuf, server: &ModelServer) -> AgentHome {
@@ -375,6 +411,7 @@ impl AgentHome {
             Cli::Claude => ".claude",
             Cli::Codex => ".codex",
             Cli::Gemini => ".gemini",
+            Cli::Qwen => ".qwen",
         })
     }
 
@@ -438,6 +475,21 @@ impl AgentHome {
                     "telemetry": {"enabled": false},
                 }),
             ),
+            Cli::Qwen => write_json(
+                &self.config_dir().join("settings.json"),
+                &json!({
+                    "security": {"auth": {"selectedType": "openai"}},
+                    "general": {"enableAutoUpdate": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    // The default is `auto` (a model classifier approves tools): no dialog.
+                    // The packaged ripgrep is not executable (a warning box at start-up).
+                    "tools": {"approvalMode": "default", "useRipgrep": false},
+                    // Background agents that send model requests with tools after a turn
+                    // (memory extraction, consolidation): they would take scripted replies.
+                    "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false},
+                }),
+            ),
         }
     }
 
@@ -456,7 +508,7 @@ impl AgentHome {
             .map(|event| (event.to_string(), groups.clone()))
             .collect();
         match self.cli {
-            Cli::Claude | Cli::Gemini => {
+            Cli::Claude | Cli::Gemini | Cli::Qwen => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
                 settings["hooks"] = Value::Object(hooks);
@@ -539,6 +591,11 @@ impl AgentHome {
             Cli::Gemini => {
                 env.push(("GEMINI_API_KEY".into(), FAKE_KEY.into()));
                 env.push(("GOOGLE_GEMINI_BASE_URL".into(), self.server_url.clone()));
+            }
+            Cli::Qwen => {
+                env.push(("OPENAI_API_KEY".into(), FAKE_KEY.into()));
+                env.push(("OPENAI_BASE_URL".into(), format!("{}/v1", self.server_url)));
+                env.push(("OPENAI_MODEL".into(), QWEN_MODEL.into()));
             }
         }
         args.extend(self.extra_args.iter().cloned());
