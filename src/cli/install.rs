@@ -20,7 +20,7 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
         .filter(|k| *k != AgentKind::Shell)
         .ok_or_else(|| {
             CliError::bad_input(format!(
-                "unknown agent {agent:?} (claude, codex, cursor, gemini)"
+                "unknown agent {agent:?} (claude, codex, cursor, gemini, qwen)"
             ))
         })?;
     let project = std::env::current_dir()

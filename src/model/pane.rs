@@ -17,6 +17,8 @@ pub enum AgentKind {
     Codex,
     Cursor,
     Gemini,
+    /// Qwen Code (`qwen`), a Gemini CLI fork with Claude Code's hook schema.
+    Qwen,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -24,11 +26,12 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 5] = [
+    pub const ALL: [AgentKind; 6] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
         AgentKind::Gemini,
+        AgentKind::Qwen,
         AgentKind::Shell,
     ];
 
@@ -39,6 +42,7 @@ impl AgentKind {
             AgentKind::Codex => "codex",
             AgentKind::Cursor => "cursor",
             AgentKind::Gemini => "gemini",
+            AgentKind::Qwen => "qwen",
             AgentKind::Shell => "shell",
         }
     }
@@ -49,7 +53,7 @@ impl AgentKind {
     }
 
     /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor); anything else is a shell.
+    /// `cursor-agent` → Cursor, `qwen` → Qwen); anything else is a shell.
     pub fn from_program(program: &str) -> AgentKind {
         let name = program.rsplit('/').next().unwrap_or(program);
         match name {
@@ -57,6 +61,7 @@ impl AgentKind {
             "codex" => AgentKind::Codex,
             "cursor-agent" | "cursor" => AgentKind::Cursor,
             "gemini" => AgentKind::Gemini,
+            "qwen" => AgentKind::Qwen,
             _ => AgentKind::Shell,
         }
     }

@@ -103,7 +103,7 @@ pub async fn run_spec(spec: &Map) -> Result<RunSpec, Attend1Error> {
     let agent = match get_str(spec, "agent")? {
         Some(a) => AgentKind::parse(&a).ok_or_else(|| {
             Attend1Error::InvalidArgument(format!(
-                "unknown agent {a:?} (claude, codex, cursor, gemini, shell)"
+                "unknown agent {a:?} (claude, codex, cursor, gemini, qwen, shell)"
             ))
         })?,
         None => AgentKind::from_program(&argv[0]),
