@@ -1,7 +1,7 @@
 //! The `attend` command line's grammar (clap derive): every subcommand, its arguments and
 //! help text.
 
-use super::{install, ladder, status, up};
+use super::{install, ladder, settings, status, up};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -212,6 +212,11 @@ pub enum Cmd {
     },
     /// Start the daemon (if it is not running) and open the panel.
     Up(up::UpArgs),
+    /// The settings file, config.toml.
+    Config {
+        #[command(subcommand)]
+        cmd: settings::ConfigCmd,
+    },
 }
 
 /// `attend daemon` options.

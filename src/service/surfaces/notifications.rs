@@ -21,10 +21,10 @@
 
 use super::actions::Actions;
 use super::overview::{escape_markup, icon_name, message, pane_title, reason};
-use super::settings::Settings;
 use super::snapshot::{Snapshot, Update};
 use crate::engine::PaneView;
 use crate::model::{Attention, DecisionKind, EventKind, Lifecycle, Pane, PaneId};
+use crate::service::settings::Settings;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
@@ -649,7 +649,7 @@ mod tests {
             decision: None,
         });
         assert_eq!(wanted(&p, &warn, &Settings::default()), None);
-        let loud = Settings::parse("[notifications]\nlevels = [\"warning\"]").unwrap();
+        let loud = Settings::parse("[notifications]\nlevels = [\"warning\"]").0;
         assert_eq!(wanted(&p, &warn, &loud), Some(Attention::Warning));
         p.items.retain(|i| i.level != Attention::Warning);
         assert_eq!(wanted(&p, &warn, &loud), None);

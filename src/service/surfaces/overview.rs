@@ -242,7 +242,10 @@ impl Overview {
     /// Several lines: one count per level (non-zero ones), then the next pane.
     pub fn tooltip(&self) -> String {
         if !self.online {
-            return "The attend daemon is not running (start it with `attend up`).".into();
+            return format!(
+                "The attend daemon is not running ({}).",
+                crate::config::START_HINT
+            );
         }
         let mut lines: Vec<String> = self
             .counts
