@@ -294,3 +294,19 @@ fn a_bad_config_entry_is_named_once_and_the_valid_entries_stay() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).ends_with(": ok\n"));
 }
+
+/// `attend answer --help` says what CHOICE may be: the choices `attend show` lists (the
+/// panel's and the notification's buttons) and the agent's own option numbers.
+#[test]
+fn answer_help_documents_the_choice_names_and_option_numbers() {
+    let env = Env::new();
+    let help = env.ok(&["answer", "--help"]);
+    for want in [
+        "`attend show PANE` lists them",
+        "on its `choices` line (allow, deny",
+        "the number the agent draws beside an option",
+        "an option's whole label",
+    ] {
+        assert!(help.contains(want), "{want:?} missing from\n{help}");
+    }
+}

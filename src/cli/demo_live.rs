@@ -370,7 +370,7 @@ pub fn run() -> Result<i32, CliError> {
         let api = &started[0].0;
         super::out::line(&format!(
             "Within a minute: a permission gate on api (answer it with the notification's \
-             Allow/Deny, the panel, or `attend answer {api} allow`), a completion on tests, \
+             allow/deny buttons, the panel, or `attend answer {api} allow`), a completion on tests, \
              a failure on deploy, and work waiting for your review on review."
         ))?;
         super::out::line(

@@ -147,27 +147,47 @@ pub fn pane_view(d: &Dict) -> Result<PaneView, String> {
 }
 
 /// `attend show` for people: one `key: value` line per field of [`PANE_KEYS`], control
-/// characters in a value escaped ([`escape_controls`]).
+/// characters in a value escaped ([`escape_controls`]). An open decision reads
+/// `KIND: PROMPT`, followed by a `choices` line (the decision's choices, the names
+/// `attend answer` takes and the panel's and notification's buttons show) and an
+/// `options` line (the agent's own labels).
 pub fn pane_text(d: &Dict) -> Result<String, String> {
     let view = pane_view(d)?;
     let Json::Object(m) = pane_json(d) else {
         return Ok(String::new());
     };
     let mut out = String::new();
+    let mut line = |k: &str, v: &str| out.push_str(&format!("{k:<22}{}\n", escape_controls(v)));
     for k in PANE_KEYS {
         let v = match (k, &m[k]) {
             ("live", _) => view.live_text(),
             ("pending_decision", _) => match &view.pending_decision {
                 None => "-".to_string(),
-                Some(d) => format!("{} {:?} {:?}", d.kind, d.prompt, d.options),
+                Some(d) => {
+                    line(k, &format!("{}: {}", d.kind, d.prompt));
+                    line("choices", &or_dash(&d.choices.join(CHOICE_SEPARATOR)));
+                    line("options", &or_dash(&d.options.join(CHOICE_SEPARATOR)));
+                    continue;
+                }
             },
             (_, Json::Null) => "-".to_string(),
             (_, Json::String(s)) => s.clone(),
             (_, other) => other.to_string(),
         };
-        out.push_str(&format!("{k:<22}{}\n", escape_controls(&v)));
+        line(k, &v);
     }
     Ok(out)
+}
+
+/// Between the choices (and the options) of a decision on one line.
+pub const CHOICE_SEPARATOR: &str = " · ";
+
+fn or_dash(s: &str) -> String {
+    if s.is_empty() {
+        "-".to_string()
+    } else {
+        s.to_string()
+    }
 }
 
 /// The `attend workspaces` table: names and messages escaped and cut to their columns
@@ -328,7 +348,18 @@ mod tests {
         let bytes = to_bytes(ctxt, &sent).unwrap();
         let (got, _): (Dict, _) = bytes.deserialize().unwrap();
         assert_eq!(pane_view(&got).unwrap(), PaneView::of(&p));
-        assert!(pane_text(&got).unwrap().contains("exited sig 9"));
+        let text = pane_text(&got).unwrap();
+        assert!(text.contains("exited sig 9"));
+        // The decision, its choices (the names `attend answer` takes) and its options.
+        assert!(
+            text.contains("\npending_decision      permission: Bash: ls\n"),
+            "{text}"
+        );
+        assert!(text.contains("\nchoices               yes\n"), "{text}");
+        assert!(
+            text.contains("\noptions               Yes · No\n"),
+            "{text}"
+        );
     }
 
     #[test]

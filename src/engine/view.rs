@@ -78,7 +78,7 @@ impl PaneView {
                 kind: d.kind.as_str().into(),
                 prompt: d.prompt.clone(),
                 options: d.options.clone(),
-                choices: d.answer_keys.iter().map(|k| k.choice.clone()).collect(),
+                choices: d.choices(),
                 source: d.source.to_string(),
                 opened_at: d.opened_at.to_rfc3339(),
             }),

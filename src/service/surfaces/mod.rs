@@ -8,6 +8,7 @@
 
 mod actions;
 pub mod launch;
+pub mod notice;
 pub mod notifications;
 pub mod overview;
 pub mod snapshot;
