@@ -12,6 +12,11 @@
 //! # Remove exited, reviewed panes this long after their exit (humantime: "12h", "3d").
 //! # Absent (the default): never. The rule: docs/lifecycle-attention.md#removing-panes.
 //! remove_exited_after = "3d"
+//!
+//! [sound]
+//! # Which notifications come with a sound, for which agents (default: none).
+//! levels = ["permission", "input", "error"]
+//! agents = ["claude"]
 //! ```
 //!
 //! Lenient by entry (`docs/configuration.md#bad-entries`): a bad entry (an unknown level,
@@ -21,9 +26,11 @@
 
 mod levels;
 mod problem;
+mod sound;
 
 pub use levels::level;
 pub use problem::Problem;
+pub use sound::{Sound, DEFAULT_THEME};
 
 use crate::model::Attention;
 use std::collections::BTreeSet;
@@ -32,7 +39,7 @@ use std::time::Duration;
 use toml_edit::{DocumentMut, TableLike};
 
 /// The tables `config.toml` has.
-const TABLES: [&str; 2] = ["notifications", "panes"];
+const TABLES: [&str; 3] = ["notifications", "panes", "sound"];
 
 /// Everything `config.toml` sets, defaults where it says nothing (or something bad).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +50,9 @@ pub struct Settings {
     /// `[panes] remove_exited_after`: the age after which exited, reviewed panes are
     /// removed (`docs/lifecycle-attention.md#removing-panes`); `None`: never.
     pub remove_exited_after: Option<Duration>,
+    /// `[sound]`: which notifications come with a sound (`docs/configuration.md#sound`);
+    /// none by default.
+    pub sound: Sound,
 }
 
 impl Default for Settings {
@@ -57,6 +67,7 @@ impl Default for Settings {
             .into_iter()
             .collect(),
             remove_exited_after: None,
+            sound: Sound::default(),
         }
     }
 }
@@ -88,6 +99,7 @@ impl Settings {
             match name {
                 "notifications" => settings.read_notifications(table, &mut problems),
                 "panes" => settings.read_panes(table, &mut problems),
+                "sound" => settings.sound.read(table, &mut problems),
                 other => problems.push(Problem::new(
                     format!("[{other}]"),
                     format!("unknown table (accepted: {})", TABLES.join(", ")),
@@ -269,6 +281,42 @@ mod tests {
             "notifications.levels: unknown level \"loud\" (accepted: permission_required, \
              input_required, error, warning, unread (or permission, input, question))"
         );
+    }
+
+    #[test]
+    fn sound_is_off_by_default_and_set_per_level_and_agent() {
+        use crate::model::AgentKind::{Claude, Codex};
+        let off = ok("");
+        assert!(!off.sound.wanted(Attention::PermissionRequired, Claude));
+        assert_eq!(off.sound.theme, DEFAULT_THEME);
+        let s = ok("[sound]\nlevels = [\"permission\", \"error\"]\n");
+        assert!(s.sound.wanted(Attention::PermissionRequired, Codex));
+        assert!(!s.sound.wanted(Attention::Unread, Codex));
+        let s =
+            ok("[sound]\nlevels = [\"permission\"]\nagents = [\"claude\"]\ntheme = \"ocean\"\n");
+        assert!(s.sound.wanted(Attention::PermissionRequired, Claude));
+        assert!(!s.sound.wanted(Attention::PermissionRequired, Codex));
+        assert_eq!(s.sound.theme, "ocean");
+        let (s, problems) = Settings::parse(
+            "[sound]\nlevels = [\"error\", \"beep\"]\nagents = [\"claude\", \"vim\"]\n\
+             theme = \"../x\"\nvolume = 3\n",
+        );
+        let entries: Vec<&str> = problems.iter().map(|p| p.entry.as_str()).collect();
+        assert_eq!(
+            entries,
+            [
+                "sound.levels",
+                "sound.agents",
+                "sound.theme",
+                "sound.volume"
+            ]
+        );
+        assert!(problems[1]
+            .message
+            .contains("claude, codex, cursor, gemini, shell"));
+        assert!(s.sound.wanted(Attention::Error, Claude));
+        assert!(!s.sound.wanted(Attention::Error, Codex));
+        assert_eq!(s.sound.theme, DEFAULT_THEME);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod notice;
 pub mod notifications;
 pub mod overview;
 pub mod snapshot;
+pub mod sound;
 pub mod terminal;
 pub mod tray;
 

@@ -17,6 +17,8 @@
 //!   ([`Actions::focus`], with the `ActivationToken` the server sent); on a gate or
 //!   question of a pane Attend runs, one button per choice of the decision (the list
 //!   `attend show` and the panel show: `allow`, `deny`) answers it ([`Actions::answer`]).
+//! - Sound, when `[sound]` asks for it for the level and the agent: the `sound-name`
+//!   hint; with no server, the theme's file through `pw-play`/`paplay` ([`sound`]).
 //! - No server on the bus: logged once, the daemon goes on; when a server appears or
 //!   restarts (`NameOwnerChanged`), the notifications still wanted are raised again.
 
@@ -24,6 +26,7 @@ use super::actions::Actions;
 use super::notice::notice;
 use super::overview::{escape_markup, icon_name};
 use super::snapshot::{Snapshot, Update};
+use super::sound;
 use crate::engine::PaneView;
 use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId};
 use crate::service::settings::Settings;
@@ -213,6 +216,8 @@ struct Notifier {
     caps: Option<Caps>,
     failed_at: Option<Instant>,
     warned: bool,
+    /// A sound could not be played (logged once).
+    sound_warned: bool,
     shown: BTreeMap<PaneId, Shown>,
     tokens: HashMap<u32, String>,
     snapshot: Arc<Snapshot>,
@@ -278,7 +283,7 @@ impl Notifier {
         for (pane, touch) in touched {
             let p = snapshot.panes.get(&pane);
             match p.and_then(|p| wanted(p, &touch, &self.settings)) {
-                Some(level) => self.show(pane, level).await,
+                Some(level) => self.show(pane, level, true).await,
                 None => {
                     if self.shown.get(&pane).is_some_and(|s| !s.still_open(p)) {
                         self.close(pane).await;
@@ -288,8 +293,11 @@ impl Notifier {
         }
     }
 
-    /// Shows (or replaces) the notification of `pane` at `level`.
-    async fn show(&mut self, pane: PaneId, level: Attention) {
+    /// Shows (or replaces) the notification of `pane` at `level`; a `fresh` one (not
+    /// raised again after a server restart) comes with the sound `[sound]` asks for: the
+    /// `sound-name` hint, or, with no server, the theme's file played by Attend
+    /// ([`sound`]).
+    async fn show(&mut self, pane: PaneId, level: Attention, fresh: bool) {
         let snapshot = self.snapshot.clone();
         let Some(p) = snapshot.panes.get(&pane) else {
             return;
@@ -308,7 +316,12 @@ impl Notifier {
                 decision,
             },
         );
+        let sound =
+            (fresh && self.settings.sound.wanted(level, p.agent)).then(|| sound::sound_name(level));
         let Some(caps) = self.server().await else {
+            if let Some(name) = sound {
+                self.play(pane, name);
+            }
             return;
         };
         let c = content(p, level, caps);
@@ -321,6 +334,9 @@ impl Notifier {
         hints.insert("urgency", Value::U8(c.urgency));
         hints.insert("desktop-entry", Value::from(DESKTOP_ENTRY));
         hints.insert("category", Value::from(c.category.as_str()));
+        if let Some(name) = sound {
+            hints.insert("sound-name", Value::from(name));
+        }
         let call = self.proxy.notify(
             "Attend",
             replaces.unwrap_or(0),
@@ -340,6 +356,21 @@ impl Notifier {
             }
             Ok(Err(e)) => self.unavailable(&e.to_string()),
             Err(_) => self.unavailable("Notify timed out"),
+        }
+    }
+
+    /// Plays sound `name` of the configured theme without a notification server; a
+    /// failure is logged once.
+    fn play(&mut self, pane: PaneId, name: &str) {
+        match sound::play(name, &self.settings.sound.theme) {
+            Ok(file) => {
+                tracing::info!(%pane, file = %file.display(), "no notification server: sound played")
+            }
+            Err(e) if !self.sound_warned => {
+                self.sound_warned = true;
+                tracing::warn!("cannot play the notification sound: {e}");
+            }
+            Err(e) => tracing::debug!("cannot play the notification sound: {e}"),
         }
     }
 
@@ -440,7 +471,8 @@ impl Notifier {
             .collect();
         self.shown.clear();
         for (pane, level) in again {
-            self.show(pane, level).await;
+            // Raised again, not new: no sound.
+            self.show(pane, level, false).await;
         }
     }
 }
@@ -459,6 +491,14 @@ pub async fn run(
 ) {
     let levels: Vec<&str> = settings.notify_levels.iter().map(|l| l.as_str()).collect();
     tracing::info!(levels = %levels.join(","), "desktop notifications on");
+    let sound = &settings.sound;
+    if !sound.levels.is_empty() {
+        let levels: Vec<&str> = sound.levels.iter().map(|l| l.as_str()).collect();
+        let agents = sound.agents.as_ref().map_or("all".to_string(), |a| {
+            a.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(",")
+        });
+        tracing::info!(levels = %levels.join(","), %agents, theme = %sound.theme, "notification sounds on");
+    }
     let subscribed = async {
         let proxy = NotificationsProxy::builder(&conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
@@ -488,6 +528,7 @@ pub async fn run(
         caps: None,
         failed_at: None,
         warned: false,
+        sound_warned: false,
         shown: BTreeMap::new(),
         tokens: HashMap::new(),
         snapshot: Arc::new(Snapshot::default()),
