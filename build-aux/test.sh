@@ -8,7 +8,8 @@
 #   cycle, no file over 800 lines, no outside citation), unit (lib and bin tests), integration
 #   (tests/*.rs except the groups below), real-agents (real_*.rs, ladder_real_*.rs:
 #   the real Claude Code, Codex and Gemini CLIs), reliability (reliability_*.rs),
-#   fuzz (fuzz_*.rs: the corpus and a bounded mutation run), meson (data validation).
+#   fuzz (fuzz_*.rs: the corpus and a bounded mutation run), meson (data validation, the
+#   install list).
 # A stage that fails or overruns its budget (it is killed) fails the run; the other
 # stages still run, so one log shows every failure. Each budget is at least twice the
 # stage's measured time; together they add up to 73 minutes, which leaves room for more
@@ -127,7 +128,9 @@ stage integration 600 "$0" --group out "$special"
 stage real-agents 480 "$0" --real-agents
 stage reliability 480 "$0" --group in '^reliability_'
 stage fuzz 240 "$0" --group in '^fuzz_'
-stage meson 120 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && echo "meson setup and data validation ok"'
+# Also: `meson install` installs the man page and the bash, zsh and fish completions
+# (docs/cli.md#manual-page-and-completions).
+stage meson 120 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'
 
 echo
 echo "== stages"

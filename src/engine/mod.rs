@@ -11,6 +11,7 @@ mod order;
 mod quiet;
 pub mod removal;
 mod summary;
+mod table;
 pub mod taxonomy;
 mod transition;
 mod view;
@@ -20,9 +21,10 @@ pub use dialogs::{chrome_dialog_step, dismissal_due, ShownDialog, CHROME_ORIGIN,
 pub use order::next_unread_order;
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
+pub use table::{clip, escape_controls, is_bidi_control, width, Column, Table};
 pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
 pub use view::{
-    clip, escape_controls, in_vocabulary, render_table, DecisionView, LiveView, PaneView,
-    MESSAGE_COLUMN,
+    in_vocabulary, render_table, DecisionView, LiveView, PaneView, MESSAGE_COLUMN, NAME_COLUMN,
+    TAB_COLUMN,
 };
 pub use world::{EngineError, HookAgent, NewPane, World};
