@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs the pinned real agent CLIs (Claude Code, Codex, Gemini, Qwen Code) from the npm registry
+# Installs the pinned real agent CLIs (Claude Code, Codex, Gemini, Qwen Code, GitHub Copilot CLI,
+# OpenCode) from the npm registry
 # into a cache directory, for the real-agent tests (tests/real_agents.rs,
 # docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
 # release Attend still supports; the real-agent stage runs against both.
@@ -17,7 +18,7 @@
 #   build-aux/agents.sh --version NAME=VERSION... [-- CARGO-TEST-ARGS]
 #       Installs these versions and runs the real-agent tests of those agents against them
 #       (ATTEND_AGENT_VERSIONS=NAME=VERSION,… cargo test --test real_agents …, filtered to
-#       the named agents). NAME is claude, codex, gemini or qwen.
+#       the named agents). NAME is claude, codex, gemini, qwen, copilot or opencode.
 #   build-aux/agents.sh --older
 #       Prints NAME=VERSION for every pinned version that is not its agent's newest (the
 #       oldest supported ones), comma-separated: what the real-agent stage runs a second
@@ -33,12 +34,17 @@ set -eu
 
 CACHE=${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}
 # name|npm package|version|binary, newest first per agent — keep in sync with
-# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md.
+# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md. Copilot CLI and OpenCode have
+# no `Cli` entry yet: they are installed for recording their hooks (docs/adapters.md). Both are
+# served whole by the registry: Copilot's `@github/copilot-linux-x64` and OpenCode's
+# `opencode-linux-x64` optional dependencies carry the native binaries (no vendor CDN).
 PINS="claude|@anthropic-ai/claude-code|2.1.332|claude
 claude|@anthropic-ai/claude-code|2.1.197|claude
 codex|@openai/codex|0.171.0|codex
 gemini|@google/gemini-cli|0.61.0|gemini
-qwen|@qwen-code/qwen-code|0.24.4|qwen"
+qwen|@qwen-code/qwen-code|0.24.4|qwen
+copilot|@github/copilot|1.0.102|copilot
+opencode|opencode-ai|1.18.33|opencode"
 # The Node.js release the agents run on (the newest agents need >= 22) — keep in sync with
 # `NODE_VERSION` in tests/support/agents.rs and docs/real-agents.md.
 NODE_VERSION=24.21.0
@@ -55,7 +61,9 @@ package_of() {
   codex) echo "@openai/codex|codex" ;;
   gemini) echo "@google/gemini-cli|gemini" ;;
   qwen) echo "@qwen-code/qwen-code|qwen" ;;
-  *) fail "unknown agent '$1' (known: claude codex gemini qwen)" ;;
+  copilot) echo "@github/copilot|copilot" ;;
+  opencode) echo "opencode-ai|opencode" ;;
+  *) fail "unknown agent '$1' (known: claude codex gemini qwen copilot opencode)" ;;
   esac
 }
 
