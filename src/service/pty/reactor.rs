@@ -20,10 +20,10 @@
 
 use super::drain::{self, Chunk, Decision, Drain};
 use super::events::{EventTx, PtyExit};
-use super::parsers::{parser_count, PaneQueue, Pool, Resume};
+use super::parsers::{parser_count, PaneQueue, Pool, Resume, PARSE_QUEUE};
 use super::screen_log::ScreenLog;
 use super::shared::{lock, Shared};
-use super::{fdio, priority, PARSE_QUEUE};
+use super::{fdio, priority};
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
 use crate::model::PaneId;
 use attend_holder::proto::{ExitRecord, ExitStatus, Frame};
