@@ -71,7 +71,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
-
 /// Raw output chunks buffered per attach subscriber before it lags (and gets a redraw).
 const BROADCAST_CAPACITY: usize = 1024;
 
