@@ -297,7 +297,7 @@ pub struct RunArgs {
     /// Working directory (default the current one).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// Agent kind (claude, codex, cursor, gemini, shell); detected from PROGRAM.
+    /// Agent kind (claude, codex, cursor, gemini, qwen, shell); detected from PROGRAM.
     #[arg(long)]
     pub agent: Option<String>,
     /// Exit code 0 means done.

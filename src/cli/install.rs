@@ -21,7 +21,8 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
         .filter(|k| *k != AgentKind::Shell)
         .ok_or_else(|| {
             CliError::bad_input(format!(
-                "unknown agent {agent:?} (claude, codex, cursor, gemini, qwen)"
+                "unknown agent {agent:?} ({})",
+                AgentKind::names(true)
             ))
         })?;
     let project = std::env::current_dir()

@@ -47,6 +47,17 @@ impl AgentKind {
         }
     }
 
+    /// Every wire name, comma-separated (`"claude, codex, …, shell"`), for messages that
+    /// list what is accepted; `hooks_only` leaves out `shell` (no hooks report for it).
+    pub fn names(hooks_only: bool) -> String {
+        AgentKind::ALL
+            .into_iter()
+            .filter(|a| !hooks_only || *a != AgentKind::Shell)
+            .map(AgentKind::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Parses a wire name; `None` outside the vocabulary.
     pub fn parse(s: &str) -> Option<AgentKind> {
         AgentKind::ALL.into_iter().find(|a| a.as_str() == s)

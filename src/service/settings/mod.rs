@@ -313,7 +313,7 @@ mod tests {
         );
         assert!(problems[1]
             .message
-            .contains("claude, codex, cursor, gemini, shell"));
+            .contains(&crate::model::AgentKind::names(false)));
         assert!(s.sound.wanted(Attention::Error, Claude));
         assert!(!s.sound.wanted(Attention::Error, Codex));
         assert_eq!(s.sound.theme, DEFAULT_THEME);

@@ -19,7 +19,6 @@ use toml_edit::TableLike;
 pub const DEFAULT_THEME: &str = "freedesktop";
 
 const KEYS: [&str; 3] = ["levels", "agents", "theme"];
-const AGENTS: &str = "claude, codex, cursor, gemini, shell";
 
 /// The sound settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +60,10 @@ impl Sound {
                     let Some(array) = item.as_array() else {
                         problems.push(Problem::new(
                             "sound.agents",
-                            format!("not a list of agents (accepted: {AGENTS})"),
+                            format!(
+                                "not a list of agents (accepted: {})",
+                                AgentKind::names(false)
+                            ),
                         ));
                         continue;
                     };
@@ -74,8 +76,9 @@ impl Sound {
                             None => problems.push(Problem::new(
                                 "sound.agents",
                                 format!(
-                                    "unknown agent {} (accepted: {AGENTS})",
-                                    v.to_string().trim()
+                                    "unknown agent {} (accepted: {})",
+                                    v.to_string().trim(),
+                                    AgentKind::names(false)
                                 ),
                             )),
                         }
