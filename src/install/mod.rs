@@ -272,27 +272,11 @@ const GEMINI_EVENTS: &[&str] = &[
     "Notification",
 ];
 
-/// Qwen Code's hook events Attend maps (docs/adapters.md "Qwen Code"); not
-/// `MessageDisplay` (fired over and over while a reply streams), `UserPromptExpansion`,
-/// `InstructionsLoaded`, `SessionDelete`, `TodoCreated`, `TodoCompleted`.
-const QWEN_EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Notification",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PostToolBatch",
-    "PermissionDenied",
-    "SessionEnd",
-];
+/// Qwen Code's hook events Attend maps (docs/adapters.md "Qwen Code"): Claude Code's, as
+/// its hook schema is Claude's; not `MessageDisplay` (fired over and over while a reply
+/// streams), `UserPromptExpansion`, `InstructionsLoaded`, `SessionDelete`, `TodoCreated`,
+/// `TodoCompleted`.
+const QWEN_EVENTS: &[&str] = CLAUDE_EVENTS;
 
 /// How one file is edited.
 enum Editor<'a> {
