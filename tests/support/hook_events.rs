@@ -59,21 +59,5 @@ pub const GEMINI: &[&str] = &[
 /// too); the CLI also fires `MessageDisplay` (per streamed chunk), `UserPromptExpansion`,
 /// `InstructionsLoaded`, `SessionDelete`, `TodoCreated` and `TodoCompleted`, which
 /// Attend does not use.
-pub const QWEN: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Notification",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PostToolBatch",
-    "PermissionDenied",
-    "SessionEnd",
-];
+/// Its hook schema is Claude Code's, so the list is the same.
+pub const QWEN: &[&str] = CLAUDE;
