@@ -833,6 +833,14 @@ fn rows() -> Vec<Row> {
                 summary: Some("I wrote hi to /tmp/x.".into()),
             },
         ),
+        // An API error ended the turn: Gemini's placeholder is no summary.
+        payload_row(
+            "gemini_after_agent_without_a_response_says_nothing",
+            Gemini,
+            None,
+            r#"{"hook_event_name":"AfterAgent","session_id":"g1","prompt":"say hello","prompt_response":"[no response text]"}"#,
+            Expect::Kind(TurnStopped { summary: None }),
+        ),
         fixture_row(
             "gemini_before_tool_starts_tool",
             Gemini,

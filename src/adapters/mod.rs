@@ -7,3 +7,4 @@ pub mod hooks;
 pub mod manifest;
 pub mod notices;
 pub mod terminal;
+pub mod turn_errors;

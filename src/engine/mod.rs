@@ -10,6 +10,7 @@ pub mod ladder;
 mod order;
 mod quiet;
 pub mod removal;
+mod screen_errors;
 mod summary;
 pub mod taxonomy;
 mod transition;
@@ -19,6 +20,7 @@ mod world;
 pub use dialogs::{chrome_dialog_step, dismissal_due, ShownDialog, CHROME_ORIGIN, DIALOG_GONE_MS};
 pub use order::next_unread_order;
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
+pub use screen_errors::{screen_error_step, ERROR_AFTER_STOP_MS, ERROR_ORIGIN};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
 pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
 pub use view::{

@@ -96,6 +96,9 @@ struct PaneLadder {
     /// The screen notice (an API retry line) drawn at the last chrome evaluation: a
     /// warning is raised when one appears, not again while it stays.
     notice: Option<String>,
+    /// The turn error drawn as the last history cell at the last chrome evaluation
+    /// (`crate::adapters::turn_errors`): one that appears may end the turn.
+    turn_error: Option<crate::adapters::turn_errors::TurnError>,
 }
 
 impl PaneLadder {
@@ -113,6 +116,7 @@ impl PaneLadder {
             answered_at: None,
             dialog_seen_at: None,
             notice: None,
+            turn_error: None,
         }
     }
 
@@ -128,6 +132,7 @@ impl PaneLadder {
         self.ladder.handover(agent);
         self.chrome.reset();
         self.notice = None;
+        self.turn_error = None;
         self.sampler = Sampler::new();
         self.corrected = None;
         self.seq = 0;

@@ -9,6 +9,9 @@ use crate::model::{Identity, SignalKind::*};
 /// The notification type of Gemini's approval dialog.
 const TOOL_PERMISSION: &str = "ToolPermission";
 
+/// What `AfterAgent` says as `prompt_response` when the turn produced no text.
+const NO_RESPONSE: &str = "[no response text]";
+
 /// Labels of Gemini's approval dialog ("Allow execution of [Shell]?").
 const PERMISSION_OPTIONS: [&str; 3] = [
     "Allow once",
@@ -37,8 +40,13 @@ pub(super) fn map(event: &str, p: &Payload<'_>, policy: &NotificationPolicy) -> 
             reason: p.first_str(&["reason", "trigger"]).map(str::to_string),
         },
         "BeforeAgent" => TurnStarted,
+        // Gemini's placeholder for a turn that produced no text (an API error ended it):
+        // nothing said.
         "AfterAgent" => TurnStopped {
-            summary: p.str("prompt_response").map(str::to_string),
+            summary: p
+                .str("prompt_response")
+                .filter(|r| *r != NO_RESPONSE)
+                .map(str::to_string),
         },
         "BeforeTool" => ToolStarted {
             tool: tool(),
