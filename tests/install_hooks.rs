@@ -224,6 +224,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "SessionEnd",
             "BeforeAgent",
             "AfterAgent",
+            "BeforeModel",
             "BeforeTool",
             "AfterTool",
             "Notification",

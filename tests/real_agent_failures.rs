@@ -668,3 +668,64 @@ fn gemini_api_key_rejected_fails_the_turn_with_authentication_failed() {
         s.server.summary()
     );
 }
+
+/// Gemini CLI retries a 429 (`RESOURCE_EXHAUSTED`) after about 5 s under "Thinking…",
+/// without a word on its screen, but fires `BeforeModel` again with the same request (the
+/// hook `install-hooks` registers for this): that retry raises `warning` while the pane
+/// stays `working`; the retried request succeeds, `AfterAgent` makes it `done`, and the
+/// warning stays until the pane is seen.
+#[test]
+fn gemini_silent_retry_warns_and_the_turn_recovers() {
+    let Some(s) = Scenario::start(
+        "gemini-429",
+        Cli::Gemini,
+        vec![
+            Reply::gemini_error(
+                429,
+                "RESOURCE_EXHAUSTED",
+                "Resource has been exhausted (e.g. check quota).",
+            ),
+            text(FIRST),
+        ],
+    ) else {
+        return;
+    };
+    s.wait_ready();
+    let before = s.last_seq();
+    s.prompt("say hello");
+    let v = s.wait("the retry's warning", |v| v["attention"] == "warning");
+    if v["lifecycle"] != "working"
+        || !v["last_message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("model request failed · retrying"))
+    {
+        s.fail("expected working/warning with the retry as the message");
+    }
+    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "warning", Some(FIRST));
+    assert_eq!(
+        s.server.turns().len(),
+        2,
+        "one failed request, one retried:\n{}",
+        s.server.summary()
+    );
+    let events = kinds(&s, before);
+    let lifecycle: Vec<&str> = events
+        .iter()
+        .filter(|(k, _, _)| k.starts_with("agent."))
+        .map(|(k, _, _)| k.as_str())
+        .collect();
+    assert_eq!(lifecycle, ["agent.working", "agent.done"], "{events:?}");
+    let warnings: Vec<&str> = events
+        .iter()
+        .filter(|(k, level, _)| k == "attention.created" && level == "warning")
+        .map(|(_, _, source)| source.as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["lifecycle-hooks:gemini.BeforeModel"],
+        "one warning: {events:?}"
+    );
+    s.attend(&["seen", &s.pane]);
+    s.expect(&s.show(), "done", "none", Some(FIRST));
+}

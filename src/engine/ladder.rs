@@ -540,6 +540,7 @@ pub fn claim_of(kind: &SignalKind) -> Option<(Claim, &'static str)> {
         S::TurnStarted => (working, "turn started"),
         S::ToolStarted { .. } => (working, "tool started"),
         S::ToolFinished { .. } => (working, "tool finished"),
+        S::ModelRequest { .. } => (working, "model request"),
         S::ToolError { .. } => (working, "tool error"),
         S::PermissionRequested { .. } => (gate("permission prompt"), "permission requested"),
         S::QuestionAsked { .. } => (gate("input needed"), "question asked"),

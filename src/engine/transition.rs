@@ -490,7 +490,7 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 cx.handover(new);
             }
         }
-        SignalKind::IdentityOnly => {}
+        SignalKind::IdentityOnly | SignalKind::ModelRequest { .. } => {}
     }
     cx.keep_gate_invariant();
     cx.out

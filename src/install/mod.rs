@@ -266,6 +266,7 @@ const GEMINI_EVENTS: &[&str] = &[
     "SessionEnd",
     "BeforeAgent",
     "AfterAgent",
+    "BeforeModel",
     "BeforeTool",
     "AfterTool",
     "Notification",

@@ -99,6 +99,8 @@ struct PaneLadder {
     /// The turn error drawn as the last history cell at the last chrome evaluation
     /// (`crate::adapters::turn_errors`): one that appears may end the turn.
     turn_error: Option<crate::adapters::turn_errors::TurnError>,
+    /// The pane's model requests, for retries only its hooks show.
+    retries: crate::engine::ModelRetries,
 }
 
 impl PaneLadder {
@@ -117,6 +119,7 @@ impl PaneLadder {
             dialog_seen_at: None,
             notice: None,
             turn_error: None,
+            retries: crate::engine::ModelRetries::default(),
         }
     }
 
@@ -133,6 +136,7 @@ impl PaneLadder {
         self.chrome.reset();
         self.notice = None;
         self.turn_error = None;
+        self.retries = crate::engine::ModelRetries::default();
         self.sampler = Sampler::new();
         self.corrected = None;
         self.seq = 0;
@@ -242,6 +246,13 @@ impl LadderHost {
             _ => {}
         }
         if signal.source.rung == Rung::LifecycleHooks {
+            // A model request sent again with nothing between: a retry no screen shows
+            // (`docs/lifecycle-attention.md#api-failures-and-policy-denials`).
+            if let Some(text) = st.retries.observe(&signal.kind) {
+                let kind = SignalKind::Warning { text };
+                out.signals
+                    .push((pane, Signal::new(kind, signal.source.clone(), now)));
+            }
             if let Some((claim, what)) = claim_of(&signal.kind) {
                 let seq = st.next_seq();
                 let ev = Evidence {

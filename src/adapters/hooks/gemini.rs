@@ -71,7 +71,23 @@ pub(super) fn map(event: &str, p: &Payload<'_>, policy: &NotificationPolicy) -> 
             }
         }
         "Notification" => policy.signal(p),
-        "BeforeModel" | "AfterModel" | "BeforeToolSelection" | "PreCompress" => IdentityOnly,
+        // The hook client sends `llm_request` as `{model, message_count}` (the conversation
+        // itself is not Attend's business); a payload straight from Gemini has `messages`.
+        "BeforeModel" => ModelRequest {
+            model: p
+                .at(&["llm_request", "model"])
+                .and_then(non_empty)
+                .map(str::to_string),
+            messages: p
+                .at(&["llm_request", "message_count"])
+                .and_then(serde_json::Value::as_u64)
+                .or_else(|| {
+                    p.at(&["llm_request", "messages"])
+                        .and_then(serde_json::Value::as_array)
+                        .map(|m| m.len() as u64)
+                }),
+        },
+        "AfterModel" | "BeforeToolSelection" | "PreCompress" => IdentityOnly,
         _ => return Mapped::unknown(),
     };
     Mapped::known(kind)
