@@ -4,6 +4,7 @@
 pub mod answer;
 pub mod dialog;
 pub mod hooks;
+pub mod keys;
 pub mod manifest;
 pub mod notices;
 pub mod terminal;

@@ -302,6 +302,15 @@ impl LadderHost {
         out
     }
 
+    /// The user's interrupt key (a lone Esc, Ctrl-C) is being written into `pane` at
+    /// `now`: the self-report going idle after it corrects at once
+    /// (`crate::engine::ladder::INTERRUPT_WINDOW_MS`).
+    pub fn note_interrupt(&mut self, pane: PaneId, now: Timestamp) {
+        if let Some(st) = self.panes.get_mut(&pane) {
+            st.ladder.note_interrupt(now);
+        }
+    }
+
     /// PTY output of an owned pane (after its terminal signals were applied): Codex's
     /// OSC 7501 self-report, titles, sampling and chrome pacing.
     pub fn on_output(
@@ -395,6 +404,7 @@ impl LadderHost {
                     self.self_report(world, &f, now, &mut out);
                 }
             }
+            LadderInput::Interrupt(pane) => self.note_interrupt(pane, now),
             LadderInput::Due(pane) => {
                 let Some(st) = self.panes.get_mut(&pane) else {
                     return out;
