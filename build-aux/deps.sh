@@ -5,7 +5,7 @@
 set -eu
 want="build-essential pkg-config git dbus dbus-x11 libgtk-4-dev libadwaita-1-dev gettext"
 if [ "${1:-build}" = test ]; then
-  want="$want tmux meson libgtk-4-dev libadwaita-1-dev xvfb xauth imagemagick gettext desktop-file-utils appstream dunst systemd"
+  want="$want tmux meson libgtk-4-dev libadwaita-1-dev xvfb xauth imagemagick gettext desktop-file-utils appstream dunst systemd groff-base zsh fish"
 fi
 missing=""
 for p in $want; do

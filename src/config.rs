@@ -33,3 +33,9 @@ pub const LOCALEDIR: &str = match option_env!("ATTEND_LOCALEDIR") {
     Some(v) => v,
     None => "/usr/share/locale",
 };
+
+/// What every message that finds the daemon down suggests (CLI errors, `attend status`,
+/// `attend events --follow`, the tray's tooltip; `docs/cli.md#the-daemon-is-down`):
+/// `attend up` starts the service the installed way (D-Bus activation or systemd, else a
+/// detached `attend daemon` logging to the state directory) and does nothing when it runs.
+pub const START_HINT: &str = "start it with `attend up`";

@@ -25,11 +25,17 @@ const CLAUDE_OBSERVED: &str = "claude/2.1.197/observed";
 const CODEX: &str = "codex/0.171.0";
 const CURSOR: &str = "cursor/docs-2026";
 const GEMINI: &str = "gemini/0.61.0";
+/// Payloads recorded from Qwen Code.
+const QWEN: &str = "qwen/0.24.4/observed";
 
 const CLAUDE_SESSION: &str = "6b33e0c2-0000-4000-8000-000000000001";
 const CODEX_THREAD: &str = "0199a0c1-0000-7000-8000-000000000010";
 const CURSOR_CONVERSATION: &str = "c0a8e1f4-0000-4000-8000-000000000030";
 const GEMINI_SESSION: &str = "3f1e9b2a-0000-4000-8000-000000000020";
+/// The session of the Qwen Code recording.
+const QWEN_SESSION: &str = "8fb8287b-949c-4c20-b928-f2cdbc59d054";
+/// The command of the Qwen Code recording's tool call.
+const QWEN_COMMAND: &str = "echo attend-smoke > out.txt";
 
 fn fixture(dir: &str, name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -167,6 +173,7 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Codex => CODEX,
         AgentKind::Cursor => CURSOR,
         AgentKind::Gemini => GEMINI,
+        AgentKind::Qwen => QWEN,
         AgentKind::Shell => panic!("the shell has no hook fixtures"),
     }
 }
@@ -180,7 +187,7 @@ fn permission_prompt(m: &HookMapping) -> &str {
 }
 
 fn rows() -> Vec<Row> {
-    use AgentKind::{Claude, Codex, Cursor, Gemini, Shell};
+    use AgentKind::{Claude, Codex, Cursor, Gemini, Qwen, Shell};
     use SignalKind::*;
     let idle = |name, agent, fixture| fixture_row(name, agent, fixture, IdentityOnly);
     vec![
@@ -910,6 +917,102 @@ fn rows() -> Vec<Row> {
             "BeforeToolSelection",
         ),
         idle("gemini_pre_compress_is_identity_only", Gemini, "PreCompress"),
+        // ------------------------------------------------------------ Qwen Code
+        fixture_row(
+            "qwen_session_start_starts_session_with_identity",
+            Qwen,
+            "SessionStart",
+            SessionStarted {
+                source: Some("startup".into()),
+            },
+        )
+        .also(|m| {
+            assert_eq!(
+                m.signal.identity,
+                Identity {
+                    session_id: Some(QWEN_SESSION.into()),
+                    resume_argv: Some(strings(&["qwen", "--resume", QWEN_SESSION])),
+                    cwd: Some("/tmp/proj".into()),
+                    title: None,
+                }
+            )
+        }),
+        fixture_row(
+            "qwen_user_prompt_submit_starts_turn",
+            Qwen,
+            "UserPromptSubmit",
+            TurnStarted,
+        ),
+        fixture_row(
+            "qwen_permission_request_opens_gate_with_the_dialogs_labels",
+            Qwen,
+            "PermissionRequest",
+            PermissionRequested {
+                prompt: format!("run_shell_command: {QWEN_COMMAND}"),
+                options: strings(&["Yes, allow once", "Always allow", "No, suggest changes"]),
+                answer_keys: allow_deny(),
+                tool_use_id: None,
+            },
+        ),
+        fixture_row(
+            "qwen_permission_notification_names_the_gate",
+            Qwen,
+            "Notification-permission_prompt",
+            AgentNotification {
+                text: "Qwen Code needs your permission to use run_shell_command".into(),
+                gate: GateRef::Names(DecisionKind::Permission),
+            },
+        ),
+        // Fired right after every Stop: the same completion, whatever the policy says.
+        fixture_row(
+            "qwen_idle_prompt_notification_is_identity_only",
+            Qwen,
+            "Notification-idle_prompt",
+            IdentityOnly,
+        ),
+        fixture_row(
+            "qwen_pre_tool_use_starts_tool",
+            Qwen,
+            "PreToolUse",
+            ToolStarted {
+                tool: "run_shell_command".into(),
+                tool_use_id: Some("toolu_1796169122009_8kofzonvd".into()),
+            },
+        ),
+        fixture_row(
+            "qwen_post_tool_use_finishes_tool",
+            Qwen,
+            "PostToolUse",
+            ToolFinished {
+                tool: Some("run_shell_command".into()),
+                tool_use_id: Some("toolu_1796169122009_8kofzonvd".into()),
+            },
+        ),
+        // Also fired by the background memory agent after a turn (no agent_id).
+        idle("qwen_post_tool_batch_is_identity_only", Qwen, "PostToolBatch"),
+        fixture_row(
+            "qwen_stop_stops_turn_with_last_message",
+            Qwen,
+            "Stop",
+            TurnStopped {
+                summary: Some("Hello from the scripted model.".into()),
+            },
+        ),
+        fixture_row(
+            "qwen_session_end_ends_session",
+            Qwen,
+            "SessionEnd",
+            SessionEnded {
+                reason: Some("prompt_input_exit".into()),
+            },
+        ),
+        Row {
+            name: "qwen_message_display_is_unknown",
+            agent: Qwen,
+            input: Input::Fixture("MessageDisplay", None),
+            expect: Expect::Unknown,
+            also: |_| {},
+        },
         // ------------------------------------------------------------ any agent
         payload_row(
             "claude_unknown_event_is_identity_only_and_not_known",
@@ -1456,6 +1559,54 @@ fn cursor_completed_turn_is_done_unread() {
     }
     assert_eq!(p.state().lifecycle, Lifecycle::Done);
     assert_eq!(p.state().attention(), Attention::Unread);
+}
+
+/// The recorded Qwen Code session in order (idle prompt notifications included): the
+/// first turn ends done/unread; the gate's turn ends done with the gate approved; the
+/// reviewed pane stays done/none when the session ends.
+#[test]
+fn qwen_recorded_session_turn_gate_and_end() {
+    let mut p = Pane1::new(AgentKind::Qwen);
+    for name in ["SessionStart", "UserPromptSubmit", "MessageDisplay", "Stop"] {
+        p.feed(QWEN, name);
+    }
+    p.feed(QWEN, "Notification-idle_prompt");
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
+    assert_eq!(
+        p.state().last_message.as_deref(),
+        Some("Hello from the scripted model.")
+    );
+    for name in [
+        "UserPromptSubmit",
+        "PermissionRequest",
+        "Notification-permission_prompt",
+    ] {
+        p.feed(QWEN, name);
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Blocked);
+    assert_eq!(p.state().attention(), Attention::PermissionRequired);
+    let decision = p.state().pending_decision.clone().unwrap();
+    assert_eq!(
+        decision.prompt,
+        format!("run_shell_command: {QWEN_COMMAND}")
+    );
+    for name in ["PreToolUse", "PostToolUse", "PostToolBatch", "Stop"] {
+        p.feed(QWEN, name);
+    }
+    p.feed(QWEN, "Notification-idle_prompt");
+    assert!(p.log.iter().any(|e| e.kind
+        == EventKind::DecisionResolved {
+            id: decision.id,
+            resolution: Resolution::Approved,
+        }));
+    let pane = p.state();
+    assert_eq!(pane.lifecycle, Lifecycle::Done);
+    assert_eq!(pane.attention(), Attention::Unread);
+    assert_eq!(
+        pane.resume_argv,
+        Some(strings(&["qwen", "--resume", QWEN_SESSION]))
+    );
 }
 
 #[test]

@@ -111,7 +111,7 @@ fn completions_and_man_page_come_from_clap() {
     let bash = env.ok(&["completions", "bash"]);
     assert!(bash.contains("attend") && bash.contains("workspaces"));
     let man = env.ok(&["man"]);
-    assert!(man.contains(".TH attend"), "{man}");
+    assert!(man.contains(".TH ATTEND 1"), "{man}");
 }
 
 /// The `<interface name="io.github.attend.Attend1">` element, one trimmed line each.

@@ -382,7 +382,9 @@ fn ladder_inventory_matches_contract_7() {
     assert_eq!(t(Codex, Rung::SelfReport), Trust::Trial);
     assert_eq!(t(Gemini, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(Cursor, Rung::LifecycleHooks), Trust::Trial);
-    for a in [Claude, Codex, Gemini, Cursor] {
+    assert_eq!(t(Qwen, Rung::LifecycleHooks), Trust::Trial);
+    assert_eq!(t(Qwen, Rung::SelfReport), Trust::Absent);
+    for a in [Claude, Codex, Gemini, Cursor, Qwen] {
         assert_eq!(t(a, Rung::NeedsInputChrome), Trust::Authoritative);
         assert_eq!(t(a, Rung::WindowSampling), Trust::Authoritative);
     }
@@ -601,6 +603,12 @@ fn ladder_title_claims_follow_each_agents_conventions() {
             .as_deref(),
         Some("permission prompt")
     );
+    // Qwen Code 0.24.4 (tests/real_agents.rs saw `✳︎ Qwen - proj` at its dialog).
+    assert_eq!(act(Qwen, "◐\u{fe0e} Qwen - proj"), Some(Working));
+    assert_eq!(act(Qwen, "Qwen - proj"), Some(Idle));
+    let qwen_prompt = title_claim(Qwen, "✳\u{fe0e} Qwen - proj").unwrap();
+    assert_eq!(qwen_prompt.needs_input.unwrap().count, 1);
+    assert_eq!(title_claim(Qwen, "vim README"), None);
     assert_eq!(title_claim(Claude, ""), None);
     assert_eq!(title_claim(Shell, "⠋ spinner"), None);
     assert_eq!(title_claim(Claude, "vim README"), None);

@@ -18,11 +18,12 @@ const EXE: &str = "/opt/attend/bin/attend";
 /// The hook executable beside [`EXE`]: what new entries run.
 const HOOK: &str = "/opt/attend/bin/attend-hook";
 
-const AGENTS: [AgentKind; 4] = [
+const AGENTS: [AgentKind; 5] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
     AgentKind::Gemini,
+    AgentKind::Qwen,
 ];
 
 struct Home {
@@ -188,6 +189,25 @@ trust_level = "trusted"
 }
 "#,
         ],
+        AgentKind::Qwen => vec![
+            r#"{
+  // user settings
+  "security": {
+    "auth": { "selectedType": "openai" }
+  },
+  "tools": { "approvalMode": "default" },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "run_shell_command",
+        "hooks": [
+          { "type": "command", "command": "$QWEN_PROJECT_DIR/.qwen/hooks/guard.sh", "timeout": 10 }
+        ]
+      }
+    ]
+  }
+}"#,
+        ],
         AgentKind::Shell => vec![],
     }
 }
@@ -229,6 +249,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "AfterTool",
             "Notification",
         ],
+        AgentKind::Qwen => hook_events::QWEN,
         AgentKind::Shell => &[],
     }
 }
@@ -273,6 +294,12 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                 assert_eq!(value["hooks"]["AfterTool"][0]["hooks"][0]["timeout"], 5000);
             }
             AgentKind::Cursor => assert_eq!(value["version"], 1),
+            AgentKind::Qwen => {
+                let stop = &value["hooks"]["Stop"][0];
+                assert!(stop.get("matcher").is_none(), "every tool: {stop}");
+                assert_eq!(stop["hooks"][0]["timeout"], 5, "seconds");
+                assert_eq!(stop["hooks"][0]["name"], "attend");
+            }
             AgentKind::Codex => {
                 let toml = read(&home.paths(agent)[0]).unwrap();
                 assert_eq!(

@@ -15,10 +15,10 @@ mod support;
 
 use serde_json::{json, Value};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::agents::{event_name, Cli};
 use support::model_server::Reply;
+use support::notes::{notification_server, wait_notes};
 use support::scenario::{edit_json, text, Options, Scenario, STEP};
 use support::{program_of, running, session_members};
 
@@ -142,6 +142,7 @@ fn waiting_tool(cli: Cli) -> Reply {
             input_json: json!({"cmd": command}).to_string(),
         },
         Cli::Gemini => Reply::gemini_shell(command, "Wait for the go file"),
+        Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
     }
 }
 
@@ -154,6 +155,9 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         Cli::Codex => {}
         Cli::Gemini => edit_json(&home.config_dir().join("settings.json"), |v| {
             v["tools"]["allowed"] = json!(["run_shell_command"]);
+        }),
+        Cli::Qwen => edit_json(&home.config_dir().join("settings.json"), |v| {
+            v["tools"]["approvalMode"] = json!("yolo");
         }),
     }
 }
@@ -287,86 +291,6 @@ fn gemini_kill_9_mid_turn_the_turn_ends_during_the_outage_and_is_shown_after_re_
         Outage::Kill9,
         "AfterAgent",
     );
-}
-
-/// A notification server in the test (`org.freedesktop.Notifications` on the test's
-/// bus): the summary of every `Notify`, in order.
-struct Notes {
-    shown: Arc<Mutex<Vec<String>>>,
-    next: std::sync::atomic::AtomicU32,
-}
-
-#[zbus::interface(name = "org.freedesktop.Notifications")]
-impl Notes {
-    #[allow(clippy::too_many_arguments)]
-    fn notify(
-        &self,
-        _app_name: String,
-        replaces_id: u32,
-        _app_icon: String,
-        summary: String,
-        body: String,
-        _actions: Vec<String>,
-        _hints: std::collections::HashMap<String, zbus::zvariant::OwnedValue>,
-        _expire_timeout: i32,
-    ) -> u32 {
-        self.shown
-            .lock()
-            .unwrap()
-            .push(format!("{summary} — {body}"));
-        if replaces_id != 0 {
-            replaces_id
-        } else {
-            self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
-        }
-    }
-
-    fn close_notification(&self, _id: u32) {}
-
-    fn get_capabilities(&self) -> Vec<String> {
-        vec!["actions".into(), "body".into()]
-    }
-
-    fn get_server_information(&self) -> (String, String, String, String) {
-        (
-            "notes".into(),
-            "attend tests".into(),
-            "1".into(),
-            "1.2".into(),
-        )
-    }
-}
-
-/// Serves [`Notes`] on `bus` until the connection is dropped; the notifications shown.
-fn notification_server(bus: &str) -> (zbus::blocking::Connection, Arc<Mutex<Vec<String>>>) {
-    let shown = Arc::new(Mutex::new(Vec::new()));
-    let notes = Notes {
-        shown: shown.clone(),
-        next: std::sync::atomic::AtomicU32::new(0),
-    };
-    let conn = zbus::blocking::connection::Builder::address(bus)
-        .unwrap()
-        .serve_at("/org/freedesktop/Notifications", notes)
-        .unwrap()
-        .name("org.freedesktop.Notifications")
-        .unwrap()
-        .build()
-        .expect("the test's notification server");
-    (conn, shown)
-}
-
-/// Waits (within [`STEP`]) until `shown` holds `n` notifications.
-fn wait_notes(s: &Scenario, shown: &Mutex<Vec<String>>, n: usize) {
-    let deadline = Instant::now() + STEP;
-    while shown.lock().unwrap().len() < n {
-        if Instant::now() >= deadline {
-            s.fail(&format!(
-                "expected {n} notification(s), got {:?}",
-                shown.lock().unwrap()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// A reviewed pane (done, then `attend seen`: done/none) whose agent ends (SIGTERM to

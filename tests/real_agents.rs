@@ -134,6 +134,11 @@ impl Smoke {
                     "notify".to_string()
                 }
                 "agent-turn-complete" => "notify-side-thread".to_string(),
+                // Qwen's notifications differ by type (the dialog's, the idle prompt's).
+                "Notification" if self.home.cli == Cli::Qwen => format!(
+                    "Notification-{}",
+                    payload["notification_type"].as_str().unwrap_or("")
+                ),
                 name => name.to_string(),
             };
             if !event.is_empty() && seen.insert(event.clone()) {
@@ -358,6 +363,78 @@ fn gemini_interactive_turn_shell_permission_and_hooks() {
         "attend-smoke\n"
     );
     assert!(last_turn_body(&s.server).contains("functionResponse"));
+    s.lap("approved, tool ran, turn ended");
+
+    s.prompt("/quit");
+    s.hook("SessionEnd", before);
+    s.lap("exit");
+    s.record(&[("permission-dialog", &dialog)]);
+}
+
+/// Qwen Code against the OpenAI Chat Completions API: a text turn, a shell tool call with
+/// its approval dialog (answered `1`), `/quit`; every hook event recorded.
+#[test]
+fn qwen_interactive_turn_shell_permission_and_hooks() {
+    let Some(binary) = require(Cli::Qwen) else {
+        return;
+    };
+    const FIRST: &str = "Hello from the scripted model.";
+    const DONE: &str = "Done: the file is written.";
+    let mut s = Smoke::start(
+        Cli::Qwen,
+        binary,
+        vec![
+            text(FIRST),
+            Reply::qwen_shell("echo attend-smoke > out.txt", "Write a file"),
+            text(DONE),
+        ],
+    );
+    let start = s.hook("SessionStart", 0);
+    assert_eq!(start["source"], "startup");
+    s.screen_with("Type your message");
+    s.lap("started");
+
+    s.prompt("say hello");
+    let submit = s.hook("UserPromptSubmit", 0);
+    assert_eq!(submit["prompt"], "say hello");
+    let stop = s.hook("Stop", 0);
+    assert_eq!(stop["last_assistant_message"], FIRST);
+    s.screen_with(FIRST);
+    assert!(
+        s.server
+            .requests()
+            .iter()
+            .any(|r| r.path == "/v1/chat/completions" && r.is_turn()),
+        "Qwen speaks Chat Completions: {}",
+        s.server.summary()
+    );
+    s.lap("text turn");
+
+    let before = s.hooks.payloads().len();
+    s.prompt("write the file");
+    let dialog = s.screen_with("Allow execution");
+    let request = s.hook("PermissionRequest", before);
+    assert_eq!(
+        request["tool_input"]["command"],
+        "echo attend-smoke > out.txt"
+    );
+    // (The idle prompt's notification of the turn before can arrive after `before`.)
+    s.check(s.hooks.wait_matching("Notification", before, STEP, |p| {
+        p["notification_type"] == "permission_prompt"
+    }));
+    let title = s.term.title();
+    assert!(title.starts_with('✳'), "the dialog's title: {title:?}");
+    s.lap("permission dialog");
+
+    s.term.keys(&["1"]);
+    s.hook("PostToolUse", before);
+    let stop = s.hook("Stop", before);
+    assert_eq!(stop["last_assistant_message"], DONE);
+    assert_eq!(
+        std::fs::read_to_string(s.home.project.join("out.txt")).unwrap_or_default(),
+        "attend-smoke\n"
+    );
+    assert!(last_turn_body(&s.server).contains("\"role\":\"tool\""));
     s.lap("approved, tool ran, turn ended");
 
     s.prompt("/quit");

@@ -132,14 +132,14 @@ impl Agent {
         match self.cli {
             Cli::Claude => "for shortcuts",
             Cli::Codex => "OpenAI Codex",
-            Cli::Gemini => "Type your message",
+            Cli::Gemini | Cli::Qwen => "Type your message",
         }
     }
 
     /// The hook event that ends a turn.
     fn turn_end(&self) -> &'static str {
         match self.cli {
-            Cli::Claude | Cli::Codex => "Stop",
+            Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
         }
     }
@@ -183,7 +183,7 @@ impl Agent {
             Cli::Claude | Cli::Codex => {
                 self.check(self.hooks.wait_for("PreToolUse", before, STEP));
             }
-            Cli::Gemini => {
+            Cli::Gemini | Cli::Qwen => {
                 self.check(self.term.wait_for_text("Allow execution", STEP));
                 self.check(self.term.answer_dialog("Allow execution", "1"));
             }
@@ -341,6 +341,7 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
             name: "run_shell_command".into(),
             input_json: json!({"command": command, "description": "Look around"}).to_string(),
         },
+        Cli::Qwen => Reply::qwen_shell(command, "Look around"),
     }
 }
 
@@ -356,7 +357,7 @@ fn allow_shell_commands(home: &mut AgentHome) {
         // Codex runs these in its workspace-write sandbox without asking. Gemini's
         // allow-list setting prints a deprecation warning on every screen, so its dialog is
         // answered instead ([`Agent::run_tool`]).
-        Cli::Codex | Cli::Gemini => {}
+        Cli::Codex | Cli::Gemini | Cli::Qwen => {}
     }
 }
 
@@ -468,7 +469,7 @@ fn record_agent(cli: Cli) {
             agent.save("shortcuts-help", &help);
             agent.term.keys(&["BSpace"]);
         }
-        Cli::Gemini => {
+        Cli::Gemini | Cli::Qwen => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

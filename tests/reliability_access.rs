@@ -701,6 +701,18 @@ const SPAWNS: &[(&str, &str, &str)] = &[
         "unit test only: a fixed `sleep 30` whose limits the test reads",
     ),
     (
+        "src/service/pty/fdio.rs",
+        "Command::new(\"sleep\")",
+        "unit test only: a fixed `sleep 0.2` whose pidfd the test polls",
+    ),
+    (
+        "src/service/surfaces/sound.rs",
+        "Command::new(&player)",
+        "pw-play or paplay found on PATH, one argument: a file found in the XDG sound \
+         theme (theme name from the user's own config.toml, sound names a fixed set); \
+         never a shell, never a payload string",
+    ),
+    (
         "src/service/git.rs",
         "Command::new(\"git\")",
         "git -C DIR rev-parse/symbolic-ref: DIR (a pane's cwd) is one argv element",

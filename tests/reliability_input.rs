@@ -296,7 +296,7 @@ fn an_unknown_agent_is_refused_by_the_hook_client() {
     let out = hook_cli(&env, "nobody", stop("s-x", "x").as_bytes(), &[]);
     assert_refused(
         &out,
-        "unknown agent \"nobody\" (claude, codex, cursor, gemini)",
+        "unknown agent \"nobody\" (claude, codex, cursor, gemini, qwen)",
     );
     // A shell has no hooks either.
     let out = hook_cli(&env, "shell", stop("s-x", "x").as_bytes(), &[]);
@@ -839,10 +839,9 @@ fn a_hostile_message_reaches_the_notification_neutralised() {
         body,
         "red  link c1 txet iso &lt;b&gt;bold&lt;/b&gt; &amp; &lt;span foreground=\"red\"&gt;x&lt;/span&gt;"
     );
-    assert!(
-        summary.ends_with(&format!("done: {HOSTILE_CLEAN}")),
-        "{summary}"
-    );
+    // Where and what in the summary; the (neutralised) message once, in the body.
+    assert!(summary.ends_with(" — done"), "{summary}");
+    assert!(!summary.contains(HOSTILE_CLEAN), "{summary}");
 }
 
 /// The same kinds of text from a program's terminal output (an OSC 0 title and an OSC 9

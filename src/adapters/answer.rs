@@ -230,6 +230,8 @@ mod tests {
             (Claude, "claude/2.1.332/permission-dialog.txt", "1", "4"),
             (Codex, "codex/0.171.0/approval-dialog.txt", "y", "\u{1b}"),
             (Gemini, "gemini/0.61.0/permission-dialog.txt", "1", "\u{1b}"),
+            // "4. No, suggest changes (esc)": its shortcut.
+            (Qwen, "qwen/0.24.4/permission-dialog.txt", "1", "\u{1b}"),
         ];
         for (agent, path, allow, deny) in table {
             let s = fixture(path);
@@ -244,6 +246,10 @@ mod tests {
         // The agent's own numbers, and a whole label.
         assert_eq!(keys(Claude, &s, "4").as_deref(), Ok("4"));
         assert_eq!(keys(Claude, &s, "no").as_deref(), Ok("4"));
+        // Qwen: two "Always allow …" options; "always" means the project's.
+        let s = fixture("qwen/0.24.4/permission-dialog.txt");
+        let a = resolve(Some(&manifest(Qwen)), &s, "always", false).unwrap();
+        assert_eq!(a.keys, "2");
     }
 
     /// Dialogs no hook names: the folder trust dialog of both Claude versions (2.1.332

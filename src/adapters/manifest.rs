@@ -255,6 +255,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Claude => Some(include_str!("../../data/manifests/claude.toml")),
         AgentKind::Codex => Some(include_str!("../../data/manifests/codex.toml")),
         AgentKind::Gemini => Some(include_str!("../../data/manifests/gemini.toml")),
+        AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
         AgentKind::Cursor | AgentKind::Shell => None,
     }
 }
@@ -492,6 +493,30 @@ mod tests {
     }
 
     #[test]
+    fn qwen_tool_confirmation_and_title_match() {
+        let screen = Screen::new(&fixture("qwen/0.24.4/permission-dialog.txt"), "");
+        assert_eq!(
+            matched(AgentKind::Qwen, &screen).as_deref(),
+            Some("tool-confirmation")
+        );
+        let idle = Screen::new("> ", "✳\u{fe0e} Qwen - proj");
+        assert_eq!(
+            matched(AgentKind::Qwen, &idle).as_deref(),
+            Some("confirmation-title")
+        );
+        assert_eq!(
+            matched(AgentKind::Qwen, &Screen::new("> ", "Qwen - proj")),
+            None
+        );
+        // The dialog's words quoted in a reply, above the input box: no spinner row last.
+        let quoted = "  ◆ The dialog reads:\n   Allow execution of: 'echo'?\n   › 1. Yes, allow once\n                           4. No, suggest changes (esc)\n\n────────\n>   Type your message\n────────\n  ➜ proj";
+        assert_eq!(
+            matched(AgentKind::Qwen, &Screen::new(quoted, "Qwen - proj")),
+            None
+        );
+    }
+
+    #[test]
     fn prose_that_quotes_the_dialog_does_not_match() {
         // The model's reply contains the dialog's words as prose, above Claude's input box.
         let screen = Screen::new(
@@ -519,6 +544,9 @@ mod tests {
         for agent in [AgentKind::Codex, AgentKind::Gemini] {
             assert_eq!(matched(agent, &screen), None, "{agent}");
         }
+        // (Qwen's `✳` title means its confirmation; Claude's title is no Qwen title.)
+        let untitled = Screen::new(&fixture("claude/2.1.197/prose-proceed.txt"), "");
+        assert_eq!(matched(AgentKind::Qwen, &untitled), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `attend` command line's grammar (clap derive): every subcommand, its arguments and
 //! help text.
 
-use super::{install, ladder, status, up};
+use super::{install, ladder, settings, status, up};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -66,7 +66,20 @@ pub enum Cmd {
         json: bool,
     },
     /// Answer the pane's open decision (types the choice's keys into the pane).
-    Answer { pane: String, choice: String },
+    ///
+    /// CHOICE is one of the decision's choices, by name, as `attend show PANE` lists them
+    /// on its `choices` line (allow, deny; the panel's and the notification's buttons are
+    /// the same names); or the number the agent draws beside an option in its dialog (1,
+    /// 2, ...); or an option's whole label. The names the agent's dialog rule also knows
+    /// (always, cancel) are taken too. The keys come from the dialog on the pane's screen
+    /// now: when it cannot be read, or nothing on it means CHOICE, nothing is typed and
+    /// the decision stays open.
+    Answer {
+        pane: String,
+        /// A choice name (allow, deny), an option number as the agent draws it, or an
+        /// option's label.
+        choice: String,
+    },
     /// Type TEXT into a pane.
     Send {
         pane: String,
@@ -212,6 +225,11 @@ pub enum Cmd {
     },
     /// Start the daemon (if it is not running) and open the panel.
     Up(up::UpArgs),
+    /// The settings file, config.toml.
+    Config {
+        #[command(subcommand)]
+        cmd: settings::ConfigCmd,
+    },
 }
 
 /// `attend daemon` options.
@@ -279,7 +297,7 @@ pub struct RunArgs {
     /// Working directory (default the current one).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// Agent kind (claude, codex, cursor, gemini, shell); detected from PROGRAM.
+    /// Agent kind (claude, codex, cursor, gemini, qwen, shell); detected from PROGRAM.
     #[arg(long)]
     pub agent: Option<String>,
     /// Exit code 0 means done.

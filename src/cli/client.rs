@@ -3,6 +3,7 @@
 //! `docs/dbus-api.md` and `attend --help`).
 
 use crate::client::Attend1Proxy;
+use crate::config::START_HINT;
 use std::fmt;
 
 /// Success.
@@ -37,6 +38,21 @@ impl CliError {
     pub fn bad_input(message: impl Into<String>) -> CliError {
         CliError::new(EXIT_BAD_INPUT, message)
     }
+
+    /// The reader of stdout went away (`attend man | head -1`): the command ends with
+    /// status 0 and prints nothing (`docs/cli.md#broken-pipes`).
+    pub fn closed() -> CliError {
+        CliError::new(EXIT_OK, "")
+    }
+
+    /// Prints the failure as `attend: MESSAGE` on stderr (nothing for [`CliError::closed`])
+    /// and returns its exit code.
+    pub fn report(&self) -> i32 {
+        if !self.message.is_empty() {
+            eprintln!("attend: {}", self.message);
+        }
+        self.code
+    }
 }
 
 impl fmt::Display for CliError {
@@ -49,14 +65,21 @@ fn bus_address() -> String {
     std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_else(|_| "(unset)".into())
 }
 
+/// The daemon cannot be reached: exit 3, naming the bus and suggesting [`START_HINT`].
 fn unreachable(detail: impl fmt::Display) -> CliError {
     CliError::new(
         EXIT_UNREACHABLE,
-        format!(
-            "cannot reach the attend daemon on the session bus \
-             (DBUS_SESSION_BUS_ADDRESS={}): {detail}; start it with `attend daemon`",
-            bus_address()
-        ),
+        format!("{}; {START_HINT}", no_bus_message(detail)),
+    )
+}
+
+/// "cannot reach the attend daemon on the session bus (DBUS_SESSION_BUS_ADDRESS=…):
+/// DETAIL", without a suggestion (`attend up` adds its own).
+pub fn no_bus_message(detail: impl fmt::Display) -> String {
+    format!(
+        "cannot reach the attend daemon on the session bus (DBUS_SESSION_BUS_ADDRESS={}): \
+         {detail}",
+        bus_address()
     )
 }
 
@@ -139,7 +162,14 @@ pub struct Client {
 impl Client {
     /// Connects to the session bus; exit 3 when that fails.
     pub async fn connect() -> Result<Client, CliError> {
-        let conn = zbus::Connection::session().await.map_err(unreachable)?;
+        Client::connect_or(unreachable).await
+    }
+
+    /// [`Client::connect`], with `no_bus` making the error when there is no session bus.
+    pub async fn connect_or(
+        no_bus: impl FnOnce(zbus::Error) -> CliError,
+    ) -> Result<Client, CliError> {
+        let conn = zbus::Connection::session().await.map_err(no_bus)?;
         let proxy = Attend1Proxy::builder(&conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
@@ -210,6 +240,7 @@ mod tests {
         ));
         assert_eq!(e.code, EXIT_UNREACHABLE);
         assert!(e.message.contains("DBUS_SESSION_BUS_ADDRESS"));
+        assert!(e.message.ends_with("; start it with `attend up`"), "{e}");
     }
 
     #[test]

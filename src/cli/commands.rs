@@ -6,7 +6,6 @@ use super::render;
 use crate::client::EventTuple;
 use crate::config::{PANE_ENV, VERSION};
 use std::collections::HashMap;
-use std::io::Write;
 use zbus::zvariant::Value;
 
 /// How long `attend answer` keeps asking while no dialog is on the pane's screen yet (the
@@ -24,12 +23,10 @@ pub fn run(cmd: Cmd) -> Result<i32> {
     rt.block_on(dispatch(cmd))
 }
 
+/// Writes `s` to stdout; a reader that went away ends the command quietly
+/// ([`super::out`]).
 fn print(s: &str) -> Result<i32> {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`attend ls | head`) is not an error worth reporting.
-    let _ = out.write_all(s.as_bytes());
-    let _ = out.flush();
-    Ok(EXIT_OK)
+    super::out::write(s).map(|()| EXIT_OK)
 }
 
 fn json_line(v: &serde_json::Value) -> String {
@@ -186,6 +183,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
         | Cmd::Demo { .. }
         | Cmd::Status { .. }
         | Cmd::Up(_)
+        | Cmd::Config { .. }
         | Cmd::InstallHooks { .. } => {
             unreachable!("handled before connecting")
         }
@@ -301,7 +299,10 @@ async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
             if start.elapsed() > ATTACH_RECONNECT_WAIT {
                 return Err(CliError::new(
                     super::client::EXIT_UNREACHABLE,
-                    format!("attach: no daemon came back within {ATTACH_RECONNECT_WAIT:?}"),
+                    format!(
+                        "attach: no daemon came back within {ATTACH_RECONNECT_WAIT:?}; {}",
+                        crate::config::START_HINT
+                    ),
                 ));
             }
             tokio::time::sleep(std::time::Duration::from_millis(250)).await;

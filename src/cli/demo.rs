@@ -215,8 +215,8 @@ pub fn demo_text() -> String {
     out
 }
 
-/// `attend demo`: prints [`demo_text`]; returns the exit code 0.
+/// `attend demo`: prints [`demo_text`]; returns the exit code 0 (also when the reader
+/// of stdout went away).
 pub fn run_demo() -> i32 {
-    print!("{}", demo_text());
-    0
+    super::out::write(&demo_text()).map_or_else(|e| e.report(), |()| 0)
 }

@@ -361,19 +361,21 @@ pub fn run() -> Result<i32, CliError> {
             let id = call!(c, run(&spec))?;
             started.push((id, pane.workspace, pane.name));
         }
-        println!("attend demo: four scripted Claude Code panes, driven through `attend hook`:");
+        super::out::line(
+            "attend demo: four scripted Claude Code panes, driven through `attend hook`:",
+        )?;
         for (id, ws, name) in &started {
-            println!("  {id}  {ws} › {name}");
+            super::out::line(&format!("  {id}  {ws} › {name}"))?;
         }
         let api = &started[0].0;
-        println!(
+        super::out::line(&format!(
             "Within a minute: a permission gate on api (answer it with the notification's \
-             Allow/Deny, the panel, or `attend answer {api} allow`), a completion on tests, \
+             allow/deny buttons, the panel, or `attend answer {api} allow`), a completion on tests, \
              a failure on deploy, and work waiting for your review on review."
-        );
-        println!(
-            "Follow along: `attend status --follow`, `attend ls`, or the panel (`attend up`)."
-        );
+        ))?;
+        super::out::line(
+            "Follow along: `attend status --follow`, `attend ls`, or the panel (`attend up`).",
+        )?;
         Ok(EXIT_OK)
     })
 }

@@ -24,7 +24,7 @@
 
 use super::client::{call, classify, CliError, Client, EXIT_UNREACHABLE};
 use crate::client::EventTuple;
-use crate::config::BUS_NAME;
+use crate::config::{BUS_NAME, START_HINT};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use zbus::export::futures_core::Stream;
@@ -193,7 +193,7 @@ impl Follower<'_> {
         if self.state == State::Live {
             eprintln!(
                 "attend: the daemon is not running; waiting for it to come back (following \
-                 from seq {})",
+                 from seq {}; {START_HINT})",
                 self.last
             );
         }

@@ -79,7 +79,7 @@ fn deliver_with_zbus(call: &HookCall<'_>, budget: Duration) -> Result<(), Failur
 fn check(agent: &str, event: &str, payload: &str) -> Result<(), String> {
     check_size(payload)?;
     let kind = AgentKind::parse(agent)
-        .ok_or_else(|| format!("unknown agent {agent:?} (claude, codex, cursor, gemini)"))?;
+        .ok_or_else(|| format!("unknown agent {agent:?} ({})", AgentKind::names(true)))?;
     let event_arg = (!event.is_empty()).then_some(event);
     map_hook(kind, event_arg, payload, Timestamp(0))
         .map(|_| ())

@@ -2,6 +2,7 @@
 //! command-line face of [`crate::install`] (which plans and writes the agents' configs).
 
 use super::client::{CliError, EXIT_INTERNAL, EXIT_OK};
+use super::out;
 use crate::install::{plan_install_as, plan_uninstall, Dirs, HookForm, InstallError, Scope};
 use crate::model::AgentKind;
 
@@ -20,7 +21,8 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
         .filter(|k| *k != AgentKind::Shell)
         .ok_or_else(|| {
             CliError::bad_input(format!(
-                "unknown agent {agent:?} (claude, codex, cursor, gemini)"
+                "unknown agent {agent:?} ({})",
+                AgentKind::names(true)
             ))
         })?;
     let project = std::env::current_dir()
@@ -51,23 +53,23 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
     }
     .map_err(classify)?;
     if plan.is_noop() {
-        println!("{agent}: nothing to change");
+        out::line(&format!("{agent}: nothing to change"))?;
         return Ok(EXIT_OK);
     }
     if dry_run {
-        print!("{}", plan.diff());
+        out::write(&plan.diff())?;
         return Ok(EXIT_OK);
     }
     let backups = plan.apply().map_err(classify)?;
     for f in plan.files.iter().filter(|f| f.changes()) {
-        println!(
+        out::line(&format!(
             "{agent}: {} {}",
             if uninstall { "updated" } else { "installed" },
             f.path.display()
-        );
+        ))?;
     }
     for b in backups {
-        println!("{agent}: backup {}", b.display());
+        out::line(&format!("{agent}: backup {}", b.display()))?;
     }
     Ok(EXIT_OK)
 }

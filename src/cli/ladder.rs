@@ -6,7 +6,6 @@ use super::client::{call, CliError, Client, EXIT_OK};
 use super::render;
 use clap::Subcommand;
 use serde_json::{json, Value as Json};
-use std::io::Write;
 
 type Result<T> = std::result::Result<T, CliError>;
 
@@ -63,11 +62,10 @@ impl Diagnosis {
     }
 }
 
+/// Writes `s` to stdout; a reader that went away ends the command quietly
+/// ([`super::out`]).
 fn print(s: &str) -> Result<i32> {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(s.as_bytes());
-    let _ = out.flush();
-    Ok(EXIT_OK)
+    super::out::write(s).map(|()| EXIT_OK)
 }
 
 /// True when the pane's `diagnoses` has `d` set.

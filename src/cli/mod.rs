@@ -14,8 +14,11 @@ mod follow;
 mod hook;
 mod install;
 mod ladder;
+mod man;
+mod out;
 mod render;
 mod rm;
+mod settings;
 mod status;
 mod stop_all;
 mod up;
@@ -27,12 +30,10 @@ pub use client::{
 pub use args::{Cli, Cmd, DaemonArgs, RmArgs, RunArgs};
 use clap::{CommandFactory, Parser};
 
-/// The exit code of a command's result; the error is printed after `attend: `.
+/// The exit code of a command's result; the error is printed after `attend: `
+/// ([`CliError::report`]; nothing when stdout's reader went away).
 fn report(r: Result<i32, CliError>) -> i32 {
-    r.unwrap_or_else(|e| {
-        eprintln!("attend: {e}");
-        e.code
-    })
+    r.unwrap_or_else(|e| e.report())
 }
 
 /// Entry point of the `attend` binary; returns the process exit code.
@@ -88,31 +89,16 @@ pub fn main() -> i32 {
             scope,
             dry_run,
             uninstall,
-        } => match install::run(&agent, scope, dry_run, uninstall) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("attend: {e}");
-                e.code
-            }
-        },
+        } => report(install::run(&agent, scope, dry_run, uninstall)),
         Cmd::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "attend", &mut std::io::stdout());
-            EXIT_OK
+            // Into memory first: clap_complete panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "attend", &mut script);
+            report(out::write_bytes(&script).map(|()| EXIT_OK))
         }
-        Cmd::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
-            Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("attend: {e}");
-                EXIT_INTERNAL
-            }
-        },
-        other => match commands::run(other) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("attend: {e}");
-                e.code
-            }
-        },
+        Cmd::Man => report(out::write(&man::render(Cli::command())).map(|()| EXIT_OK)),
+        Cmd::Config { cmd } => report(settings::run(cmd)),
+        other => report(commands::run(other)),
     }
 }
 

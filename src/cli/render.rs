@@ -5,7 +5,7 @@
 //! In plain text every value goes through [`escape_controls`]: one record is one line,
 //! whatever a hook payload or a command line put in a name, path or message.
 
-use crate::engine::PaneView;
+use crate::engine::{Column, PaneView, Table, NAME_COLUMN};
 use crate::model::Timestamp;
 use serde_json::{json, Map, Value as Json};
 use zbus::zvariant::Value;
@@ -118,53 +118,26 @@ fn int(d: &Dict, key: &str) -> Option<i64> {
     }
 }
 
-/// `s` cut to `max` characters on one line, with `…` when cut.
+/// `s` on one line (control characters become spaces), cut to `max` terminal columns
+/// with `…` when cut ([`crate::engine::clip`]).
 pub fn truncate(s: &str, max: usize) -> String {
     let one_line: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    if one_line.chars().count() <= max {
-        one_line
-    } else {
-        let mut t: String = one_line.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
+    crate::engine::clip(&one_line, max)
 }
 
-/// Rows as a left-aligned table with a header; the last column is not padded. Control
-/// characters in a cell are escaped ([`escape_controls`]).
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| r.iter().map(|c| escape_controls(c)).collect())
-        .collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
-        }
+/// Rows as a left-aligned table with a header; the last column is not padded. Each cell
+/// is escaped ([`escape_controls`]) and measured in terminal columns
+/// ([`crate::engine::Table`]).
+pub fn table(header: &[&'static str], rows: &[Vec<String>]) -> String {
+    let columns: Vec<Column> = header.iter().map(|h| Column::free(h)).collect();
+    let mut t = Table::new(&columns);
+    for r in rows {
+        t.row(r.clone());
     }
-    let line = |cells: Vec<&str>| -> String {
-        let last = cells.len() - 1;
-        let mut out = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            out.push_str(c);
-            if i < last {
-                let pad = widths[i] - c.chars().count() + 2;
-                out.push_str(&" ".repeat(pad));
-            }
-        }
-        out.trim_end().to_string()
-    };
-    let mut out = line(header.to_vec());
-    out.push('\n');
-    for r in &rows {
-        out.push_str(&line(r.iter().map(String::as_str).collect()));
-        out.push('\n');
-    }
-    out
+    t.render()
 }
 
 /// The engine's one projection of a pane ([`PaneView`]) from a `GetPane` dictionary.
@@ -174,77 +147,93 @@ pub fn pane_view(d: &Dict) -> Result<PaneView, String> {
 }
 
 /// `attend show` for people: one `key: value` line per field of [`PANE_KEYS`], control
-/// characters in a value escaped ([`escape_controls`]).
+/// characters in a value escaped ([`escape_controls`]). An open decision reads
+/// `KIND: PROMPT`, followed by a `choices` line (the decision's choices, the names
+/// `attend answer` takes and the panel's and notification's buttons show) and an
+/// `options` line (the agent's own labels).
 pub fn pane_text(d: &Dict) -> Result<String, String> {
     let view = pane_view(d)?;
     let Json::Object(m) = pane_json(d) else {
         return Ok(String::new());
     };
     let mut out = String::new();
+    let mut line = |k: &str, v: &str| out.push_str(&format!("{k:<22}{}\n", escape_controls(v)));
     for k in PANE_KEYS {
         let v = match (k, &m[k]) {
             ("live", _) => view.live_text(),
             ("pending_decision", _) => match &view.pending_decision {
                 None => "-".to_string(),
-                Some(d) => format!("{} {:?} {:?}", d.kind, d.prompt, d.options),
+                Some(d) => {
+                    line(k, &format!("{}: {}", d.kind, d.prompt));
+                    line("choices", &or_dash(&d.choices.join(CHOICE_SEPARATOR)));
+                    line("options", &or_dash(&d.options.join(CHOICE_SEPARATOR)));
+                    continue;
+                }
             },
             (_, Json::Null) => "-".to_string(),
             (_, Json::String(s)) => s.clone(),
             (_, other) => other.to_string(),
         };
-        out.push_str(&format!("{k:<22}{}\n", escape_controls(&v)));
+        line(k, &v);
     }
     Ok(out)
 }
 
-/// The `attend workspaces` table.
+/// Between the choices (and the options) of a decision on one line.
+pub const CHOICE_SEPARATOR: &str = " · ";
+
+fn or_dash(s: &str) -> String {
+    if s.is_empty() {
+        "-".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// The `attend workspaces` table: names and messages escaped and cut to their columns
+/// ([`crate::engine::Table`], `docs/cli.md#names-on-a-terminal`).
 pub fn workspaces_table(ws: &[Dict]) -> String {
-    let rows: Vec<Vec<String>> = ws
-        .iter()
-        .map(|w| {
-            let panes = match field(w, "panes") {
-                Some(Value::Array(a)) => a.len(),
-                _ => 0,
-            };
-            let repo = match (text(w, "repo"), text(w, "branch")) {
-                (r, _) if r.is_empty() => String::new(),
-                (r, b) if b.is_empty() => r,
-                (r, b) => format!("{r}/{b}"),
-            };
-            let agents = match field(w, "agents") {
-                Some(v @ Value::Array(_)) => match to_json("agents", v) {
-                    Json::Array(a) => a
-                        .iter()
-                        .filter_map(Json::as_str)
-                        .collect::<Vec<_>>()
-                        .join(","),
-                    _ => String::new(),
-                },
+    let mut t = Table::new(&[
+        Column::capped("WORKSPACE", NAME_COLUMN),
+        Column::capped("REPO", 32),
+        Column::free("AGENTS"),
+        Column::free("PANES"),
+        Column::free("LIFECYCLE"),
+        Column::free("ATTENTION"),
+        Column::capped("LATEST MESSAGE", 48),
+    ]);
+    for w in ws {
+        let panes = match field(w, "panes") {
+            Some(Value::Array(a)) => a.len(),
+            _ => 0,
+        };
+        let repo = match (text(w, "repo"), text(w, "branch")) {
+            (r, _) if r.is_empty() => String::new(),
+            (r, b) if b.is_empty() => r,
+            (r, b) => format!("{r}/{b}"),
+        };
+        let agents = match field(w, "agents") {
+            Some(v @ Value::Array(_)) => match to_json("agents", v) {
+                Json::Array(a) => a
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
                 _ => String::new(),
-            };
-            vec![
-                text(w, "name"),
-                repo,
-                agents,
-                panes.to_string(),
-                text(w, "worst_lifecycle"),
-                text(w, "worst_attention"),
-                truncate(&text(w, "latest_message"), 48),
-            ]
-        })
-        .collect();
-    table(
-        &[
-            "WORKSPACE",
-            "REPO",
-            "AGENTS",
-            "PANES",
-            "LIFECYCLE",
-            "ATTENTION",
-            "LATEST MESSAGE",
-        ],
-        &rows,
-    )
+            },
+            _ => String::new(),
+        };
+        t.row(vec![
+            text(w, "name"),
+            repo,
+            agents,
+            panes.to_string(),
+            text(w, "worst_lifecycle"),
+            text(w, "worst_attention"),
+            text(w, "latest_message").replace(['\n', '\r', '\t'], " "),
+        ]);
+    }
+    t.render()
 }
 
 /// One event as a JSON object: seq, kind, pane, then its data keys.
@@ -359,7 +348,18 @@ mod tests {
         let bytes = to_bytes(ctxt, &sent).unwrap();
         let (got, _): (Dict, _) = bytes.deserialize().unwrap();
         assert_eq!(pane_view(&got).unwrap(), PaneView::of(&p));
-        assert!(pane_text(&got).unwrap().contains("exited sig 9"));
+        let text = pane_text(&got).unwrap();
+        assert!(text.contains("exited sig 9"));
+        // The decision, its choices (the names `attend answer` takes) and its options.
+        assert!(
+            text.contains("\npending_decision      permission: Bash: ls\n"),
+            "{text}"
+        );
+        assert!(text.contains("\nchoices               yes\n"), "{text}");
+        assert!(
+            text.contains("\noptions               Yes · No\n"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -376,6 +376,47 @@ mod tests {
         );
         let t = table(&["A", "B"], &[vec!["x\ny".into(), "\x1b]0;t\x07".into()]]);
         assert_eq!(t, "A     B\nx\\ny  \\x1b]0;t\\x07\n");
+    }
+
+    #[test]
+    fn workspace_names_are_data_cut_to_their_column_and_aligned() {
+        let ws = |name: &str, msg: &str| {
+            dict(vec![
+                ("name", Value::from(name.to_string())),
+                ("worst_lifecycle", Value::from("idle")),
+                ("worst_attention", Value::from("none")),
+                ("latest_message", Value::from(msg.to_string())),
+            ])
+        };
+        let text = workspaces_table(&[
+            ws("\x1b[31mw\u{202e}a", "line\nbreak"),
+            ws("数据库", "ok"),
+            ws(&"n".repeat(60), &"m".repeat(80)),
+        ]);
+        assert!(
+            !text.contains('\x1b') && !text.contains('\u{202e}'),
+            "{text}"
+        );
+        assert!(text.contains("\\x1b[31mw\\u{202e}a  "), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "one line per workspace: {text}");
+        assert!(lines[3].starts_with(&format!("{}…  ", "n".repeat(NAME_COLUMN - 1))));
+        assert!(
+            lines[3].ends_with(&format!("{}…", "m".repeat(47))),
+            "{text}"
+        );
+        // The REPO column (empty) starts at the same terminal column on every line.
+        let col = |l: &str| crate::engine::width(&l[..l.find("  ").unwrap()]);
+        assert_eq!(col(lines[2]), crate::engine::width("数据库"));
+        let starts: Vec<usize> = lines
+            .iter()
+            .map(|l| {
+                let head = l.split("idle").next().unwrap();
+                crate::engine::width(head)
+            })
+            .skip(1)
+            .collect();
+        assert!(starts.windows(2).all(|w| w[0] == w[1]), "{text}");
     }
 
     #[test]

@@ -7,7 +7,6 @@
 
 use super::args::RmArgs;
 use super::client::{call, CliError, Client, EXIT_OK};
-use std::io::Write;
 
 /// Runs `attend rm` against the daemon behind `c`.
 pub async fn run(c: &Client, a: RmArgs) -> Result<i32, CliError> {
@@ -27,10 +26,7 @@ pub async fn run(c: &Client, a: RmArgs) -> Result<i32, CliError> {
     } else {
         removed.iter().map(|p| format!("{p}\n")).collect()
     };
-    let mut out = std::io::stdout().lock();
-    // A closed pipe is not an error worth reporting.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    super::out::write(&text)?;
     Ok(EXIT_OK)
 }
 

@@ -16,7 +16,7 @@
 
 use super::client::{call, classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use super::render;
-use crate::config::BUS_NAME;
+use crate::config::{BUS_NAME, START_HINT};
 use crate::service::surfaces::overview::Overview;
 use std::future::Future;
 use std::io::Write;
@@ -110,7 +110,7 @@ pub fn run(format: Format, follow: bool) -> Result<i32, CliError> {
             if !o.online && matches!(format, Format::Plain | Format::Json) {
                 return Err(CliError::new(
                     EXIT_UNREACHABLE,
-                    "the attend daemon is not running; start it with `attend up`",
+                    format!("the attend daemon is not running; {START_HINT}"),
                 ));
             }
             emit(&render_line(format, &o, false, true));

@@ -24,7 +24,7 @@ pub async fn run(c: &Client, yes: bool, signal: i32) -> Result<i32, CliError> {
         })
         .collect();
     if running.is_empty() {
-        println!("no running panes");
+        let _ = super::out::line("no running panes");
         return Ok(EXIT_OK);
     }
     let list = running
@@ -58,7 +58,7 @@ pub async fn run(c: &Client, yes: bool, signal: i32) -> Result<i32, CliError> {
             sent.push(id.clone());
         }
     }
-    println!("signal {signal} sent to {}", sent.join(", "));
+    let _ = super::out::line(&format!("signal {signal} sent to {}", sent.join(", ")));
     // An interactive shell ignores SIGTERM: what is still running after the grace gets
     // SIGKILL (only after the default SIGTERM; a signal the user chose is left alone).
     let left = still_running(c, &sent).await?;
@@ -73,10 +73,10 @@ pub async fn run(c: &Client, yes: bool, signal: i32) -> Result<i32, CliError> {
     for id in &left {
         let _ = call!(c, kill(id, kill));
     }
-    println!(
+    let _ = super::out::line(&format!(
         "{} did not end within {STOP_ALL_GRACE:?} of SIGTERM: SIGKILL sent",
         left.join(", ")
-    );
+    ));
     Ok(EXIT_OK)
 }
 

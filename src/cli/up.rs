@@ -137,24 +137,26 @@ pub fn run(a: UpArgs) -> Result<i32, CliError> {
         .build()
         .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
     rt.block_on(async move {
-        let c = Client::connect().await.map_err(|e| {
+        let c = Client::connect_or(|e| {
             CliError::new(
                 EXIT_UNREACHABLE,
                 format!(
-                    "{e}\nWithout a desktop session bus, run `build-aux/quickstart.sh` (it \
-                     starts a private one) or `dbus-run-session -- attend daemon`."
+                    "{}\nWithout a desktop session bus, run `build-aux/quickstart.sh` (it \
+                     starts a private one) or `dbus-run-session -- attend daemon`.",
+                    super::client::no_bus_message(e)
                 ),
             )
-        })?;
+        })
+        .await?;
         let how = ensure_daemon(&c, &a).await?;
-        println!("attend: the daemon is {how}");
+        let _ = super::out::line(&format!("attend: the daemon is {how}"));
         if !a.no_panel {
-            println!("attend: {}", open_panel(&c).await);
+            let _ = super::out::line(&format!("attend: {}", open_panel(&c).await));
         }
-        println!(
+        let _ = super::out::line(
             "attend: next: `attend run -- claude` runs an agent in a pane; `attend \
              install-hooks claude` follows the ones you start elsewhere; `attend status` \
-             sums it up"
+             sums it up",
         );
         Ok(EXIT_OK)
     })

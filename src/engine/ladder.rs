@@ -156,7 +156,9 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
     let (self_report, hooks) = match agent {
         AgentKind::Claude => ((Full, Authoritative), (Full, Authoritative)),
         AgentKind::Codex => ((Partial, Trial), (Partial, Trial)),
-        AgentKind::Gemini | AgentKind::Cursor => ((None, Absent), (Partial, Trial)),
+        AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen => {
+            ((None, Absent), (Partial, Trial))
+        }
         AgentKind::Shell => ((None, Absent), (None, Absent)),
     };
     let chrome = if agent == AgentKind::Shell {
@@ -589,7 +591,9 @@ fn needs(count: u32, reason: Option<&str>) -> Option<NeedsInput> {
 /// working (Claude `⠂ Claude Code`, Codex `⠋ … | dir`); Claude's `✳` means idle — and also
 /// shows while its permission dialog waits, which is why titles never decide; Codex `[ ! ]
 /// Action Required` and Gemini `✋ Action Required` claim a prompt; Gemini `◇ Ready` idle
-/// and `✦ Working…` working. `None` for shells, empty titles and anything else.
+/// and `✦ Working…` working; Qwen Code `◐ Qwen - <dir>` working, `✳ Qwen - <dir>` a
+/// prompt (its confirmation), the bare `Qwen - <dir>` idle. `None` for shells, empty
+/// titles and anything else.
 pub fn title_claim(agent: AgentKind, title: &str) -> Option<Claim> {
     let t = title.trim_start();
     let first = t.chars().next()?;
@@ -614,6 +618,9 @@ pub fn title_claim(agent: AgentKind, title: &str) -> Option<Claim> {
         AgentKind::Gemini if first == '✦' => Some(working),
         AgentKind::Gemini if first == '◇' => Some(idle),
         AgentKind::Gemini if first == '✋' => Some(prompt),
+        AgentKind::Qwen if first == '◐' => Some(working),
+        AgentKind::Qwen if first == '✳' => Some(prompt),
+        AgentKind::Qwen if t.starts_with("Qwen - ") => Some(idle),
         _ => None,
     }
 }

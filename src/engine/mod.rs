@@ -13,6 +13,7 @@ pub mod removal;
 mod retries;
 mod screen_errors;
 mod summary;
+mod table;
 pub mod taxonomy;
 mod transition;
 mod view;
@@ -24,9 +25,10 @@ pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use retries::ModelRetries;
 pub use screen_errors::{screen_error_step, ERROR_AFTER_STOP_MS, ERROR_ORIGIN};
 pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
+pub use table::{clip, escape_controls, is_bidi_control, width, Column, Table};
 pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
 pub use view::{
-    clip, escape_controls, in_vocabulary, render_table, DecisionView, LiveView, PaneView,
-    MESSAGE_COLUMN,
+    in_vocabulary, render_table, DecisionView, LiveView, PaneView, MESSAGE_COLUMN, NAME_COLUMN,
+    TAB_COLUMN,
 };
 pub use world::{EngineError, HookAgent, NewPane, World};

@@ -2,6 +2,7 @@
 //! --json`, `attend ls`, D-Bus `GetPane`, the demo): values in the engine's lower-case
 //! vocabulary, times in RFC 3339.
 
+use super::table::{Column, Table};
 use crate::model::{Attention, Lifecycle, Live, Pane};
 use serde::{Deserialize, Serialize};
 
@@ -77,7 +78,7 @@ impl PaneView {
                 kind: d.kind.as_str().into(),
                 prompt: d.prompt.clone(),
                 options: d.options.clone(),
-                choices: d.answer_keys.iter().map(|k| k.choice.clone()).collect(),
+                choices: d.choices(),
                 source: d.source.to_string(),
                 opened_at: d.opened_at.to_rfc3339(),
             }),
@@ -105,108 +106,102 @@ impl PaneView {
     }
 }
 
-/// Maximum width of the message column in [`render_table`].
+/// Most terminal columns of the message column in [`render_table`].
 pub const MESSAGE_COLUMN: usize = 40;
-
-/// `s` with every control character (C0, DEL and C1: `\n`, `\r`, `\t`, ESC, BEL, …)
-/// replaced by a visible escape (`\n`, `\r`, `\t`, `\x1b`), so a value from a hook
-/// payload or a command line is one line of plain text and cannot forge rows of a table
-/// or send terminal control sequences. Every plain-text surface of the CLI shows values
-/// through it; JSON output escapes them itself.
-pub fn escape_controls(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `s` cut to at most `n` characters, the last one `…` when cut.
-pub fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
+/// Most terminal columns of the workspace and name columns in [`render_table`] (longer
+/// names are cut with `…`; `attend show` prints them whole).
+pub const NAME_COLUMN: usize = 24;
+/// Most terminal columns of the tab column in [`render_table`].
+pub const TAB_COLUMN: usize = 16;
 
 /// The pane table printed by `attend ls` and `attend demo`: one header line, one line per
 /// pane, columns PANE WORKSPACE TAB NAME AGENT LIFECYCLE ATTENTION LIVE MESSAGE. Workspace
-/// keys are shown by their display name; control characters in a cell are escaped
-/// ([`escape_controls`]). Deterministic for equal input.
+/// keys are shown by their display name; every cell is escaped and cut to its column, in
+/// terminal columns ([`Table`], `docs/cli.md#names-on-a-terminal`). Deterministic for
+/// equal input.
 pub fn render_table(panes: &[PaneView]) -> String {
-    let header = [
-        "PANE",
-        "WORKSPACE",
-        "TAB",
-        "NAME",
-        "AGENT",
-        "LIFECYCLE",
-        "ATTENTION",
-        "LIVE",
-        "MESSAGE",
-    ];
-    let rows: Vec<[String; 9]> = panes
-        .iter()
-        .map(|p| {
-            let decision = p
-                .pending_decision
-                .as_ref()
-                .map(|d| format!("[{}] {}", d.kind, d.prompt));
-            let msg = decision
-                .or_else(|| p.last_message.clone())
-                .unwrap_or_default();
-            [
-                p.id.clone(),
-                super::summary::workspace_name(&p.workspace),
-                p.tab.clone(),
-                p.name.clone(),
-                p.agent.clone(),
-                p.lifecycle.clone(),
-                p.attention.clone(),
-                p.live_text(),
-                clip(&msg.replace(['\n', '\r', '\t'], " "), MESSAGE_COLUMN),
-            ]
-            .map(|cell| escape_controls(&cell))
-        })
-        .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r.iter()) {
-            *w = (*w).max(c.chars().count());
-        }
+    let mut table = Table::new(&[
+        Column::free("PANE"),
+        Column::capped("WORKSPACE", NAME_COLUMN),
+        Column::capped("TAB", TAB_COLUMN),
+        Column::capped("NAME", NAME_COLUMN),
+        Column::free("AGENT"),
+        Column::free("LIFECYCLE"),
+        Column::free("ATTENTION"),
+        Column::free("LIVE"),
+        Column::capped("MESSAGE", MESSAGE_COLUMN),
+    ]);
+    for p in panes {
+        let decision = p
+            .pending_decision
+            .as_ref()
+            .map(|d| format!("[{}] {}", d.kind, d.prompt));
+        let msg = decision
+            .or_else(|| p.last_message.clone())
+            .unwrap_or_default();
+        table.row(vec![
+            p.id.clone(),
+            super::summary::workspace_name(&p.workspace),
+            p.tab.clone(),
+            p.name.clone(),
+            p.agent.clone(),
+            p.lifecycle.clone(),
+            p.attention.clone(),
+            p.live_text(),
+            msg.replace(['\n', '\r', '\t'], " "),
+        ]);
     }
-    let line = |cells: Vec<&str>| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(c);
-                s.push_str(&" ".repeat(widths[i] - c.chars().count() + 2));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(header.to_vec());
-    for r in &rows {
-        out.push_str(&line(r.iter().map(String::as_str).collect()));
-    }
-    out
+    table.render()
 }
 
 /// Checks a rendered value is inside the vocabulary (used by tests of every surface).
 pub fn in_vocabulary(lifecycle: &str, attention: &str) -> bool {
     Lifecycle::parse(lifecycle).is_some() && Attention::parse(attention).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AgentKind, PaneId, Timestamp};
+
+    #[test]
+    fn names_in_the_pane_table_are_data_cut_to_their_column_and_aligned() {
+        let pane = |id: u64, ws: &str, name: &str| {
+            PaneView::of(&Pane::new(
+                PaneId(id),
+                ws,
+                "main",
+                name,
+                AgentKind::Claude,
+                Timestamp(0),
+            ))
+        };
+        let text = render_table(&[
+            pane(1, "/src/web\u{202e}app", "\x1b[2J\x1b]0;x\x07api\nrow"),
+            pane(2, "/src/数据库", "🚀 launch"),
+            pane(3, "/src/w", &"n".repeat(50)),
+        ]);
+        assert!(
+            !text.chars().any(|c| c == '\x1b' || is_bidi_control_char(c)),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "one line per pane: {text}");
+        assert!(lines[1].contains("web\\u{202e}app"), "{text}");
+        assert!(
+            lines[1].contains("  \\x1b[2J\\x1b]0;x\\x07api\\…  "),
+            "{text}"
+        );
+        assert!(lines[3].contains(&format!("{}…", "n".repeat(NAME_COLUMN - 1))));
+        // The AGENT column starts at the same terminal column on every line.
+        let at: Vec<usize> = lines[1..]
+            .iter()
+            .map(|l| crate::engine::width(&l[..l.find("claude").unwrap()]))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] == w[1]), "{text}");
+    }
+
+    fn is_bidi_control_char(c: char) -> bool {
+        super::super::table::is_bidi_control(c)
+    }
 }

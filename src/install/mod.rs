@@ -203,6 +203,7 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         }
         AgentKind::Cursor => vec![base(".cursor", &None).join("hooks.json")],
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
+        AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Shell => Vec::new(),
     }
 }
@@ -272,6 +273,28 @@ const GEMINI_EVENTS: &[&str] = &[
     "Notification",
 ];
 
+/// Qwen Code's hook events Attend maps (docs/adapters.md "Qwen Code"); not
+/// `MessageDisplay` (fired over and over while a reply streams), `UserPromptExpansion`,
+/// `InstructionsLoaded`, `SessionDelete`, `TodoCreated`, `TodoCompleted`.
+const QWEN_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PostToolBatch",
+    "PermissionDenied",
+    "SessionEnd",
+];
+
 /// How one file is edited.
 enum Editor<'a> {
     Json(JsonHooks<'a>),
@@ -311,7 +334,7 @@ impl Editor<'_> {
 }
 
 /// Timeouts: Claude 5 s; Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
-/// more); Gemini 5000 ms. The hook client itself gives up after 300 ms. With `pane`, the
+/// more); Gemini 5000 ms; Qwen 5 s. The hook client itself gives up after 300 ms. With `pane`, the
 /// entries Attend gives an agent it starts (`… --pane-hooks`, [`pane`]).
 fn editors<'a>(
     agent: AgentKind,
@@ -352,6 +375,9 @@ fn editors<'a>(
         })],
         // Gemini strips comments from its settings files, so they are allowed there.
         AgentKind::Gemini => vec![grouped(GEMINI_EVENTS, 5000, Some("attend"), &[], true)],
+        // Qwen reads its settings like Gemini (comments stripped); timeouts in seconds,
+        // a group without a matcher matches every tool.
+        AgentKind::Qwen => vec![grouped(QWEN_EVENTS, 5, Some("attend"), &[], true)],
         AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
     })
 }

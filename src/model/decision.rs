@@ -78,6 +78,23 @@ pub struct Decision {
     pub opened_at: Timestamp,
 }
 
+impl Decision {
+    /// The decision's choices, the one list every surface shows (`attend show`, the
+    /// panel's buttons, the notification's buttons, D-Bus `choices`) and `attend answer`
+    /// takes by name (`docs/lifecycle-attention.md#answer`): the names of its answer keys
+    /// in order, each once (case-insensitively), none empty.
+    pub fn choices(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for k in &self.answer_keys {
+            let name = k.choice.trim();
+            if !name.is_empty() && !out.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+                out.push(name.to_string());
+            }
+        }
+        out
+    }
+}
+
 /// How a decision ended (`decision.resolved`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "how", rename_all = "snake_case")]
@@ -107,5 +124,29 @@ impl Resolution {
             Resolution::Abandoned => "abandoned",
             Resolution::AgentTransition => "agent_transition",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_are_the_answer_keys_names_in_order_each_once() {
+        let key = |c: &str| AnswerKey {
+            choice: c.into(),
+            keys: String::new(),
+        };
+        let d = Decision {
+            id: 1,
+            kind: DecisionKind::Permission,
+            prompt: "Bash: ls".into(),
+            options: vec![],
+            answer_keys: vec![key("allow"), key(" "), key("deny"), key("Allow")],
+            tool_use_id: None,
+            source: Source::user(),
+            opened_at: Timestamp(0),
+        };
+        assert_eq!(d.choices(), ["allow", "deny"]);
     }
 }

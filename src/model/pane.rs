@@ -17,6 +17,8 @@ pub enum AgentKind {
     Codex,
     Cursor,
     Gemini,
+    /// Qwen Code (`qwen`), a Gemini CLI fork with Claude Code's hook schema.
+    Qwen,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -24,11 +26,12 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 5] = [
+    pub const ALL: [AgentKind; 6] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
         AgentKind::Gemini,
+        AgentKind::Qwen,
         AgentKind::Shell,
     ];
 
@@ -39,8 +42,20 @@ impl AgentKind {
             AgentKind::Codex => "codex",
             AgentKind::Cursor => "cursor",
             AgentKind::Gemini => "gemini",
+            AgentKind::Qwen => "qwen",
             AgentKind::Shell => "shell",
         }
+    }
+
+    /// Every wire name, comma-separated (`"claude, codex, …, shell"`), for messages that
+    /// list what is accepted; `hooks_only` leaves out `shell` (no hooks report for it).
+    pub fn names(hooks_only: bool) -> String {
+        AgentKind::ALL
+            .into_iter()
+            .filter(|a| !hooks_only || *a != AgentKind::Shell)
+            .map(AgentKind::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Parses a wire name; `None` outside the vocabulary.
@@ -49,7 +64,7 @@ impl AgentKind {
     }
 
     /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor); anything else is a shell.
+    /// `cursor-agent` → Cursor, `qwen` → Qwen); anything else is a shell.
     pub fn from_program(program: &str) -> AgentKind {
         let name = program.rsplit('/').next().unwrap_or(program);
         match name {
@@ -57,6 +72,7 @@ impl AgentKind {
             "codex" => AgentKind::Codex,
             "cursor-agent" | "cursor" => AgentKind::Cursor,
             "gemini" => AgentKind::Gemini,
+            "qwen" => AgentKind::Qwen,
             _ => AgentKind::Shell,
         }
     }

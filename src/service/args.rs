@@ -103,7 +103,8 @@ pub async fn run_spec(spec: &Map) -> Result<RunSpec, Attend1Error> {
     let agent = match get_str(spec, "agent")? {
         Some(a) => AgentKind::parse(&a).ok_or_else(|| {
             Attend1Error::InvalidArgument(format!(
-                "unknown agent {a:?} (claude, codex, cursor, gemini, shell)"
+                "unknown agent {a:?} ({})",
+                AgentKind::names(false)
             ))
         })?,
         None => AgentKind::from_program(&argv[0]),

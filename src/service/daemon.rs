@@ -278,6 +278,8 @@ pub async fn run_with_connection(
     let socket = runtime_dir().join(format!("attach-{}.sock", std::process::id()));
     remove_stale_attach_sockets(&runtime_dir());
     let (pty_tx, pty_rx) = super::pty::event_channel();
+    // The user's config.toml, once: a bad entry is logged and only it falls back.
+    let settings = super::settings::load();
     let mut owner = Owner::new(
         world,
         db,
@@ -287,7 +289,7 @@ pub async fn run_with_connection(
         OwnerConfig {
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
-            remove_exited_after: super::retention::load(),
+            remove_exited_after: settings.remove_exited_after,
             holders: Some(
                 super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
                     .map_err(DaemonError::Holders)?
@@ -328,6 +330,7 @@ pub async fn run_with_connection(
             tray: !opts.no_tray,
             notifications: !opts.no_notifications,
         },
+        settings,
     )
     .await;
     owner.set_surfaces(surfaces.clone());

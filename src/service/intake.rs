@@ -89,7 +89,8 @@ pub fn hook_request(
     }
     let kind = AgentKind::parse(agent).ok_or_else(|| {
         Attend1Error::InvalidArgument(format!(
-            "unknown agent {agent:?} (claude, codex, cursor, gemini)"
+            "unknown agent {agent:?} ({})",
+            AgentKind::names(true)
         ))
     })?;
     let pane = match context.pane.as_deref().filter(|p| !p.is_empty()) {

@@ -19,8 +19,9 @@
 //!    its files closed to other users; [`fd_limit`] gives the daemon the descriptors its
 //!    panes need.
 //! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
-//!    D-Bus, the panel and the tray alike; [`retention`] reads the optional automatic
-//!    removal's age.
+//!    D-Bus, the panel and the tray alike.
+//! 5. [`settings`] reads the user's `config.toml` once at start-up (notification levels,
+//!    sound, the automatic removal's age), entry by entry.
 
 pub mod args;
 pub mod attach;
@@ -45,10 +46,10 @@ pub mod pty;
 pub mod removal;
 pub mod replace;
 pub mod replay;
-pub mod retention;
 pub mod sampling;
 pub mod scope;
 pub mod selfreport;
+pub mod settings;
 pub mod spool;
 pub mod state_lock;
 pub mod surfaces;

@@ -90,6 +90,7 @@ fn agent_names(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::Codex => &["codex", "node"],
         AgentKind::Gemini => &["gemini", "node"],
         AgentKind::Cursor => &["cursor-agent", "cursor", "node"],
+        AgentKind::Qwen => &["qwen", "node"],
         AgentKind::Shell => &[],
     }
 }

@@ -54,7 +54,7 @@ mod terminal;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
-pub use parsers::{parser_count, MAX_PARSERS};
+pub use parsers::{parser_count, MAX_PARSERS, PARSE_QUEUE};
 pub use reactor::READ_TURN;
 pub use screen_log::{ScreenLog, SCREEN_LOG_BYTES};
 pub use spawn::{check, SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
@@ -70,11 +70,6 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
-
-/// Chunks (of at most 16 KiB; PTY reads mostly return a few KiB) queued per pane between
-/// the reactor and the parsers. A parser that falls behind takes them all at once,
-/// and only a long batch can be coalesced (src/service/pty/terminal.rs).
-pub const PARSE_QUEUE: usize = 512;
 
 /// Raw output chunks buffered per attach subscriber before it lags (and gets a redraw).
 const BROADCAST_CAPACITY: usize = 1024;

@@ -90,7 +90,7 @@ pub fn live_dict(live: Live) -> Dict {
 /// known answer keys), source: s, opened_at: x, tool_use_id: s?}` (the fields of
 /// [`crate::engine::DecisionView`]).
 pub fn decision_dict(d: &Decision) -> Dict {
-    let choices: Vec<String> = d.answer_keys.iter().map(|k| k.choice.clone()).collect();
+    let choices = d.choices();
     DictBuilder::new()
         .put("id", d.id)
         .str("kind", d.kind.as_str())

@@ -452,3 +452,84 @@ impl Side {
         log
     }
 }
+
+/// One `Notify` call as it went over the bus: summary, body and hints.
+#[derive(Debug, Clone)]
+pub struct NotifyCall {
+    pub summary: String,
+    pub body: String,
+    pub hints: HashMap<String, OwnedValue>,
+}
+
+impl NotifyCall {
+    /// The string hint `name`, when there is one.
+    pub fn hint_str(&self, name: &str) -> Option<String> {
+        self.hints
+            .get(name)
+            .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+    }
+}
+
+/// Every `Notify` call on `desk`'s bus, whoever serves it, recorded by a monitor
+/// connection (`org.freedesktop.DBus.Monitoring.BecomeMonitor`; the test bus's policy
+/// allows it): what the daemon asked the real notification server, hints included, which
+/// the server itself does not show.
+pub struct NotifyCalls {
+    calls: Arc<Mutex<Vec<NotifyCall>>>,
+}
+
+impl NotifyCalls {
+    /// Starts monitoring; returns once the bus has made the connection a monitor.
+    pub fn start(desk: &Desk) -> NotifyCalls {
+        let conn = zbus::blocking::connection::Builder::address(desk.bus.address.as_str())
+            .unwrap()
+            .build()
+            .unwrap();
+        conn.call_method(
+            Some("org.freedesktop.DBus"),
+            "/org/freedesktop/DBus",
+            Some("org.freedesktop.DBus.Monitoring"),
+            "BecomeMonitor",
+            &(
+                vec![
+                    "type='method_call',interface='org.freedesktop.Notifications',member='Notify'",
+                ],
+                0u32,
+            ),
+        )
+        .expect("the test bus lets a connection become a monitor");
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let sink = calls.clone();
+        std::thread::spawn(move || {
+            type Args = (
+                String,
+                u32,
+                String,
+                String,
+                String,
+                Vec<String>,
+                HashMap<String, OwnedValue>,
+                i32,
+            );
+            for m in zbus::blocking::MessageIterator::from(&conn) {
+                let Ok(m) = m else { break };
+                if m.header().member().map_or(true, |n| n.as_str() != "Notify") {
+                    continue;
+                }
+                if let Ok((_, _, _, summary, body, _, hints, _)) = m.body().deserialize::<Args>() {
+                    sink.lock().unwrap().push(NotifyCall {
+                        summary,
+                        body,
+                        hints,
+                    });
+                }
+            }
+        });
+        NotifyCalls { calls }
+    }
+
+    /// The calls so far.
+    pub fn calls(&self) -> Vec<NotifyCall> {
+        self.calls.lock().unwrap().clone()
+    }
+}

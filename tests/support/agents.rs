@@ -28,26 +28,32 @@ pub const DEAD_PROXY: &str = "http://127.0.0.1:9";
 /// characters of approved keys, so the whole key is the approved value).
 pub const FAKE_KEY: &str = "sk-scripted-00000000";
 
+/// The model name Qwen Code is given (`OPENAI_MODEL`); shown in its status line.
+pub const QWEN_MODEL: &str = "qwen-scripted";
+
 /// Set to `1` to make a missing CLI fail the test instead of skipping it (CI sets it).
 pub const REQUIRE_VAR: &str = "ATTEND_REQUIRE_REAL_AGENTS";
 
-/// The three real CLIs, each pinned to one version (`build-aux/agents.sh` installs the same).
+/// The real CLIs, each pinned (`build-aux/agents.sh` installs the same).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cli {
     Claude,
     Codex,
     Gemini,
+    Qwen,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+    pub const ALL: [Cli; 4] = [Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Qwen];
 
-    /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`.
+    /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
+    /// `qwen`.
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
             Cli::Gemini => "gemini",
+            Cli::Qwen => "qwen",
         }
     }
 
@@ -57,6 +63,7 @@ impl Cli {
             Cli::Claude => "@anthropic-ai/claude-code",
             Cli::Codex => "@openai/codex",
             Cli::Gemini => "@google/gemini-cli",
+            Cli::Qwen => "@qwen-code/qwen-code",
         }
     }
 
@@ -67,6 +74,7 @@ impl Cli {
             Cli::Claude => &["2.1.332", "2.1.197"],
             Cli::Codex => &["0.171.0"],
             Cli::Gemini => &["0.61.0"],
+            Cli::Qwen => &["0.24.4"],
         }
     }
 
@@ -117,12 +125,38 @@ impl Cli {
                 "SessionEnd",
             ],
             Cli::Gemini => super::hook_events::GEMINI,
+            // What install-hooks writes, and the events Attend leaves alone (recorded too).
+            Cli::Qwen => &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "UserPromptExpansion",
+                "PreToolUse",
+                "PermissionRequest",
+                "PermissionDenied",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "PostToolBatch",
+                "MessageDisplay",
+                "Notification",
+                "Stop",
+                "StopFailure",
+                "SubagentStart",
+                "SubagentStop",
+                "PreCompact",
+                "PostCompact",
+                "InstructionsLoaded",
+                "TodoCreated",
+                "TodoCompleted",
+                "SessionEnd",
+                "SessionDelete",
+            ],
         }
     }
 
     /// Where `bin` lives under the cache once the version under test is installed
     /// (`<cache>/<name>-<version>/node_modules/.bin/<name>`), or why not.
     pub fn installed_binary(self) -> Result<PathBuf, String> {
+        node_dir()?;
         let prefix = cache_dir().join(format!("{}-{}", self.name(), self.version()));
         let package_json = prefix
             .join("node_modules")
@@ -152,6 +186,26 @@ impl Cli {
             return Err(format!("{} is missing", bin.display()));
         }
         Ok(bin)
+    }
+}
+
+/// The Node.js release the CLIs run on, installed by `build-aux/agents.sh` from the npm
+/// registry's `node` package (keep in sync with its `NODE_VERSION`; docs/real-agents.md).
+pub const NODE_VERSION: &str = "24.21.0";
+
+/// The directory holding the pinned `node` binary (and nothing else):
+/// `<cache>/node-<NODE_VERSION>/node_modules/node/bin`, or why it is not there.
+pub fn node_dir() -> Result<PathBuf, String> {
+    let dir = cache_dir()
+        .join(format!("node-{NODE_VERSION}"))
+        .join("node_modules/node/bin");
+    if dir.join("node").is_file() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "node@{NODE_VERSION} is not installed ({} is missing)",
+            dir.join("node").display()
+        ))
     }
 }
 
@@ -316,6 +370,9 @@ impl AgentHome {
     ///   plugins off, the project trusted).
     /// - Gemini: `home/.gemini/settings.json` (API-key auth, folder trust, auto-update,
     ///   usage statistics and telemetry off).
+    /// - Qwen: `home/.qwen/settings.json` (OpenAI-compatible auth, the approval mode that
+    ///   asks, auto-update, usage statistics, telemetry, ripgrep and the background memory
+    ///   agents off).
     ///
     /// Panics on I/O errors or when `git init` fails (test set-up).
     pub fn new(cli: Cli, binary: PathBuf, server: &ModelServer) -> AgentHome {
@@ -354,6 +411,7 @@ impl AgentHome {
             Cli::Claude => ".claude",
             Cli::Codex => ".codex",
             Cli::Gemini => ".gemini",
+            Cli::Qwen => ".qwen",
         })
     }
 
@@ -417,6 +475,21 @@ impl AgentHome {
                     "telemetry": {"enabled": false},
                 }),
             ),
+            Cli::Qwen => write_json(
+                &self.config_dir().join("settings.json"),
+                &json!({
+                    "security": {"auth": {"selectedType": "openai"}},
+                    "general": {"enableAutoUpdate": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    // The default is `auto` (a model classifier approves tools): no dialog.
+                    // The packaged ripgrep is not executable (a warning box at start-up).
+                    "tools": {"approvalMode": "default", "useRipgrep": false},
+                    // Background agents that send model requests with tools after a turn
+                    // (memory extraction, consolidation): they would take scripted replies.
+                    "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false},
+                }),
+            ),
         }
     }
 
@@ -435,7 +508,7 @@ impl AgentHome {
             .map(|event| (event.to_string(), groups.clone()))
             .collect();
         match self.cli {
-            Cli::Claude | Cli::Gemini => {
+            Cli::Claude | Cli::Gemini | Cli::Qwen => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
                 settings["hooks"] = Value::Object(hooks);
@@ -463,7 +536,7 @@ impl AgentHome {
     }
 
     /// The interactive CLI in `proj/`: argv (Codex adds `--no-daemon`) and the environment:
-    /// `PATH` (inherited, for `node`), `HOME`, `LANG`, `XDG_*` under the home, the loopback
+    /// `PATH` (the pinned Node's directory, [`node_dir`], then the inherited one), `HOME`, `LANG`, `XDG_*` under the home, the loopback
     /// proxies, and per CLI the server URL and fake key (Claude also
     /// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_TELEMETRY=1`,
     /// `DISABLE_AUTOUPDATER=1`; Codex `CODEX_HOME`). `TERM` is left to the terminal that
@@ -471,10 +544,7 @@ impl AgentHome {
     pub fn launch(&self) -> Launch {
         let home = self.home.display().to_string();
         let mut env: Vec<(String, String)> = vec![
-            (
-                "PATH".into(),
-                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
-            ),
+            ("PATH".into(), agent_path()),
             ("HOME".into(), home.clone()),
             ("LANG".into(), "C.UTF-8".into()),
             ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
@@ -522,6 +592,11 @@ impl AgentHome {
                 env.push(("GEMINI_API_KEY".into(), FAKE_KEY.into()));
                 env.push(("GOOGLE_GEMINI_BASE_URL".into(), self.server_url.clone()));
             }
+            Cli::Qwen => {
+                env.push(("OPENAI_API_KEY".into(), FAKE_KEY.into()));
+                env.push(("OPENAI_BASE_URL".into(), format!("{}/v1", self.server_url)));
+                env.push(("OPENAI_MODEL".into(), QWEN_MODEL.into()));
+            }
         }
         args.extend(self.extra_args.iter().cloned());
         Launch {
@@ -568,6 +643,17 @@ impl AgentHome {
             (self.home.display().to_string(), "/tmp/agent-home".into()),
             (self.dir.path().display().to_string(), "/tmp/agent".into()),
         ]
+    }
+}
+
+/// The `PATH` the CLIs run with: the pinned Node's directory ([`node_dir`]) first, then the
+/// test's own `PATH`, so `#!/usr/bin/env node` finds the pinned Node whatever else is
+/// installed.
+pub fn agent_path() -> String {
+    let inherited = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+    match node_dir() {
+        Ok(dir) => format!("{}:{inherited}", dir.display()),
+        Err(_) => inherited,
     }
 }
 

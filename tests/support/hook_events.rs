@@ -54,3 +54,26 @@ pub const GEMINI: &[&str] = &[
     "Notification",
     "PreCompress",
 ];
+
+/// Qwen Code 0.24.4: the hook events `install-hooks` writes (the harness records these
+/// too); the CLI also fires `MessageDisplay` (per streamed chunk), `UserPromptExpansion`,
+/// `InstructionsLoaded`, `SessionDelete`, `TodoCreated` and `TodoCompleted`, which
+/// Attend does not use.
+pub const QWEN: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PostToolBatch",
+    "PermissionDenied",
+    "SessionEnd",
+];

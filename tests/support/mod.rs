@@ -626,4 +626,5 @@ pub fn cpu_ticks(pid: u32) -> u64 {
 pub mod agents;
 pub mod hook_events;
 pub mod model_server;
+pub mod notes;
 pub mod scenario;

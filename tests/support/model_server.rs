@@ -13,6 +13,11 @@
 //!   `response.completed`.
 //! - Gemini: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (SSE of
 //!   `GenerateContentResponse` chunks) and `…:generateContent` (one JSON response).
+//! - OpenAI Chat Completions: `POST …/chat/completions` (Qwen Code), `"stream": true` →
+//!   SSE `data:` lines of `chat.completion.chunk` objects (a `delta` with the role and
+//!   the text, or a `tool_calls` delta with the name and then the arguments; one chunk
+//!   with the `finish_reason`; a usage chunk when `stream_options.include_usage`) and
+//!   `data: [DONE]`; without `stream` one `chat.completion` object.
 //!
 //! A request that carries tools is a *turn* request: it takes the next [`Reply`] from the
 //! script queue (a tool result comes back as a new turn request, so the reply after a
@@ -159,6 +164,19 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// Qwen Code's `run_shell_command` (`{"command", "description", "is_background"}`); in
+    /// the `default` approval mode the TUI asks "Allow execution of: '<program>'?".
+    pub fn qwen_shell(command: &str, description: &str) -> Reply {
+        Reply::Tool {
+            name: "run_shell_command".into(),
+            input_json:
+                json!({"command": command, "description": description, "is_background": false})
+                    .to_string(),
+        }
+    }
+}
+
 /// Which wire format a request used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Api {
@@ -168,6 +186,8 @@ pub enum Api {
     Responses,
     /// `POST …:generateContent` / `…:streamGenerateContent` (Gemini CLI).
     Gemini,
+    /// `POST …/chat/completions` (OpenAI Chat Completions: Qwen Code).
+    Chat,
     /// Anything else; answered 404.
     Other,
 }
@@ -474,6 +494,8 @@ fn api_of(method: &str, path: &str) -> Api {
         Api::Responses
     } else if route.ends_with(":streamGenerateContent") || route.ends_with(":generateContent") {
         Api::Gemini
+    } else if route.ends_with("/chat/completions") {
+        Api::Chat
     } else {
         Api::Other
     }
@@ -488,11 +510,12 @@ fn has_tools(body: &Value) -> bool {
 }
 
 /// The JSON schema a side request asks its answer to follow, if any: OpenAI
-/// `text.format.schema`, Gemini `generationConfig.responseJsonSchema`/`responseSchema`,
+/// `text.format.schema`, OpenAI Chat `response_format.json_schema.schema`, Gemini `generationConfig.responseJsonSchema`/`responseSchema`,
 /// Anthropic `output_config.format.schema` (Claude's title request) or `output_format.schema`.
 fn wanted_schema(body: &Value) -> Option<&Value> {
     [
         &body["text"]["format"]["schema"],
+        &body["response_format"]["json_schema"]["schema"],
         &body["output_config"]["format"]["schema"],
         &body["generationConfig"]["responseJsonSchema"],
         &body["generationConfig"]["responseSchema"],
@@ -592,6 +615,12 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
 
     let streaming =
         body["stream"].as_bool().unwrap_or(false) || path.contains(":streamGenerateContent");
+    let streaming = (
+        streaming,
+        body["stream_options"]["include_usage"]
+            .as_bool()
+            .unwrap_or(false),
+    );
     let model = body["model"]
         .as_str()
         .map(str::to_string)
@@ -704,12 +733,14 @@ fn gemini_model(path: &str) -> Option<String> {
 }
 
 /// The response body (content type, text) for `reply` in `api`'s format.
+/// `usage_chunk`: a Chat Completions stream ends with a usage chunk
+/// (`stream_options.include_usage`).
 fn render(
     api: Api,
     reply: &Reply,
     id: u32,
     model: &str,
-    streaming: bool,
+    (streaming, usage_chunk): (bool, bool),
     input_tokens: u64,
 ) -> (&'static str, String) {
     match (api, streaming) {
@@ -722,6 +753,14 @@ fn render(
             anthropic_message(reply, id, model, input_tokens).to_string(),
         ),
         (Api::Responses, _) => ("text/event-stream", responses_sse(reply, id, model)),
+        (Api::Chat, true) => (
+            "text/event-stream",
+            chat_sse(reply, id, model, input_tokens, usage_chunk),
+        ),
+        (Api::Chat, false) => (
+            "application/json",
+            chat_completion(reply, id, model, input_tokens).to_string(),
+        ),
         (Api::Gemini, true) => (
             "text/event-stream",
             format!("data: {}\r\n\r\n", gemini_response(reply, model)),
@@ -869,6 +908,79 @@ fn responses_sse(reply: &Reply, id: u32, model: &str) -> String {
         }}),
     ));
     sse(&events)
+}
+
+/// A Chat Completions tool call: `{"id": "call_<id>", "type": "function", "function":
+/// {"name", "arguments"}}`.
+fn chat_tool_call(id: u32, name: &str, arguments: &str) -> Value {
+    json!({"id": format!("call_{id:02}"), "type": "function",
+           "function": {"name": name, "arguments": arguments}})
+}
+
+fn chat_usage(input_tokens: u64) -> Value {
+    json!({"prompt_tokens": input_tokens, "completion_tokens": 5, "total_tokens": input_tokens + 5})
+}
+
+/// A non-streamed `chat.completion`.
+fn chat_completion(reply: &Reply, id: u32, model: &str, input_tokens: u64) -> Value {
+    let (message, finish) = match reply {
+        Reply::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
+        Reply::Tool { name, input_json } => (
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [chat_tool_call(id, name, input_json)]}),
+            "tool_calls",
+        ),
+        Reply::Error { .. } => unreachable!("an error reply is answered in `handle`"),
+    };
+    json!({
+        "id": format!("chatcmpl-{id:02}"), "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": chat_usage(input_tokens),
+    })
+}
+
+/// A streamed Chat Completions answer: `data: <chunk>` lines, then `data: [DONE]`.
+fn chat_sse(reply: &Reply, id: u32, model: &str, input_tokens: u64, usage_chunk: bool) -> String {
+    let chunk = |choices: Value| {
+        json!({"id": format!("chatcmpl-{id:02}"), "object": "chat.completion.chunk",
+               "created": 0, "model": model, "choices": choices})
+    };
+    let delta = |delta: Value, finish: Value| {
+        chunk(json!([{"index": 0, "delta": delta, "finish_reason": finish}]))
+    };
+    let mut chunks = match reply {
+        Reply::Text(text) => vec![
+            delta(json!({"role": "assistant", "content": ""}), Value::Null),
+            delta(json!({"content": text}), Value::Null),
+            delta(json!({}), json!("stop")),
+        ],
+        Reply::Tool { name, input_json } => {
+            let mut call = chat_tool_call(id, name, "");
+            call["index"] = json!(0);
+            vec![
+                delta(
+                    json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+                    Value::Null,
+                ),
+                delta(
+                    json!({"tool_calls": [{"index": 0, "function": {"arguments": input_json}}]}),
+                    Value::Null,
+                ),
+                delta(json!({}), json!("tool_calls")),
+            ]
+        }
+        Reply::Error { .. } => unreachable!("an error reply is answered in `handle`"),
+    };
+    if usage_chunk {
+        let mut last = chunk(json!([]));
+        last["usage"] = chat_usage(input_tokens);
+        chunks.push(last);
+    }
+    chunks
+        .iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .chain(std::iter::once("data: [DONE]\n\n".to_string()))
+        .collect()
 }
 
 fn gemini_response(reply: &Reply, model: &str) -> Value {

@@ -285,11 +285,30 @@ impl Scenario {
 
     /// Waits until the CLI shows its prompt: its session started (Claude and Gemini fire
     /// SessionStart at launch) or its window title is set, then a moment for the input
-    /// box to take keys.
+    /// box to take keys. Qwen Code fires SessionStart while it still initializes (a
+    /// spinner where its input box goes; keys typed meanwhile are lost): for it, also
+    /// until its input box is drawn.
     pub fn wait_ready(&self) {
         self.wait("the CLI is up", |v| {
             !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
         });
+        if self.cli == Cli::Qwen {
+            let deadline = Instant::now() + STEP;
+            loop {
+                let screen = self
+                    .env
+                    .attend1()
+                    .get_screen(&self.pane)
+                    .unwrap_or_default();
+                if screen.contains("Type your message") {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    self.fail("Qwen's input box never showed");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         std::thread::sleep(Duration::from_millis(1500));
     }
 
@@ -322,10 +341,30 @@ impl Scenario {
             self.fail("expected blocked/permission_required with a decision naming the command");
         }
         // The hook can come before the dialog takes keys. Codex and Gemini title their
-        // window "Action Required" once it shows (docs/adapters.md); Claude fires
-        // PermissionRequest as its dialog opens.
+        // window "Action Required" once it shows, Qwen puts `✳` before its title
+        // (docs/adapters.md); Claude fires PermissionRequest as its dialog opens.
         if self.cli == Cli::Claude {
             std::thread::sleep(Duration::from_millis(500));
+        } else if self.cli == Cli::Qwen {
+            // The title changes a moment before the dialog's options are drawn.
+            self.wait("the dialog on screen", |v| {
+                v["title"].as_str().is_some_and(|t| t.starts_with('✳'))
+            });
+            let deadline = Instant::now() + STEP;
+            loop {
+                let screen = self
+                    .env
+                    .attend1()
+                    .get_screen(&self.pane)
+                    .unwrap_or_default();
+                if screen.contains("No, suggest changes") && screen.contains("Waiting for user") {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    self.fail("Qwen's dialog never showed its options");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
         } else {
             self.wait("the dialog on screen", |v| {
                 v["title"]

@@ -1,13 +1,15 @@
-//! Claude Code hooks (2.1.197 and 2.1.332 observed) → signals. Codex hooks use the same schema (its
-//! hook engine copies Claude's event names and fields), so [`map`] serves both, with a
-//! [`Dialect`] for what differs in the table: the approval dialog.
+//! Claude Code hooks (2.1.197 and 2.1.332 observed) → signals. Codex and Qwen Code hooks
+//! use the same schema (their hook engines copy Claude's event names and fields), so
+//! [`map`] serves all three, with a [`Dialect`] for what differs in the table: the
+//! approval dialog, Qwen's `idle_prompt`.
 //!
-//! Rows and decisions: `docs/adapters.md` ("Claude Code", "Codex CLI").
+//! Rows and decisions: `docs/adapters.md` ("Claude Code", "Codex CLI", "Qwen Code").
 
 use super::codex;
 use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
 use super::payload::{allow_deny_keys, labels, non_empty, shorten, tool_prompt, Payload};
+use super::qwen;
 use crate::model::{subagent_scope, Identity, SignalKind, SignalKind::*};
 use serde_json::Value;
 
@@ -45,6 +47,7 @@ const RULE_DENIAL: (&str, &str) = ("Permission to use ", " has been denied.");
 pub(super) enum Dialect {
     Claude,
     Codex,
+    Qwen,
 }
 
 /// Claude identity: `session_id`, resume argv `["claude","--resume",<id>]`, `cwd`.
@@ -84,6 +87,7 @@ pub(super) fn map(
                 tool_use_id: scoped_tool_id(p),
             },
             Dialect::Codex => codex::permission(p),
+            Dialect::Qwen => qwen::permission(p),
         },
         // The human answered the question: their reply reaches the agent, which goes on
         // working ("turn started" resolves an open question:
@@ -101,10 +105,11 @@ pub(super) fn map(
                 .text("error")
                 .unwrap_or_else(|| format!("{} failed", tool.unwrap_or("tool"))),
         },
+        "Notification" if dialect == Dialect::Qwen && qwen::repeats_stop(p) => IdentityOnly,
         "Notification" => policy.signal(p),
         "Stop" => TurnStopped {
             summary: match dialect {
-                Dialect::Claude => stop_summary(p),
+                Dialect::Claude | Dialect::Qwen => stop_summary(p),
                 // Codex reports the same completion again in `notify`, without
                 // background tasks: the summaries must stay equal to be one completion.
                 Dialect::Codex => p.str("last_assistant_message").map(str::to_string),

@@ -6,8 +6,9 @@
 //! received it, and returns a [`HookMapping`] whose [`Signal`] the engine applies. No I/O,
 //! no clock; payload size is checked by the caller.
 //!
-//! The per-agent tables live in `claude` (shared by Codex hooks, whose schema copies
-//! Claude's), `codex` (`--notify` and the approval dialog), `cursor` and `gemini`;
+//! The per-agent tables live in `claude` (shared by Codex and Qwen Code hooks, whose
+//! schemas copy Claude's), `codex` (`--notify` and the approval dialog), `qwen` (its
+//! approval dialog and resume), `cursor` and `gemini`;
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
@@ -19,6 +20,7 @@ mod gemini;
 mod mapped;
 mod notification;
 mod payload;
+mod qwen;
 
 pub use notification::{NotificationAction, NotificationPolicy};
 
@@ -136,6 +138,10 @@ pub fn map_hook_with(
         ),
         AgentKind::Cursor => (cursor::map(&event, &p), cursor::identity(&p)),
         AgentKind::Gemini => (gemini::map(&event, &p, policy), gemini::identity(&p)),
+        AgentKind::Qwen => (
+            claude::map(&event, &p, policy, claude::Dialect::Qwen),
+            qwen::identity(&p),
+        ),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);

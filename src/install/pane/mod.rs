@@ -8,11 +8,13 @@
 //! - Codex: `-c hooks.<Event>=[…]` overrides, their trust pinned by hash in the same
 //!   session-flags layer, and `-c notify=[…]` ([`codex`]).
 //!
-//! Gemini CLI and Cursor get nothing: Gemini has no settings flag, and the one settings
-//! file an environment variable can name (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`,
+//! Gemini CLI, Qwen Code and Cursor get nothing: Gemini has no settings flag, and the one
+//! settings file an environment variable can name (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`,
 //! `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped with a security warning unless it and
-//! every directory above it belong to root and only root can write them; Cursor has
-//! neither. Their panes report through `attend install-hooks`.
+//! every directory above it belong to root and only root can write them; Qwen Code has no
+//! settings flag either (its `QWEN_CODE_SYSTEM_SETTINGS_PATH` would replace the
+//! machine's system settings, not add to them); Cursor has neither. Their panes report
+//! through `attend install-hooks`.
 //!
 //! Every entry runs `<dir>/attend-hook <agent> --pane-hooks` (the entries `attend
 //! install-hooks` writes, marked), and the pane gets `ATTEND_PANE_HOOKS=<agent>`, which
@@ -57,7 +59,7 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
     let planned = match setup.agent {
         AgentKind::Claude => claude::plan(setup, &located)?,
         AgentKind::Codex => codex::plan(setup, &located, &var)?,
-        AgentKind::Gemini | AgentKind::Cursor | AgentKind::Shell => None,
+        AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen | AgentKind::Shell => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks

@@ -7,7 +7,7 @@
 //! `Output`, then puts the pane back at the end of the run queue if more came meanwhile
 //! (panes printing at once take turns).
 //!
-//! Back-pressure: a pane's queue takes at most [`super::PARSE_QUEUE`] chunks; when it is
+//! Back-pressure: a pane's queue takes at most [`PARSE_QUEUE`] chunks; when it is
 //! full the reactor stops reading that pane (its program waits) until a parser has taken
 //! the queue's items and tells the reactor to go on ([`Resume`]). A parser waits while the
 //! owner's event queue is full (src/service/pty/events.rs), so a slow owner slows the
@@ -20,6 +20,11 @@ use super::shared::{lock, Shared};
 use crate::model::PaneId;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
+
+/// Chunks (of at most 16 KiB; PTY reads mostly return a few KiB) queued per pane between
+/// the reactor and the parsers. A parser that falls behind takes them all at once,
+/// and only a long batch can be coalesced (src/service/pty/terminal.rs).
+pub const PARSE_QUEUE: usize = 512;
 
 /// Most bytes one batch takes from a pane's queue, so that a redraw or a subscriber never
 /// waits long for the screen lock.

@@ -1,12 +1,17 @@
-//! Screen work yields the CPU to hooks and user commands: the PTY reader and parser
+//! Screen work yields the CPU to hooks and user commands: the PTY reactor and parser
 //! threads run as batch work at a lower priority, so that on a busy machine the daemon's
 //! D-Bus and owner threads (and the agents' hook processes) run first when they wake up,
 //! and a pane printing fast is what waits (its program waits with it: back-pressure, see
 //! src/service/pty.rs). On an idle machine nothing changes. Measured in
 //! docs/benchmarks.md ("Hooks under PTY load").
 
-/// The nice value of the PTY reader and parser threads (0 is the default, 19 the lowest).
-pub const PTY_THREAD_NICE: i32 = 10;
+/// The nice value of the PTY reactor and parser threads (0 is the default, 19 the
+/// lowest). It was 10 while every pane had threads of its own, whose weights added up
+/// with the panes printing; the reactor's few threads share one weight whatever the
+/// panes, and at 10 a machine busy with ten compilers left them so little CPU that 100
+/// panes' output took over a minute to reach their screens
+/// (`tests/reliability_outage.rs`), so it is 5: still below the daemon's other threads.
+pub const PTY_THREAD_NICE: i32 = 5;
 
 /// Lowers the calling thread: `SCHED_BATCH` (it never preempts another thread when it
 /// wakes up, which a reader does for every chunk) and nice [`PTY_THREAD_NICE`]. Both

@@ -20,10 +20,10 @@
 
 use super::drain::{self, Chunk, Decision, Drain};
 use super::events::{EventTx, PtyExit};
-use super::parsers::{parser_count, PaneQueue, Pool, Resume};
+use super::parsers::{parser_count, PaneQueue, Pool, Resume, PARSE_QUEUE};
 use super::screen_log::ScreenLog;
 use super::shared::{lock, Shared};
-use super::{fdio, priority, PARSE_QUEUE};
+use super::{fdio, priority};
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
 use crate::model::PaneId;
 use attend_holder::proto::{ExitRecord, ExitStatus, Frame};
@@ -180,6 +180,10 @@ struct Pane {
     /// The program's exit, once known, and the drain window since then.
     exit: Option<(PtyExit, Drain)>,
     reported: bool,
+    /// Its holder vanished: once the exit is queued the reactor closes its copy of the
+    /// master at once (with the daemon's others, a closed terminal: the program reads
+    /// EIO even where SIGHUP is ignored), instead of reading to the end of output.
+    hang_up: bool,
     /// A chunk the full parse queue refused: the pane is paused until it is queued.
     pending: Option<Chunk>,
     pauses: u64,
@@ -390,6 +394,7 @@ impl Reactor {
                 source,
                 exit: None,
                 reported: false,
+                hang_up: false,
                 pending: None,
                 pauses: 0,
                 eof: false,
@@ -454,6 +459,7 @@ impl Reactor {
         let Some(p) = self.panes.get_mut(&id) else {
             return;
         };
+        let mut hang_up = false;
         let exit = match &mut p.source {
             ExitSource::Pidfd { pid, .. } => {
                 match waitpid(Pid::from_raw(*pid as i32), Some(WaitPidFlag::WNOHANG)) {
@@ -474,6 +480,7 @@ impl Reactor {
                         // Without its holder the program cannot outlive this daemon: end
                         // it as a closed terminal would.
                         let _ = killpg(Pid::from_raw(*child as i32), Signal::SIGHUP);
+                        hang_up = true;
                         PtyExit {
                             code: None,
                             signal: None,
@@ -483,6 +490,7 @@ impl Reactor {
             }
             ExitSource::Thread | ExitSource::EndOfOutput | ExitSource::Done => None,
         };
+        p.hang_up |= hang_up;
         if let Some(exit) = exit {
             self.exit_known(id, exit);
         }
@@ -530,7 +538,7 @@ impl Reactor {
                 Decision::Report => {
                     p.queue.push_exit(pool, *exit);
                     p.reported = true;
-                    if p.eof {
+                    if p.eof || p.hang_up {
                         done.push(*id);
                     }
                     false
@@ -539,7 +547,12 @@ impl Reactor {
             }
         });
         for id in done {
-            self.panes.remove(&id);
+            if let Some(m) = self.panes.remove(&id).and_then(|p| p.master) {
+                let _ = self
+                    .poll
+                    .registry()
+                    .deregister(&mut SourceFd(&m.as_raw_fd()));
+            }
         }
     }
 

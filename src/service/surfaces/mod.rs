@@ -8,10 +8,11 @@
 
 mod actions;
 pub mod launch;
+pub mod notice;
 pub mod notifications;
 pub mod overview;
-pub mod settings;
 pub mod snapshot;
+pub mod sound;
 pub mod terminal;
 pub mod tray;
 
@@ -22,6 +23,7 @@ pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 use crate::model::{Event, Pane, PaneId};
 use crate::service::clock::now;
 use crate::service::command::Command;
+use crate::service::settings::Settings;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
@@ -71,7 +73,8 @@ impl Surfaces {
     }
 }
 
-/// Starts the surfaces `opts` asks for on the daemon's connection (notifications) and
+/// Starts the surfaces `opts` asks for, with the user's `settings`, on the daemon's
+/// connection (notifications) and
 /// the session bus (the tray's own connection), logging which run. Must run inside the
 /// daemon's tokio runtime; never fails: a missing notification server or tray watcher
 /// is logged once and the daemon goes on without it.
@@ -79,6 +82,7 @@ pub async fn start(
     conn: &zbus::Connection,
     cmd_tx: mpsc::Sender<Command>,
     opts: SurfaceOptions,
+    settings: Settings,
 ) -> Surfaces {
     let mut surfaces = Surfaces::default();
     let actions = Actions::new(
@@ -88,7 +92,6 @@ pub async fn start(
         surfaces.quit.clone(),
     );
     if opts.notifications {
-        let settings = settings::Settings::load();
         let (tx, rx) = mpsc::unbounded_channel();
         surfaces.subscribers.push(tx);
         tokio::spawn(notifications::run(

@@ -9,22 +9,27 @@
 //!   raised; required ones are raised but not notified).
 //! - One notification per pane: a newer one replaces it (`replaces_id`); it is closed
 //!   (`CloseNotification`) when the attention it announced clears.
-//! - Summary `workspace › pane — reason`; body the explicit message; text from agents is
-//!   stripped of control and escape sequences and markup-escaped when the server
-//!   advertises `body-markup`. Hints: `urgency` (critical for permission, input and
+//! - Summary where and what (`workspace › pane — permission: Bash`), body the agent's
+//!   message once ([`notice`]); the body is markup-escaped when the server advertises
+//!   `body-markup`. Hints: `urgency` (critical for permission, input and
 //!   error), `desktop-entry` `io.github.attend.Attend`, `category` `x-attend.<level>`.
 //! - Actions (when the server advertises `actions`): `default` focuses the pane
-//!   ([`Actions::focus`], with the `ActivationToken` the server sent); on a permission
-//!   gate of a pane Attend owns, `allow` and `deny` answer it ([`Actions::answer`]).
+//!   ([`Actions::focus`], with the `ActivationToken` the server sent); on a gate or
+//!   question of a pane Attend runs, one button per choice of the decision (the list
+//!   `attend show` and the panel show: `allow`, `deny`) answers it ([`Actions::answer`]).
+//! - Sound, when `[sound]` asks for it for the level and the agent: the `sound-name`
+//!   hint; with no server, the theme's file through `pw-play`/`paplay` ([`sound`]).
 //! - No server on the bus: logged once, the daemon goes on; when a server appears or
 //!   restarts (`NameOwnerChanged`), the notifications still wanted are raised again.
 
 use super::actions::Actions;
-use super::overview::{escape_markup, icon_name, message, pane_title, reason};
-use super::settings::Settings;
+use super::notice::notice;
+use super::overview::{escape_markup, icon_name};
 use super::snapshot::{Snapshot, Update};
+use super::sound;
 use crate::engine::PaneView;
-use crate::model::{Attention, DecisionKind, EventKind, Lifecycle, Pane, PaneId};
+use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId};
+use crate::service::settings::Settings;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
@@ -111,43 +116,42 @@ pub struct Content {
     pub category: String,
 }
 
-/// True when the pane's open decision is a permission gate Attend can answer with
-/// `allow` and `deny`: an owned, running pane whose gate has answer keys for both.
-fn answerable(p: &Pane) -> bool {
-    let Some(d) = &p.pending_decision else {
-        return false;
-    };
-    let has = |c: &str| {
-        d.answer_keys
-            .iter()
-            .any(|k| k.choice.eq_ignore_ascii_case(c))
-    };
-    d.kind == DecisionKind::Permission
-        && p.owned
-        && p.live.is_running()
-        && has("allow")
-        && has("deny")
+/// The choices of the pane's open decision that Attend can answer from a notification
+/// button: the decision's choices ([`crate::model::Decision::choices`], the list `attend
+/// show` and the panel show) on an owned, running pane; none otherwise (Attend cannot
+/// type into a pane it does not run). A choice named `default` is left out (that key is
+/// the click).
+fn answer_buttons(p: &Pane) -> Vec<String> {
+    match &p.pending_decision {
+        Some(d) if p.owned && p.live.is_running() => {
+            d.choices().into_iter().filter(|c| c != "default").collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
-/// The notification for pane `p` at `level`, for a server with `caps`.
+/// The notification for pane `p` at `level`, for a server with `caps`: the words of
+/// [`notice`]; a button per answerable choice on a required level
+/// (`permission_required`, `input_required`), labelled with the choice's name as every
+/// surface shows it.
 pub fn content(p: &Pane, level: Attention, caps: Caps) -> Content {
     let view = PaneView::of(p);
-    let summary = format!("{} — {}", pane_title(&view), reason(level, &view));
-    let body = message(level, &view);
+    let text = notice(level, &view);
     let mut actions = Vec::new();
     if caps.actions {
         actions.push(("default".to_string(), "Show pane".to_string()));
-        if level == Attention::PermissionRequired && answerable(p) {
-            actions.push(("allow".to_string(), "Allow".to_string()));
-            actions.push(("deny".to_string(), "Deny".to_string()));
+        if level.is_required() {
+            for choice in answer_buttons(p) {
+                actions.push((choice.clone(), choice));
+            }
         }
     }
     Content {
-        summary,
+        summary: text.summary,
         body: if caps.markup {
-            escape_markup(&body)
+            escape_markup(&text.body)
         } else {
-            body
+            text.body
         },
         icon: icon_name(level),
         actions,
@@ -212,6 +216,8 @@ struct Notifier {
     caps: Option<Caps>,
     failed_at: Option<Instant>,
     warned: bool,
+    /// A sound could not be played (logged once).
+    sound_warned: bool,
     shown: BTreeMap<PaneId, Shown>,
     tokens: HashMap<u32, String>,
     snapshot: Arc<Snapshot>,
@@ -277,7 +283,7 @@ impl Notifier {
         for (pane, touch) in touched {
             let p = snapshot.panes.get(&pane);
             match p.and_then(|p| wanted(p, &touch, &self.settings)) {
-                Some(level) => self.show(pane, level).await,
+                Some(level) => self.show(pane, level, true).await,
                 None => {
                     if self.shown.get(&pane).is_some_and(|s| !s.still_open(p)) {
                         self.close(pane).await;
@@ -287,8 +293,11 @@ impl Notifier {
         }
     }
 
-    /// Shows (or replaces) the notification of `pane` at `level`.
-    async fn show(&mut self, pane: PaneId, level: Attention) {
+    /// Shows (or replaces) the notification of `pane` at `level`; a `fresh` one (not
+    /// raised again after a server restart) comes with the sound `[sound]` asks for: the
+    /// `sound-name` hint, or, with no server, the theme's file played by Attend
+    /// ([`sound`]).
+    async fn show(&mut self, pane: PaneId, level: Attention, fresh: bool) {
         let snapshot = self.snapshot.clone();
         let Some(p) = snapshot.panes.get(&pane) else {
             return;
@@ -307,7 +316,12 @@ impl Notifier {
                 decision,
             },
         );
+        let sound =
+            (fresh && self.settings.sound.wanted(level, p.agent)).then(|| sound::sound_name(level));
         let Some(caps) = self.server().await else {
+            if let Some(name) = sound {
+                self.play(pane, name);
+            }
             return;
         };
         let c = content(p, level, caps);
@@ -320,6 +334,9 @@ impl Notifier {
         hints.insert("urgency", Value::U8(c.urgency));
         hints.insert("desktop-entry", Value::from(DESKTOP_ENTRY));
         hints.insert("category", Value::from(c.category.as_str()));
+        if let Some(name) = sound {
+            hints.insert("sound-name", Value::from(name));
+        }
         let call = self.proxy.notify(
             "Attend",
             replaces.unwrap_or(0),
@@ -339,6 +356,21 @@ impl Notifier {
             }
             Ok(Err(e)) => self.unavailable(&e.to_string()),
             Err(_) => self.unavailable("Notify timed out"),
+        }
+    }
+
+    /// Plays sound `name` of the configured theme without a notification server; a
+    /// failure is logged once.
+    fn play(&mut self, pane: PaneId, name: &str) {
+        match sound::play(name, &self.settings.sound.theme) {
+            Ok(file) => {
+                tracing::info!(%pane, file = %file.display(), "no notification server: sound played")
+            }
+            Err(e) if !self.sound_warned => {
+                self.sound_warned = true;
+                tracing::warn!("cannot play the notification sound: {e}");
+            }
+            Err(e) => tracing::debug!("cannot play the notification sound: {e}"),
         }
     }
 
@@ -365,8 +397,8 @@ impl Notifier {
             .map(|(p, _)| *p)
     }
 
-    /// `ActionInvoked`: `default` focuses the pane, `allow`/`deny` answer its gate (only
-    /// the gate the notification announced).
+    /// `ActionInvoked`: `default` focuses the pane, a choice's button answers the
+    /// decision with that choice (only the decision the notification announced).
     async fn invoked(&mut self, id: u32, key: &str) {
         let Some(pane) = self.pane_of(id) else {
             return;
@@ -384,27 +416,27 @@ impl Notifier {
                     }
                 });
             }
-            "allow" | "deny" => {
+            choice => {
                 let announced = self.shown.get(&pane).and_then(|s| s.decision);
-                let open = self
-                    .snapshot
-                    .panes
-                    .get(&pane)
-                    .and_then(|p| p.pending_decision.as_ref())
-                    .map(|d| d.id);
+                let snapshot = self.snapshot.clone();
+                let p = snapshot.panes.get(&pane);
+                let open = p.and_then(|p| p.pending_decision.as_ref()).map(|d| d.id);
                 if announced.is_none() || announced != open {
-                    tracing::info!(%pane, "notification button for a gate that is gone: ignored");
+                    tracing::info!(%pane, "notification button for a decision that is gone: ignored");
                     return;
                 }
-                tracing::info!(%pane, choice = key, "answering from the notification");
-                let choice = key.to_string();
+                if !p.is_some_and(|p| answer_buttons(p).iter().any(|c| c == choice)) {
+                    tracing::debug!(%pane, action = choice, "unknown notification action");
+                    return;
+                }
+                tracing::info!(%pane, choice, "answering from the notification");
+                let choice = choice.to_string();
                 tokio::spawn(async move {
                     if let Err(e) = actions.answer(pane, &choice).await {
                         tracing::warn!(%pane, "cannot answer: {e}");
                     }
                 });
             }
-            other => tracing::debug!(%pane, action = other, "unknown notification action"),
         }
     }
 
@@ -439,7 +471,8 @@ impl Notifier {
             .collect();
         self.shown.clear();
         for (pane, level) in again {
-            self.show(pane, level).await;
+            // Raised again, not new: no sound.
+            self.show(pane, level, false).await;
         }
     }
 }
@@ -458,6 +491,14 @@ pub async fn run(
 ) {
     let levels: Vec<&str> = settings.notify_levels.iter().map(|l| l.as_str()).collect();
     tracing::info!(levels = %levels.join(","), "desktop notifications on");
+    let sound = &settings.sound;
+    if !sound.levels.is_empty() {
+        let levels: Vec<&str> = sound.levels.iter().map(|l| l.as_str()).collect();
+        let agents = sound.agents.as_ref().map_or("all".to_string(), |a| {
+            a.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(",")
+        });
+        tracing::info!(levels = %levels.join(","), %agents, theme = %sound.theme, "notification sounds on");
+    }
     let subscribed = async {
         let proxy = NotificationsProxy::builder(&conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
@@ -487,6 +528,7 @@ pub async fn run(
         caps: None,
         failed_at: None,
         warned: false,
+        sound_warned: false,
         shown: BTreeMap::new(),
         tokens: HashMap::new(),
         snapshot: Arc::new(Snapshot::default()),
@@ -525,7 +567,7 @@ pub async fn run(
 mod tests {
     use super::*;
     use crate::model::{
-        AgentKind, AnswerKey, AttentionItem, Decision, Live, Pane, Source, Timestamp,
+        AgentKind, AnswerKey, AttentionItem, Decision, DecisionKind, Live, Pane, Source, Timestamp,
     };
 
     fn gate(owned: bool) -> Pane {
@@ -570,17 +612,22 @@ mod tests {
     };
 
     #[test]
-    fn a_gate_on_an_owned_pane_gets_allow_and_deny() {
+    fn a_gate_on_an_owned_pane_gets_a_button_per_choice() {
         let c = content(&gate(true), Attention::PermissionRequired, FULL);
-        assert_eq!(
-            c.summary,
-            "webapp › api — permission: Bash `npm test <x> & y`"
-        );
-        assert_eq!(c.body, "Bash: npm test &lt;x&gt; &amp; y");
+        assert_eq!(c.summary, "webapp › api — permission: Bash");
+        assert_eq!(c.body, "npm test &lt;x&gt; &amp; y");
         assert_eq!(c.urgency, 2);
         assert_eq!(c.category, "x-attend.permission_required");
-        let keys: Vec<&str> = c.actions.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["default", "allow", "deny"]);
+        // The buttons are the decision's choices, named as `attend show` and the panel
+        // name them (the one list: `Decision::choices`).
+        let p = gate(true);
+        let choices = p.pending_decision.as_ref().unwrap().choices();
+        let buttons: Vec<(String, String)> = c.actions[1..].to_vec();
+        let want: Vec<(String, String)> = choices.iter().map(|c| (c.clone(), c.clone())).collect();
+        assert_eq!(buttons, want);
+        assert_eq!(c.actions[0].0, "default");
+        assert_eq!(PaneView::of(&p).pending_decision.unwrap().choices, choices);
+        assert_eq!(choices, ["allow", "deny"]);
     }
 
     #[test]
@@ -600,7 +647,12 @@ mod tests {
         );
         let plain = content(&gate(true), Attention::PermissionRequired, Caps::default());
         assert!(plain.actions.is_empty());
-        assert_eq!(plain.body, "Bash: npm test <x> & y");
+        assert_eq!(plain.body, "npm test <x> & y");
+        // An ordinary level gets no answer buttons, even with a decision open.
+        assert_eq!(
+            content(&gate(true), Attention::Unread, FULL).actions.len(),
+            1
+        );
     }
 
     #[test]
@@ -649,7 +701,7 @@ mod tests {
             decision: None,
         });
         assert_eq!(wanted(&p, &warn, &Settings::default()), None);
-        let loud = Settings::parse("[notifications]\nlevels = [\"warning\"]").unwrap();
+        let loud = Settings::parse("[notifications]\nlevels = [\"warning\"]").0;
         assert_eq!(wanted(&p, &warn, &loud), Some(Attention::Warning));
         p.items.retain(|i| i.level != Attention::Warning);
         assert_eq!(wanted(&p, &warn, &loud), None);

@@ -48,9 +48,9 @@ pub fn pane_title(view: &PaneView) -> String {
     }
 }
 
-/// A permission prompt as the adapters write it (`Bash: npm test`) in the summary's
-/// form: ``Bash `npm test` ``. Other prompts come back unchanged.
-fn tool_call(prompt: &str) -> String {
+/// A permission prompt as the adapters write it, `Tool: what` (`Bash: npm test`), split
+/// into the tool and what it runs; `None` for a prompt of another shape.
+pub fn split_tool_call(prompt: &str) -> Option<(&str, &str)> {
     match prompt.split_once(": ") {
         Some((tool, what))
             if !tool.is_empty()
@@ -58,9 +58,18 @@ fn tool_call(prompt: &str) -> String {
                 && !tool.contains(char::is_whitespace)
                 && !what.trim().is_empty() =>
         {
-            format!("{tool} `{}`", what.trim())
+            Some((tool, what.trim()))
         }
-        _ => prompt.to_string(),
+        _ => None,
+    }
+}
+
+/// A permission prompt in the summary's form: ``Bash `npm test` ``. Other prompts come
+/// back unchanged.
+fn tool_call(prompt: &str) -> String {
+    match split_tool_call(prompt) {
+        Some((tool, what)) => format!("{tool} `{what}`"),
+        None => prompt.to_string(),
     }
 }
 
@@ -95,22 +104,6 @@ fn with_detail(word: &str, detail: &str) -> String {
         word.to_string()
     } else {
         format!("{word}: {detail}")
-    }
-}
-
-/// The explicit message behind `level` (the notification body): the open decision's
-/// prompt and (on a second line) its options for required levels, else the pane's last
-/// explicit message. Cleaned of control and escape sequences; not markup-escaped.
-pub fn message(level: Attention, view: &PaneView) -> String {
-    let decision = view.pending_decision.as_ref();
-    match (level.is_required(), decision) {
-        (true, Some(d)) if !d.options.is_empty() => format!(
-            "{}\nOptions: {}",
-            sanitize_text(&d.prompt, 1000),
-            sanitize_text(&d.options.join(" · "), 300)
-        ),
-        (true, Some(d)) => sanitize_text(&d.prompt, 1000),
-        _ => sanitize_text(view.last_message.as_deref().unwrap_or(""), 1000),
     }
 }
 
@@ -242,7 +235,10 @@ impl Overview {
     /// Several lines: one count per level (non-zero ones), then the next pane.
     pub fn tooltip(&self) -> String {
         if !self.online {
-            return "The attend daemon is not running (start it with `attend up`).".into();
+            return format!(
+                "The attend daemon is not running ({}).",
+                crate::config::START_HINT
+            );
         }
         let mut lines: Vec<String> = self
             .counts
@@ -398,9 +394,10 @@ mod tests {
         );
         assert_eq!(pane_title(&v), "webapp › api");
         assert_eq!(
-            message(Attention::PermissionRequired, &v),
-            "Bash: npm test\nOptions: Yes · No"
+            split_tool_call("Bash: npm test"),
+            Some(("Bash", "npm test"))
         );
+        assert_eq!(split_tool_call("Write to the file?"), None);
     }
 
     #[test]
@@ -410,7 +407,6 @@ mod tests {
         p.last_message = Some("\x1b[31mAll 42 tests pass\x1b[0m\x07".into());
         let v = PaneView::of(&p);
         assert_eq!(reason(Attention::Unread, &v), "done: All 42 tests pass");
-        assert_eq!(message(Attention::Unread, &v), "All 42 tests pass");
         p.lifecycle = Lifecycle::Failed;
         p.last_message = Some("rate limit".into());
         let v = PaneView::of(&p);

@@ -1,0 +1,88 @@
+//! A desktop notification server inside a test: `org.freedesktop.Notifications` on the
+//! test's private bus, recording what the daemon shows, for the "one notification in
+//! total" checks of the real-agent scenarios.
+#![allow(dead_code)]
+
+use super::scenario::{Scenario, STEP};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A notification server in the test (`org.freedesktop.Notifications` on the test's
+/// bus): the summary of every `Notify`, in order.
+pub struct Notes {
+    shown: Arc<Mutex<Vec<String>>>,
+    next: std::sync::atomic::AtomicU32,
+}
+
+#[zbus::interface(name = "org.freedesktop.Notifications")]
+impl Notes {
+    #[allow(clippy::too_many_arguments)]
+    fn notify(
+        &self,
+        _app_name: String,
+        replaces_id: u32,
+        _app_icon: String,
+        summary: String,
+        body: String,
+        _actions: Vec<String>,
+        _hints: std::collections::HashMap<String, zbus::zvariant::OwnedValue>,
+        _expire_timeout: i32,
+    ) -> u32 {
+        self.shown
+            .lock()
+            .unwrap()
+            .push(format!("{summary} — {body}"));
+        if replaces_id != 0 {
+            replaces_id
+        } else {
+            self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+        }
+    }
+
+    fn close_notification(&self, _id: u32) {}
+
+    fn get_capabilities(&self) -> Vec<String> {
+        vec!["actions".into(), "body".into()]
+    }
+
+    fn get_server_information(&self) -> (String, String, String, String) {
+        (
+            "notes".into(),
+            "attend tests".into(),
+            "1".into(),
+            "1.2".into(),
+        )
+    }
+}
+
+/// Serves [`Notes`] on `bus` until the connection is dropped; the notifications shown.
+pub fn notification_server(bus: &str) -> (zbus::blocking::Connection, Arc<Mutex<Vec<String>>>) {
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let notes = Notes {
+        shown: shown.clone(),
+        next: std::sync::atomic::AtomicU32::new(0),
+    };
+    let conn = zbus::blocking::connection::Builder::address(bus)
+        .unwrap()
+        .serve_at("/org/freedesktop/Notifications", notes)
+        .unwrap()
+        .name("org.freedesktop.Notifications")
+        .unwrap()
+        .build()
+        .expect("the test's notification server");
+    (conn, shown)
+}
+
+/// Waits (within [`STEP`]) until `shown` holds `n` notifications.
+pub fn wait_notes(s: &Scenario, shown: &Mutex<Vec<String>>, n: usize) {
+    let deadline = Instant::now() + STEP;
+    while shown.lock().unwrap().len() < n {
+        if Instant::now() >= deadline {
+            s.fail(&format!(
+                "expected {n} notification(s), got {:?}",
+                shown.lock().unwrap()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
