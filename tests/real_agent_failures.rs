@@ -690,6 +690,9 @@ fn gemini_silent_retry_warns_and_the_turn_recovers() {
     ) else {
         return;
     };
+    // The retried request is answered only after 2 s: time to see the pane working with
+    // the warning (the hook comes before the request).
+    s.server.slow_turn(2, Duration::from_secs(2));
     s.wait_ready();
     let before = s.last_seq();
     s.prompt("say hello");
