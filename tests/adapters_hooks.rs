@@ -840,6 +840,14 @@ fn rows() -> Vec<Row> {
                 summary: Some("I wrote hi to /tmp/x.".into()),
             },
         ),
+        // An API error ended the turn: Gemini's placeholder is no summary.
+        payload_row(
+            "gemini_after_agent_without_a_response_says_nothing",
+            Gemini,
+            None,
+            r#"{"hook_event_name":"AfterAgent","session_id":"g1","prompt":"say hello","prompt_response":"[no response text]"}"#,
+            Expect::Kind(TurnStopped { summary: None }),
+        ),
         fixture_row(
             "gemini_before_tool_starts_tool",
             Gemini,
@@ -882,7 +890,26 @@ fn rows() -> Vec<Row> {
             Expect::Mapped,
         )
         .also(|m| assert_eq!(permission_prompt(m), "Allow edit?")),
-        idle("gemini_before_model_is_identity_only", Gemini, "BeforeModel"),
+        fixture_row(
+            "gemini_before_model_is_a_model_request",
+            Gemini,
+            "BeforeModel",
+            ModelRequest {
+                model: Some("gemini-2.5-pro".into()),
+                messages: Some(0),
+            },
+        ),
+        // What the hook client sends: `llm_request` reduced to the model and the count.
+        payload_row(
+            "gemini_before_model_digest_is_a_model_request",
+            Gemini,
+            None,
+            r#"{"hook_event_name":"BeforeModel","session_id":"g1","llm_request":{"model":"gemini-3.8-flash","message_count":3}}"#,
+            Expect::Kind(ModelRequest {
+                model: Some("gemini-3.8-flash".into()),
+                messages: Some(3),
+            }),
+        ),
         idle("gemini_after_model_is_identity_only", Gemini, "AfterModel"),
         idle(
             "gemini_before_tool_selection_is_identity_only",

@@ -432,6 +432,42 @@ fn ladder_self_report_idle_after_gate_corrects_to_dismissed() {
 }
 
 #[test]
+fn ladder_self_report_idle_after_an_interrupt_key_corrects_at_once() {
+    // Esc typed through Attend at 1000 while the pane works; the self-report goes idle.
+    let mut p = blocked_pane();
+    p.lifecycle = Lifecycle::Working;
+    let idle_at = |l: &mut Ladder, at: i64, seq: u64| {
+        l.observe(
+            ev(Rung::SelfReport, "sr", seq, at, Some(Idle), Some(0)),
+            Timestamp(at),
+        );
+    };
+    let mut l = Ladder::new(AgentKind::Claude);
+    l.note_interrupt(Timestamp(1000));
+    idle_at(&mut l, 1150, 1);
+    let (sig, due) = l.correction(&p, Timestamp(1150)).unwrap();
+    assert_eq!((sig, due), (SignalKind::GateDismissed, Timestamp(1150)));
+    // Idle long after the key, or before it: the grace as ever.
+    let mut l = Ladder::new(AgentKind::Claude);
+    l.note_interrupt(Timestamp(1000));
+    idle_at(&mut l, 1000 + INTERRUPT_WINDOW_MS + 1, 1);
+    let (_, due) = l.correction(&p, Timestamp(5000)).unwrap();
+    assert_eq!(due.0, 1000 + INTERRUPT_WINDOW_MS + 1 + CORRECTION_GRACE_MS);
+    let mut l = Ladder::new(AgentKind::Claude);
+    idle_at(&mut l, 900, 1);
+    l.note_interrupt(Timestamp(1000));
+    let (_, due) = l.correction(&p, Timestamp(1000)).unwrap();
+    assert_eq!(due.0, 900 + CORRECTION_GRACE_MS);
+    // A handover forgets the key.
+    let mut l = Ladder::new(AgentKind::Claude);
+    l.note_interrupt(Timestamp(1000));
+    l.handover(AgentKind::Claude);
+    idle_at(&mut l, 1100, 1);
+    let (_, due) = l.correction(&p, Timestamp(1100)).unwrap();
+    assert_eq!(due.0, 1100 + CORRECTION_GRACE_MS);
+}
+
+#[test]
 fn ladder_newer_hook_cancels_correction() {
     let mut l = Ladder::new(AgentKind::Claude);
     let mut p = blocked_pane();

@@ -874,6 +874,26 @@ fn contract2_turn_failed_failed_error_message() {
 }
 
 #[test]
+fn contract2_turn_stopped_saying_nothing_after_the_turn_failed_keeps_failed() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.fail("authentication failed: bad key");
+    // The failed turn's own stop (Gemini's AfterAgent after the error it drew).
+    let ev = h.hook(SignalKind::TurnStopped { summary: None });
+    assert!(ev.is_empty(), "{:?}", names(&ev));
+    assert_eq!(h.state(), (L::Failed, A::Error));
+    assert_eq!(h.msg(), Some("authentication failed: bad key"));
+    // A stop that says something is a completion; so is any stop of a later turn.
+    h.stop("Recovered");
+    assert_eq!(h.state(), (L::Done, A::Error));
+    h.turn();
+    h.fail("again");
+    h.turn();
+    h.hook(SignalKind::TurnStopped { summary: None });
+    assert_eq!(h.pane().lifecycle, L::Done);
+}
+
+#[test]
 fn contract2_turn_failed_usage_limit_sets_reason() {
     let mut h = Harness::claude();
     h.turn();

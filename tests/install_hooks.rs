@@ -244,6 +244,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "SessionEnd",
             "BeforeAgent",
             "AfterAgent",
+            "BeforeModel",
             "BeforeTool",
             "AfterTool",
             "Notification",

@@ -12,6 +12,8 @@
 //! - A tool the settings allow (Claude 2.1.332's auto mode, a `permissions.allow` rule)
 //!   opens no gate; one a `permissions.deny` rule denies is a `warning` naming the command.
 //! - Codex's auto-review: the reviewer's approval closes the gate at once.
+//! - An API error that ends a Codex or Gemini turn, which no hook reports: the error the
+//!   agent draws fails the turn (`failed`/`error` with the reason in words).
 //!
 //! With `ATTEND_RECORD_FIXTURES=1` the payloads and screens the adapters rely on are written
 //! under `tests/fixtures/` (scrubbed). A CLI that cannot be installed prints `SKIPPED: …`
@@ -25,7 +27,9 @@ use std::time::{Duration, Instant};
 use support::agents::{AgentHome, Cli, HookRecorder};
 use support::attend_bin;
 use support::model_server::Reply;
-use support::scenario::{edit_json, text, Scenario, COMMAND, DONE, FIRST, STEP};
+use support::scenario::{
+    edit_json, text, Options, Scenario, COMMAND, DONE, FIRST, HOOKS_LOGGED, STEP,
+};
 
 /// Whether this run records fixtures (`ATTEND_RECORD_FIXTURES=1`).
 fn recording() -> bool {
@@ -462,8 +466,8 @@ fn codex_auto_review_approval_closes_the_gate_when_the_reviewer_decides() {
 /// A rejected key with Codex's default retries: Codex fires no hook while it reconnects,
 /// but draws "• Reconnecting... 1/5 (0s • esc to interrupt)" with the reason below it; that
 /// row raises `warning` with the reason while the pane stays `working`. (When the retries
-/// are spent Codex prints the error and fires no hook either: the pane keeps `working`,
-/// see docs/real-agents.md.)
+/// are spent Codex draws the error and fires no hook either: that error fails the turn,
+/// `codex_api_error_that_ends_the_turn_fails_it_with_the_reason_on_screen`.)
 #[test]
 fn codex_api_key_rejected_warns_while_it_reconnects() {
     let Some(s) = Scenario::start(
@@ -504,4 +508,227 @@ fn codex_api_key_rejected_warns_while_it_reconnects() {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+}
+
+/// Codex with no retries (`request_max_retries = 0`, `stream_max_retries = 0` on its
+/// provider), so that an API error ends the turn at once.
+fn codex_without_retries(home: &AgentHome) {
+    let path = home.config_dir().join("config.toml");
+    let mut doc: toml_edit::DocumentMut = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+    doc["model_providers"]["fake"]["request_max_retries"] = toml_edit::value(0);
+    doc["model_providers"]["fake"]["stream_max_retries"] = toml_edit::value(0);
+    std::fs::write(&path, doc.to_string()).unwrap();
+}
+
+/// The lifecycle events of this pane after `after` with their sources.
+fn lifecycle_events(s: &Scenario, after: u64) -> Vec<(String, String)> {
+    kinds(s, after)
+        .into_iter()
+        .filter(|(k, _, _)| k.starts_with("agent."))
+        .map(|(k, _, source)| (k, source))
+        .collect()
+}
+
+/// An API error that ends Codex's turn (its retries spent; none configured here) fires no
+/// hook and no `notify`: Codex draws `■ <error>` as the last history cell and takes the
+/// next prompt. That cell ends the turn `failed`/`error` with the error in words, from the
+/// screen (`needs-input-chrome:screen.error`): a rejected key (401) "authentication
+/// failed: …", a spent quota (429 `insufficient_quota`) "usage limit: …" with the
+/// needs-input reason, a server error (500) "API error: …". Each failure is one turn; the
+/// next prompt runs and ends `done`.
+#[test]
+fn codex_api_error_that_ends_the_turn_fails_it_with_the_reason_on_screen() {
+    let Some(s) = Scenario::start_with(
+        "codex-api-errors",
+        Cli::Codex,
+        vec![
+            Reply::openai_error(
+                401,
+                "invalid_request_error",
+                "invalid_api_key",
+                "Incorrect API key provided",
+            ),
+            Reply::openai_error(
+                429,
+                "insufficient_quota",
+                "insufficient_quota",
+                "You exceeded your current quota",
+            ),
+            Reply::openai_error(
+                500,
+                "server_error",
+                "server_error",
+                "The server had an error",
+            ),
+            text(FIRST),
+        ],
+        codex_without_retries,
+    ) else {
+        return;
+    };
+    s.wait_ready();
+    let steps = [
+        (
+            "say hello",
+            "authentication failed: unexpected status 401 Unauthorized: Incorrect API key provided",
+            false,
+            "turn-error-401",
+        ),
+        (
+            "try again",
+            "usage limit: Quota exceeded. Check your plan and billing details.",
+            true,
+            "turn-error-quota",
+        ),
+        (
+            "once more",
+            "API error: We’re currently experiencing high demand, which may cause temporary errors.",
+            false,
+            "turn-error-500",
+        ),
+    ];
+    for (prompt, message, limit, fixture) in steps {
+        let before = s.last_seq();
+        s.prompt(prompt);
+        let v = s.wait("the failed turn", |v| {
+            v["lifecycle"] == "failed" && v["last_message"] == message
+        });
+        s.expect(&v, "failed", "error", Some(message));
+        let needs = &v["taxonomy"]["needs_input"];
+        let reason = needs["reason"].as_str().filter(|_| needs["count"] == 1);
+        if reason != limit.then_some("usage limit") {
+            s.fail("expected the needs-input reason only for the usage limit");
+        }
+        // Codex starts its session with the first prompt.
+        let mut events = lifecycle_events(&s, before);
+        events.retain(|(_, src)| src != "lifecycle-hooks:codex.SessionStart");
+        let expected = [
+            ("agent.working", "lifecycle-hooks:codex.UserPromptSubmit"),
+            ("agent.failed", "needs-input-chrome:screen.error"),
+        ]
+        .map(|(k, src)| (k.to_string(), src.to_string()));
+        if events != expected {
+            s.fail(&format!(
+                "expected working then failed by the screen: {events:?}"
+            ));
+        }
+        record_screen(&s, fixture, &screen(&s));
+        s.attend(&["seen", &s.pane]);
+    }
+    s.prompt("and now?");
+    let v = s.wait("the next turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "unread", Some(FIRST));
+    assert_eq!(v["taxonomy"]["needs_input"]["count"], 0, "{v}");
+    assert_eq!(
+        s.server.turns().len(),
+        4,
+        "no retries:\n{}",
+        s.server.summary()
+    );
+}
+
+/// Gemini CLI answers a rejected key (401 `UNAUTHENTICATED`, not retried) with
+/// `✕ [API Error: {…}]` and ends the turn with `AfterAgent` whose `prompt_response` is only
+/// `[no response text]`. The screen's error fails the turn: `failed`/`error` "authentication
+/// failed: API key not valid. …" — in either order with the stop hook, which then changes
+/// nothing (the failed turn's end).
+#[test]
+fn gemini_api_key_rejected_fails_the_turn_with_authentication_failed() {
+    let Some(s) = Scenario::start_opts(
+        "gemini-401",
+        Cli::Gemini,
+        vec![Reply::gemini_error(
+            401,
+            "UNAUTHENTICATED",
+            "API key not valid. Please pass a valid API key.",
+        )],
+        Options {
+            daemon_vars: HOOKS_LOGGED,
+            ..Options::default()
+        },
+        |_| {},
+    ) else {
+        return;
+    };
+    s.wait_ready();
+    let stops = s.applied("AfterAgent");
+    s.prompt("say hello");
+    let message = "authentication failed: API key not valid. Please pass a valid API key.";
+    let v = s.wait("the failed turn", |v| v["lifecycle"] == "failed");
+    s.expect(&v, "failed", "error", Some(message));
+    s.wait_applied("AfterAgent", stops);
+    let v = s.show();
+    s.expect(&v, "failed", "error", Some(message));
+    assert_eq!(v["taxonomy"]["needs_input"]["count"], 0, "{v}");
+    record_screen(&s, "turn-error-401", &screen(&s));
+    assert_eq!(
+        s.server.turns().len(),
+        1,
+        "no retry:\n{}",
+        s.server.summary()
+    );
+}
+
+/// Gemini CLI retries a 429 (`RESOURCE_EXHAUSTED`) after about 5 s under "Thinking…",
+/// without a word on its screen, but fires `BeforeModel` again with the same request (the
+/// hook `install-hooks` registers for this): that retry raises `warning` while the pane
+/// stays `working`; the retried request succeeds, `AfterAgent` makes it `done`, and the
+/// warning stays until the pane is seen.
+#[test]
+fn gemini_silent_retry_warns_and_the_turn_recovers() {
+    let Some(s) = Scenario::start(
+        "gemini-429",
+        Cli::Gemini,
+        vec![
+            Reply::gemini_error(
+                429,
+                "RESOURCE_EXHAUSTED",
+                "Resource has been exhausted (e.g. check quota).",
+            ),
+            text(FIRST),
+        ],
+    ) else {
+        return;
+    };
+    // The retried request is answered only after 2 s: time to see the pane working with
+    // the warning (the hook comes before the request).
+    s.server.slow_turn(2, Duration::from_secs(2));
+    s.wait_ready();
+    let before = s.last_seq();
+    s.prompt("say hello");
+    let v = s.wait("the retry's warning", |v| v["attention"] == "warning");
+    if v["lifecycle"] != "working"
+        || !v["last_message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("model request failed · retrying"))
+    {
+        s.fail("expected working/warning with the retry as the message");
+    }
+    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "warning", Some(FIRST));
+    assert_eq!(
+        s.server.turns().len(),
+        2,
+        "one failed request, one retried:\n{}",
+        s.server.summary()
+    );
+    let events = kinds(&s, before);
+    let lifecycle: Vec<&str> = events
+        .iter()
+        .filter(|(k, _, _)| k.starts_with("agent."))
+        .map(|(k, _, _)| k.as_str())
+        .collect();
+    assert_eq!(lifecycle, ["agent.working", "agent.done"], "{events:?}");
+    let warnings: Vec<&str> = events
+        .iter()
+        .filter(|(k, level, _)| k == "attention.created" && level == "warning")
+        .map(|(_, _, source)| source.as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["lifecycle-hooks:gemini.BeforeModel"],
+        "one warning: {events:?}"
+    );
+    s.attend(&["seen", &s.pane]);
+    s.expect(&s.show(), "done", "none", Some(FIRST));
 }

@@ -4,6 +4,8 @@
 pub mod answer;
 pub mod dialog;
 pub mod hooks;
+pub mod keys;
 pub mod manifest;
 pub mod notices;
 pub mod terminal;
+pub mod turn_errors;

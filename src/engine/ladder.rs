@@ -37,6 +37,11 @@ pub const AGREEMENT_MIN_MS: i64 = 10 * 60_000;
 /// A correction (self-report says idle while the lifecycle says working/blocked) waits
 /// this long for the hook that usually accompanies it (a Stop) before it applies (ms).
 pub const CORRECTION_GRACE_MS: i64 = 400;
+/// A self-report going idle at most this long (ms) after an interrupt key Attend wrote
+/// into the pane (a lone Esc, Ctrl-C: [`Ladder::note_interrupt`]) is that interrupt's
+/// effect: the agent sends no stop hook after it, so the correction applies at once,
+/// without [`CORRECTION_GRACE_MS`]. Claude Code reacts within 0.1–0.3 s (both pins).
+pub const INTERRUPT_WINDOW_MS: i64 = 3_000;
 
 /// The activity axis (`docs/taxonomy.md#axes`). `unknown` is honest: the oracle cannot
 /// tell.
@@ -236,6 +241,9 @@ pub struct Ladder {
     /// Turn counter (TurnStarted signals seen), for "several turns" in contradiction.
     pub turns: u32,
     pub contradiction_turn_seen: Option<u32>,
+    /// When Attend last wrote an interrupt key into the pane ([`Ladder::note_interrupt`]).
+    #[serde(default)]
+    pub interrupted_at: Option<Timestamp>,
 }
 
 impl Ladder {
@@ -265,6 +273,7 @@ impl Ladder {
             health: Vec::new(),
             turns: 0,
             contradiction_turn_seen: None,
+            interrupted_at: None,
         }
     }
 
@@ -296,6 +305,13 @@ impl Ladder {
     /// Counts a new turn (used to require contradiction "across several turns").
     pub fn note_turn(&mut self) {
         self.turns += 1;
+    }
+
+    /// Attend wrote an interrupt key (a lone Esc, Ctrl-C) into the pane at `at`, typed by
+    /// the user (`attend send`, an attach client): a self-report going idle within
+    /// [`INTERRUPT_WINDOW_MS`] corrects at once (`docs/lifecycle-attention.md#interrupts`).
+    pub fn note_interrupt(&mut self, at: Timestamp) {
+        self.interrupted_at = Some(at);
     }
 
     /// Records evidence at `now`. Stale or reordered evidence (seq ≤ the source's last)
@@ -498,7 +514,15 @@ impl Ladder {
         }
         let ev = st.last.as_ref()?;
         let waiting = ev.claim.needs_input.as_ref().is_some_and(|n| n.count > 0);
-        let due = Timestamp(ev.observed_at.0 + CORRECTION_GRACE_MS);
+        // After an interrupt key no stop hook comes: nothing to wait for.
+        let interrupted = self.interrupted_at.is_some_and(|k| {
+            ev.observed_at >= k && ev.observed_at.millis_since(k) <= INTERRUPT_WINDOW_MS
+        });
+        let due = if interrupted {
+            ev.observed_at
+        } else {
+            Timestamp(ev.observed_at.0 + CORRECTION_GRACE_MS)
+        };
         // Only evidence newer than the last hook evidence corrects.
         let hook_at = self
             .rungs
@@ -542,6 +566,7 @@ pub fn claim_of(kind: &SignalKind) -> Option<(Claim, &'static str)> {
         S::TurnStarted => (working, "turn started"),
         S::ToolStarted { .. } => (working, "tool started"),
         S::ToolFinished { .. } => (working, "tool finished"),
+        S::ModelRequest { .. } => (working, "model request"),
         S::ToolError { .. } => (working, "tool error"),
         S::PermissionRequested { .. } => (gate("permission prompt"), "permission requested"),
         S::QuestionAsked { .. } => (gate("input needed"), "question asked"),

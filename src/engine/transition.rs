@@ -431,7 +431,12 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
             let duplicate = cx.pane.lifecycle == Lifecycle::Done
                 && cx.pane.pending_decision.is_none()
                 && (summary.is_none() || summary.as_deref() == cx.pane.last_message.as_deref());
-            if duplicate {
+            // A turn ends once: a stop that says nothing on a pane whose turn failed
+            // (Gemini fires `AfterAgent` with no response after the API error it drew,
+            // which failed the turn) is that turn's end, not a completion
+            // (`docs/lifecycle-attention.md#signals`, "turn stopped").
+            let failed_turns_end = cx.pane.lifecycle == Lifecycle::Failed && summary.is_none();
+            if duplicate || failed_turns_end {
                 cx.keep_gate_invariant();
                 return cx.out;
             }
@@ -485,7 +490,7 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 cx.handover(new);
             }
         }
-        SignalKind::IdentityOnly => {}
+        SignalKind::IdentityOnly | SignalKind::ModelRequest { .. } => {}
     }
     cx.keep_gate_invariant();
     cx.out

@@ -267,6 +267,7 @@ const GEMINI_EVENTS: &[&str] = &[
     "SessionEnd",
     "BeforeAgent",
     "AfterAgent",
+    "BeforeModel",
     "BeforeTool",
     "AfterTool",
     "Notification",

@@ -99,6 +99,14 @@ pub enum SignalKind {
     },
     /// A new session occupies the pane (new session id, /clear, resume, compact).
     Handover,
+    /// The agent sends a request to its model (Gemini's `BeforeModel`): the `model` and
+    /// how many `messages` it carries. The same request again with no other hook between
+    /// is a retry of a failed one (`docs/lifecycle-attention.md#api-failures-and-policy-denials`);
+    /// the lifecycle is not changed.
+    ModelRequest {
+        model: Option<String>,
+        messages: Option<u64>,
+    },
     /// Identity only (unknown events, compaction, titles, cwd changes).
     IdentityOnly,
 }
@@ -126,6 +134,7 @@ impl SignalKind {
             SignalKind::SessionEnded { .. } => "session_ended",
             SignalKind::ProcessExited { .. } => "process_exited",
             SignalKind::Handover => "handover",
+            SignalKind::ModelRequest { .. } => "model_request",
             SignalKind::IdentityOnly => "identity_only",
         }
     }

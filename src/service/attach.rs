@@ -51,13 +51,17 @@ pub use frame::{ClientFrame, ServerFrame, DEFAULT_DETACH_KEY, MAX_FRAME, PROTOCO
 
 /// What an attach connection tells the daemon about focus
 /// (`docs/lifecycle-attention.md#focus`: a pane is focused while a client reported
-/// focus-in, and from attach to detach when it never reports).
+/// focus-in, and from attach to detach when it never reports), and the interrupt keys its
+/// user types (`docs/lifecycle-attention.md#interrupts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttachFocus {
     Attached,
     FocusIn,
     FocusOut,
     Detached,
+    /// An interrupt key (`crate::adapters::keys::is_interrupt`), reported before it is
+    /// written to the program.
+    Interrupt,
 }
 
 /// `$XDG_RUNTIME_DIR/attend/attach.sock`; `None` when `XDG_RUNTIME_DIR` is unset or empty.
@@ -248,7 +252,12 @@ async fn forward_input(
         let frame = ClientFrame::decode(kind, payload)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         match frame {
-            ClientFrame::Input(bytes) => write_to_program(&pty, bytes).await?,
+            ClientFrame::Input(bytes) => {
+                if crate::adapters::keys::is_interrupt(&bytes) {
+                    on_focus(pane, AttachFocus::Interrupt);
+                }
+                write_to_program(&pty, bytes).await?
+            }
             ClientFrame::Resize { rows, cols } => {
                 if rows > 0 && cols > 0 {
                     let _ = pty.resize(rows, cols);

@@ -142,6 +142,9 @@ pub enum LadderInput {
     Watch(WatchEvent),
     /// A pane's timer fired (sampling or chrome pacing, or a correction falling due).
     Due(PaneId),
+    /// An attach client is about to write an interrupt key into the pane
+    /// (`crate::adapters::keys::is_interrupt`).
+    Interrupt(PaneId),
 }
 
 /// Sends the request `make` builds to the owner task through `tx` and waits for its

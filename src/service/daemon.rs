@@ -8,7 +8,7 @@
 //! loop until SIGTERM, SIGINT or the loss of the bus.
 
 use super::attach::{AttachFocus, AttachServer};
-use super::command::Command;
+use super::command::{Command, LadderCommand, LadderInput};
 use super::db::{move_aside, Db, DbError, DB_FILE};
 use super::dbus::{Attend1, BUS_NAME, OBJECT_PATH};
 use super::error::Attend1Error;
@@ -443,8 +443,16 @@ fn start_attach(
                 }
                 AttachFocus::FocusIn => Some(Action::Focus),
                 AttachFocus::FocusOut => Some(Action::Unfocus),
+                AttachFocus::Interrupt => None,
             }
         };
+        if focus == AttachFocus::Interrupt {
+            let input = LadderInput::Interrupt(pane);
+            let cmd = Command::Ladder(LadderCommand::Input(input));
+            if cmd_tx.try_send(cmd).is_err() {
+                tracing::warn!(%pane, "interrupt key not noted: the daemon is busy");
+            }
+        }
         if let Some(action) = action {
             let (reply, _) = oneshot::channel::<Result<(), Attend1Error>>();
             if cmd_tx.try_send(Command::Act(pane, action, reply)).is_err() {

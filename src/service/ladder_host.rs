@@ -96,6 +96,11 @@ struct PaneLadder {
     /// The screen notice (an API retry line) drawn at the last chrome evaluation: a
     /// warning is raised when one appears, not again while it stays.
     notice: Option<String>,
+    /// The turn error drawn as the last history cell at the last chrome evaluation
+    /// (`crate::adapters::turn_errors`): one that appears may end the turn.
+    turn_error: Option<crate::adapters::turn_errors::TurnError>,
+    /// The pane's model requests, for retries only its hooks show.
+    retries: crate::engine::ModelRetries,
 }
 
 impl PaneLadder {
@@ -113,6 +118,8 @@ impl PaneLadder {
             answered_at: None,
             dialog_seen_at: None,
             notice: None,
+            turn_error: None,
+            retries: crate::engine::ModelRetries::default(),
         }
     }
 
@@ -128,6 +135,8 @@ impl PaneLadder {
         self.ladder.handover(agent);
         self.chrome.reset();
         self.notice = None;
+        self.turn_error = None;
+        self.retries = crate::engine::ModelRetries::default();
         self.sampler = Sampler::new();
         self.corrected = None;
         self.seq = 0;
@@ -237,6 +246,13 @@ impl LadderHost {
             _ => {}
         }
         if signal.source.rung == Rung::LifecycleHooks {
+            // A model request sent again with nothing between: a retry no screen shows
+            // (`docs/lifecycle-attention.md#api-failures-and-policy-denials`).
+            if let Some(text) = st.retries.observe(&signal.kind) {
+                let kind = SignalKind::Warning { text };
+                out.signals
+                    .push((pane, Signal::new(kind, signal.source.clone(), now)));
+            }
             if let Some((claim, what)) = claim_of(&signal.kind) {
                 let seq = st.next_seq();
                 let ev = Evidence {
@@ -284,6 +300,15 @@ impl LadderHost {
             self.scan_pid(world, pane, proc.0, now, &mut out);
         }
         out
+    }
+
+    /// The user's interrupt key (a lone Esc, Ctrl-C) is being written into `pane` at
+    /// `now`: the self-report going idle after it corrects at once
+    /// (`crate::engine::ladder::INTERRUPT_WINDOW_MS`).
+    pub fn note_interrupt(&mut self, pane: PaneId, now: Timestamp) {
+        if let Some(st) = self.panes.get_mut(&pane) {
+            st.ladder.note_interrupt(now);
+        }
     }
 
     /// PTY output of an owned pane (after its terminal signals were applied): Codex's
@@ -379,6 +404,7 @@ impl LadderHost {
                     self.self_report(world, &f, now, &mut out);
                 }
             }
+            LadderInput::Interrupt(pane) => self.note_interrupt(pane, now),
             LadderInput::Due(pane) => {
                 let Some(st) = self.panes.get_mut(&pane) else {
                     return out;

@@ -591,3 +591,34 @@ impl Scenario {
         }
     }
 }
+
+/// The daemon variables that make it log `hook applied` per applied hook delivery
+/// (`src/service/owner/hooks.rs`), for [`Scenario::wait_applied`].
+pub const HOOKS_LOGGED: &[(&str, &str)] =
+    &[("RUST_LOG", "info,attend::service::owner::hooks=debug")];
+
+impl Scenario {
+    /// How often the daemon applied a hook `event` to the pane (started with
+    /// [`HOOKS_LOGGED`]).
+    pub fn applied(&self, event: &str) -> usize {
+        let pane = format!("pane=Some(\"{}\")", self.pane);
+        let event = format!("event={event} ");
+        self.env
+            .daemon_log()
+            .lines()
+            .filter(|l| l.contains("hook applied") && l.contains(&pane) && l.contains(&event))
+            .count()
+    }
+
+    /// Waits (within [`STEP`]) until the daemon applied `event` to the pane more than
+    /// `before` times.
+    pub fn wait_applied(&self, event: &str, before: usize) {
+        let deadline = Instant::now() + STEP;
+        while self.applied(event) <= before {
+            if Instant::now() > deadline {
+                self.fail(&format!("no {event} hook applied"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}

@@ -160,6 +160,7 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
             (hook.event.unwrap_or(""), text)
         }
     };
+    let payload = digest(hook.agent, event, payload);
     if let Err(e) = (entry.check)(hook.agent, event, &payload) {
         eprintln!("attend: hook not delivered: {e}");
         return 0;
@@ -201,6 +202,40 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
         );
     }
     0
+}
+
+/// Gemini's `BeforeModel` payload carries the whole conversation in `llm_request`
+/// (megabytes in a long session, over [`MAX_PAYLOAD`]); Attend reads only the model and
+/// how many messages it holds (a retry sends the same request again), so only that is
+/// sent: `llm_request` becomes `{"model", "message_count"}` (docs/adapters.md, "Gemini
+/// CLI"). Every other payload, and one that is not such a JSON object, is returned as it
+/// is (the checks that follow refuse what is malformed).
+pub fn digest(agent: &str, event: &str, payload: String) -> String {
+    const BEFORE_MODEL: &str = "BeforeModel";
+    let named = event == BEFORE_MODEL || (event.is_empty() && payload.contains(BEFORE_MODEL));
+    if agent != "gemini" || !named {
+        return payload;
+    }
+    let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(&payload) else {
+        return payload;
+    };
+    if event.is_empty() && map.get("hook_event_name").and_then(|v| v.as_str()) != Some(BEFORE_MODEL)
+    {
+        return payload;
+    }
+    if let Some(request) = map.get_mut("llm_request") {
+        let model = request
+            .get("model")
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        let count = request
+            .get("messages")
+            .and_then(|m| m.as_array())
+            .map(|m| serde_json::Value::from(m.len() as u64))
+            .unwrap_or(serde_json::Value::Null);
+        *request = serde_json::json!({"model": model, "message_count": count});
+    }
+    serde_json::Value::Object(map).to_string()
 }
 
 /// The payload limit, with the daemon's words: `Err` when `payload` is over
@@ -307,6 +342,37 @@ mod tests {
             .unwrap_err()
             .contains("the limit is 1048576"));
         assert!(check_envelope("claude", "", r#"{"hook_event_name":"Stop"}"#).is_ok());
+    }
+
+    #[test]
+    fn geminis_before_model_is_sent_without_the_conversation() {
+        let messages =
+            vec![serde_json::json!({"role": "user", "content": "x".repeat(MAX_PAYLOAD)}); 2];
+        let payload = serde_json::json!({
+            "hook_event_name": "BeforeModel",
+            "session_id": "g1",
+            "cwd": "/tmp/proj",
+            "llm_request": {"model": "gemini-3.8-flash", "messages": messages, "config": {}},
+        })
+        .to_string();
+        for event in ["BeforeModel", ""] {
+            let small = digest("gemini", event, payload.clone());
+            let v: serde_json::Value = serde_json::from_str(&small).unwrap();
+            assert_eq!(
+                v["llm_request"],
+                serde_json::json!({"model": "gemini-3.8-flash", "message_count": 2})
+            );
+            assert_eq!(
+                (v["session_id"].as_str(), v["cwd"].as_str()),
+                (Some("g1"), Some("/tmp/proj"))
+            );
+            assert!(check_size(&small).is_ok());
+        }
+        // Other agents and events, and what is no JSON object: as they are.
+        assert_eq!(digest("claude", "BeforeModel", payload.clone()), payload);
+        let stop = r#"{"hook_event_name":"AfterAgent","prompt_response":"BeforeModel"}"#;
+        assert_eq!(digest("gemini", "", stop.to_string()), stop);
+        assert_eq!(digest("gemini", "BeforeModel", "[1".to_string()), "[1");
     }
 
     #[test]

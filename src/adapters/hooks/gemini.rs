@@ -9,6 +9,9 @@ use crate::model::{Identity, SignalKind::*};
 /// The notification type of Gemini's approval dialog.
 const TOOL_PERMISSION: &str = "ToolPermission";
 
+/// What `AfterAgent` says as `prompt_response` when the turn produced no text.
+const NO_RESPONSE: &str = "[no response text]";
+
 /// Labels of Gemini's approval dialog ("Allow execution of [Shell]?").
 const PERMISSION_OPTIONS: [&str; 3] = [
     "Allow once",
@@ -37,8 +40,13 @@ pub(super) fn map(event: &str, p: &Payload<'_>, policy: &NotificationPolicy) -> 
             reason: p.first_str(&["reason", "trigger"]).map(str::to_string),
         },
         "BeforeAgent" => TurnStarted,
+        // Gemini's placeholder for a turn that produced no text (an API error ended it):
+        // nothing said.
         "AfterAgent" => TurnStopped {
-            summary: p.str("prompt_response").map(str::to_string),
+            summary: p
+                .str("prompt_response")
+                .filter(|r| *r != NO_RESPONSE)
+                .map(str::to_string),
         },
         "BeforeTool" => ToolStarted {
             tool: tool(),
@@ -63,7 +71,23 @@ pub(super) fn map(event: &str, p: &Payload<'_>, policy: &NotificationPolicy) -> 
             }
         }
         "Notification" => policy.signal(p),
-        "BeforeModel" | "AfterModel" | "BeforeToolSelection" | "PreCompress" => IdentityOnly,
+        // The hook client sends `llm_request` as `{model, message_count}` (the conversation
+        // itself is not Attend's business); a payload straight from Gemini has `messages`.
+        "BeforeModel" => ModelRequest {
+            model: p
+                .at(&["llm_request", "model"])
+                .and_then(non_empty)
+                .map(str::to_string),
+            messages: p
+                .at(&["llm_request", "message_count"])
+                .and_then(serde_json::Value::as_u64)
+                .or_else(|| {
+                    p.at(&["llm_request", "messages"])
+                        .and_then(serde_json::Value::as_array)
+                        .map(|m| m.len() as u64)
+                }),
+        },
+        "AfterModel" | "BeforeToolSelection" | "PreCompress" => IdentityOnly,
         _ => return Mapped::unknown(),
     };
     Mapped::known(kind)

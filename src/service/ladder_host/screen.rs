@@ -92,6 +92,20 @@ impl LadderHost {
                 .push((pane, crate::model::Signal::new(kind, source, now)));
         }
         st.notice = notice;
+        // An API error drawn as the last history cell may end the turn no hook ended
+        // (`docs/lifecycle-attention.md#api-failures-and-policy-denials`).
+        let error = crate::adapters::turn_errors::turn_error(p.agent, &text);
+        if let Some(e) = error
+            .as_ref()
+            .filter(|e| st.turn_error.as_ref() != Some(*e))
+        {
+            if let Some(kind) = crate::engine::screen_error_step(p, &e.text, e.usage_limit, now) {
+                let source = Source::new(Rung::NeedsInputChrome, crate::engine::ERROR_ORIGIN);
+                out.signals
+                    .push((pane, crate::model::Signal::new(kind, source, now)));
+            }
+        }
+        st.turn_error = error;
         let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
         if !st.chrome.evaluate(manifest, screen, now) {
             // No change; a dialog still shown after an answer settled may need its decision.

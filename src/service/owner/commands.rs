@@ -62,6 +62,9 @@ impl Owner {
                 batch.respond(reply, Ok(next.unwrap_or_default()));
             }
             Command::SendInput(id, data, reply) => {
+                if crate::adapters::keys::is_interrupt(&data) {
+                    self.ladder.note_interrupt(id, now());
+                }
                 let r = self.handle(id).and_then(|h| {
                     h.write(&data)
                         .map_err(|e| Attend1Error::Internal(format!("cannot write to {id}: {e}")))
