@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian 12 packages Attend builds and tests with, when missing.
 # Usage: build-aux/deps.sh [build|test]   (test adds what the test suite needs)
-# Uses sudo when not root. Prints what it installs; silent when nothing is missing.
+# Uses sudo when not root. Prints what it installs; silent when nothing is missing. Waits
+# a bounded time for another apt or dpkg (build-aux/apt.sh, ATTEND_APT_WAIT).
 set -eu
 want="build-essential pkg-config git dbus dbus-x11 libgtk-4-dev libadwaita-1-dev gettext"
 if [ "${1:-build}" = test ]; then
@@ -13,11 +14,11 @@ for p in $want; do
 done
 if [ -n "$missing" ]; then
   echo "attend: installing Debian packages:$missing" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # shellcheck source=build-aux/apt.sh
+  . "$(dirname "$0")/apt.sh"
+  attend_apt update
   # shellcheck disable=SC2086
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  attend_apt install -y --no-install-recommends $missing
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "attend: cargo not found; install the Rust toolchain (rustup.rs) and retry" >&2
