@@ -14,7 +14,8 @@
 #    meson.build is the one list of what is installed where.
 # 3. cargo-deb packs the staging root into the two packages as [package.metadata.deb] in
 #    Cargo.toml splits it (the panel is its variant `panel`). The version is Cargo.toml's.
-# Prints the two paths. Exits non-zero with the failing step's output.
+# Prints the two paths on stdout (the steps' output goes to stderr). Exits non-zero with
+# the failing step's output.
 set -eu
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -41,8 +42,8 @@ meson setup "$work/build" --prefix=/usr --buildtype=release \
   cat "$work/meson-setup.log" >&2
   exit 1
 }
-meson compile -C "$work/build"
-meson install -C "$work/build" --destdir "$work/root" --no-rebuild --quiet
+meson compile -C "$work/build" >&2
+meson install -C "$work/build" --destdir "$work/root" --no-rebuild --quiet >&2
 # The executables are cargo's, which meson does not strip; as dh_strip does.
 for exe in "$work"/root/usr/bin/*; do
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "$exe"
@@ -59,8 +60,8 @@ attend ($version-1) unstable; urgency=medium
 CHANGELOG
 
 rm -f "$out"/attend_*.deb "$out"/attend-panel_*.deb
-cargo deb --no-build --quiet --output "$out" >/dev/null
-cargo deb --no-build --quiet --variant panel --output "$out" >/dev/null
+cargo deb --no-build --quiet --output "$out" >&2
+cargo deb --no-build --quiet --variant panel --output "$out" >&2
 arch=$(dpkg --print-architecture)
 main="$out/attend_${version}-1_$arch.deb"
 panel="$out/attend-panel_${version}-1_$arch.deb"

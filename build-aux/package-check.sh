@@ -48,13 +48,14 @@ if [ "${2:-}" != --on-bus ]; then
   exec dbus-run-session -- sh "$0" "$version" --on-bus
 fi
 
-# On a private session bus from here on.
+# On a private session bus from here on. Nothing calls the service before the daemon
+# says it is ready: a call would start one through D-Bus activation (checked last).
 attend daemon --no-tray --no-notifications >"$work/daemon.log" 2>&1 &
 daemon=$!
 trap 'kill "$daemon" 2>/dev/null || true' EXIT
-until_true 30 "the daemon to answer" attend version
 until_true 30 "the daemon to be ready" grep -q "attend daemon ready" "$work/daemon.log"
-echo "attend daemon: answers on a private bus"
+attend version >/dev/null || fail "attend version"
+echo "attend daemon: ready on a private bus"
 
 # One hook through the installed hook executable (Claude Code's UserPromptSubmit).
 printf '%s' '{"session_id": "6b33e0c2-0000-4000-8000-0000000000aa", "transcript_path": "/tmp/pkgcheck/t.jsonl", "cwd": "/tmp/pkgcheck/proj", "prompt_id": "4b15a7d0-0000-4000-8000-0000000000ab", "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": "the package test"}' |
@@ -92,3 +93,18 @@ echo "attend-panel: starts under Xvfb and shows the workspace 'proj'"
 kill "$daemon"
 wait "$daemon" || true
 echo "attend daemon: stopped"
+
+# D-Bus activation through the installed service file starts /usr/bin/attend daemon.
+daemon_pid() {
+  for p in /proc/[0-9]*; do
+    [ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "/usr/bin/attend daemon " ] && echo "${p#/proc/}"
+  done
+  return 0
+}
+[ -z "$(daemon_pid)" ] || fail "a daemon still runs"
+attend version >"$work/activation.log" 2>&1 || fail "attend version with no daemon running"
+activated=$(daemon_pid)
+[ -n "$activated" ] || fail "no /usr/bin/attend daemon after a call"
+kill "$activated"
+until_true 30 "the activated daemon to stop" sh -c "! kill -0 $activated"
+echo "D-Bus activation: a call started /usr/bin/attend daemon (io.github.attend.Attend1.service)"

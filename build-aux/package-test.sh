@@ -36,6 +36,7 @@ tools="dbus xvfb xauth"
 # Unmounts what was mounted in the root, then removes the temporary directory (never
 # across a mount that is still there).
 cleanup() {
+  kill_in_root
   for m in dev/shm dev/pts proc; do
     if grep -q " $root/$m " /proc/mounts 2>/dev/null; then
       $SUDO umount "$root/$m" 2>/dev/null || $SUDO umount -l "$root/$m"
@@ -49,6 +50,14 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# Kills every process whose root is the Debian root (what a failed check left running).
+kill_in_root() {
+  for p in /proc/[0-9]*; do
+    [ "$($SUDO readlink "$p/root" 2>/dev/null)" = "$root" ] && $SUDO kill -9 "${p#/proc/}" 2>/dev/null
+  done
+  return 0
+}
 
 # check NAME COMMAND...: runs one check, counts it, prints its verdict and time.
 check() {
@@ -135,7 +144,7 @@ check_build() {
   build-aux/deb.sh >"$tmp/debs" || return 1
   main=$(sed -n 1p "$tmp/debs")
   panel=$(sed -n 2p "$tmp/debs")
-  [ -f "$main" ] && [ -f "$panel" ] || fail "deb.sh printed no packages"
+  [ -f "$main" ] && [ -f "$panel" ] || fail "deb.sh printed no packages" || return 1
   ls -l "$main" "$panel" | awk '{ print $5, $NF }'
 }
 
@@ -273,17 +282,31 @@ check_install() {
   snapshot >"$tmp/before"
   $SUDO mkdir -p "$root/tmp/pkgs"
   $SUDO cp "$main" "$panel" build-aux/package-check.sh "$root/tmp/pkgs/"
-  in_root apt-get install -y -q --no-install-recommends --no-download \
+  home_before=$($SUDO find "$root/home/tester" | sort)
+  in_root apt-get install -y -q --no-install-recommends \
     "/tmp/pkgs/$(basename "$main")" "/tmp/pkgs/$(basename "$panel")" >"$tmp/apt.log" 2>&1 ||
     fail "apt-get install ./attend*.deb failed: $(tail -n 5 "$tmp/apt.log")" || return 1
-  echo "installed with apt-get into a Debian 12 root (debootstrap, cached)"
+  # The root has the dependencies already: nothing else is installed or fetched.
+  grep -q '^0 upgraded, 2 newly installed, 0 to remove' "$tmp/apt.log" ||
+    fail "apt-get installed more than the two packages: $(cat "$tmp/apt.log")" || return 1
+  touch "$tmp/installed"
+  echo "apt-get install ./attend_*.deb ./attend-panel_*.deb into a Debian 12 root (debootstrap)"
   version=$(dpkg-deb -f "$main" Version)
   $SUDO chroot --userspec=1000:1000 "$root" env -i PATH=/usr/bin:/bin HOME=/home/tester \
-    LANG=C.UTF-8 USER=tester sh /tmp/pkgs/package-check.sh "${version%-*}"
+    LANG=C.UTF-8 USER=tester sh /tmp/pkgs/package-check.sh "${version%-*}" || return 1
+  # Everything the checks started has ended (holders included).
+  left=""
+  for p in /proc/[0-9]*; do
+    [ "$($SUDO readlink "$p/root" 2>/dev/null)" = "$root" ] &&
+      left="$left
+$($SUDO tr '\0' ' ' <"$p/cmdline")"
+  done
+  [ -z "$left" ] || fail "still running in the root:$left"
 }
 
 check_remove() {
-  [ -f "$tmp/before" ] || fail "not installed" || return 1
+  [ -f "$tmp/installed" ] || fail "not installed" || return 1
+  kill_in_root
   main=$(sed -n 1p "$tmp/debs")
   panel=$(sed -n 2p "$tmp/debs")
   in_root dpkg -r attend-panel attend >/dev/null || return 1
@@ -302,8 +325,8 @@ check_remove() {
   diff -u "$tmp/before" "$tmp/after" >"$tmp/left.diff" ||
     fail "dpkg --purge changed the root: $(cat "$tmp/left.diff")" || return 1
   echo "dpkg --purge: nothing else changed; the user's own state stays:"
-  $SUDO find "$root/home/tester" -mindepth 1 \( -path "*/.local/state/attend/*" -prune \) -o -print |
-    sed "s|^$root||"
+  echo "$home_before" >"$tmp/home.before"
+  $SUDO find "$root/home/tester" | sort | comm -13 "$tmp/home.before" - | sed "s|^$root||"
 }
 
 check apt-lock check_apt_lock
