@@ -53,6 +53,7 @@ trap 'exit 130' INT TERM
 
 # Kills every process whose root is the Debian root (what a failed check left running).
 kill_in_root() {
+  grep -q " $root/proc " /proc/mounts 2>/dev/null || return 0
   for p in /proc/[0-9]*; do
     [ "$($SUDO readlink "$p/root" 2>/dev/null)" = "$root" ] && $SUDO kill -9 "${p#/proc/}" 2>/dev/null
   done
@@ -99,13 +100,15 @@ time.sleep(float(sys.argv[2]))
 }
 
 # apt-get that has nothing to do still takes the lock; the lists lock is a private one
-# (a lists directory of its own, no sources), so nothing of the machine's apt changes.
+# (lists and cache directories of its own, no sources), so nothing of the machine's apt
+# changes.
 apt_noop_install() {
   sh -c '. build-aux/apt.sh; attend_apt install -y' 2>&1
 }
 apt_private_update() {
   sh -c '. build-aux/apt.sh; attend_apt update -o Dir::State::Lists="$1" \
-    -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$1/none"' _ "$1" 2>&1
+    -o Dir::Cache="$1/cache" -o Dir::Etc::SourceList=/dev/null \
+    -o Dir::Etc::SourceParts="$1/none"' _ "$1" 2>&1
 }
 
 check_apt_lock() {
@@ -119,7 +122,7 @@ check_apt_lock() {
   echo "dpkg lock held 3 s: waited $(($(date +%s) - start)) s and said so"
   # The lists lock (apt-get update), held 3 s.
   lists=$tmp/lists
-  mkdir -p "$lists/partial"
+  mkdir -p "$lists/partial" "$lists/cache/archives/partial"
   hold_lock "$lists/lock" 3
   start=$(date +%s)
   out=$(ATTEND_APT_WAIT=60 apt_private_update "$lists") || fail "update failed: $out" || return 1
