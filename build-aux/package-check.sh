@@ -68,7 +68,7 @@ attend run -- sleep 60 >"$work/run.log" 2>&1 || fail "attend run"
 pane=$(tr -d '[:space:]' <"$work/run.log")
 holder_runs() {
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q '^/usr/bin/attend-holder ' && return 0
+    tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q '^/usr/bin/attend-holder ' && return 0
   done
   return 1
 }
@@ -97,7 +97,7 @@ echo "attend daemon: stopped"
 # D-Bus activation through the installed service file starts /usr/bin/attend daemon.
 daemon_pid() {
   for p in /proc/[0-9]*; do
-    [ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "/usr/bin/attend daemon " ] && echo "${p#/proc/}"
+    [ "$(tr '\0' ' ' 2>/dev/null <"$p/cmdline")" = "/usr/bin/attend daemon " ] && echo "${p#/proc/}"
   done
   return 0
 }

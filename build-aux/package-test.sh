@@ -302,7 +302,7 @@ check_install() {
   for p in /proc/[0-9]*; do
     [ "$($SUDO readlink "$p/root" 2>/dev/null)" = "$root" ] &&
       left="$left
-$($SUDO tr '\0' ' ' <"$p/cmdline")"
+$($SUDO tr '\0' ' ' 2>/dev/null <"$p/cmdline")"
   done
   [ -z "$left" ] || fail "still running in the root:$left"
 }
