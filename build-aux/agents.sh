@@ -28,7 +28,8 @@
 #   `node_modules/node/bin/node` (the only file in that directory).
 #   Idempotent: a version already there is not fetched again.
 #   Exits non-zero with a one-line reason when node/npm cannot be installed or the
-#   registry is unreachable. Installs nodejs/npm with apt when missing (sudo when not root):
+#   registry is unreachable. Installs nodejs/npm with apt when missing (sudo when not root;
+#   waits a bounded time for another apt or dpkg: build-aux/apt.sh, ATTEND_APT_WAIT):
 #   Debian's npm fetches the pinned Node, which then runs the agents' install scripts.
 set -eu
 
@@ -109,12 +110,10 @@ done
 
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "attend: installing Debian packages: nodejs npm" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 ||
-    fail "apt-get update failed (no network to the Debian mirror?)"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    -o DPkg::Lock::Timeout=300 nodejs npm >/dev/null 2>&1 || fail "apt-get install nodejs npm failed"
+  # shellcheck source=build-aux/apt.sh
+  . "$(dirname "$0")/apt.sh"
+  attend_apt update || fail "apt-get update failed (no network to the Debian mirror?)"
+  attend_apt install -y --no-install-recommends nodejs npm || fail "apt-get install nodejs npm failed"
 fi
 
 # The version npm recorded for package $2 in prefix $1, or nothing.

@@ -61,11 +61,11 @@ if [ "$gui" = yes ]; then
   done
   if [ -n "$missing" ]; then
     echo "attend: installing Debian packages for the panel:$missing" >&2
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    # shellcheck source=build-aux/apt.sh
+    . build-aux/apt.sh
+    attend_apt update
     # shellcheck disable=SC2086
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    attend_apt install -y --no-install-recommends $missing
   fi
   # The workspace: attend, attend-panel, attend-hook (the hooks' executable) and
   # attend-holder (one small process per pane) beside them.

@@ -9,12 +9,12 @@
 #   (tests/*.rs except the groups below), real-agents (real_*.rs, ladder_real_*.rs:
 #   the real Claude Code, Codex and Gemini CLIs), reliability (reliability_*.rs),
 #   fuzz (fuzz_*.rs: the corpus and a bounded mutation run), meson (data validation, the
-#   install list).
+#   install list), package (the Debian packages: build, lintian, install, remove;
+#   docs/packaging.md).
 # A stage that fails or overruns its budget (it is killed) fails the run; the other
 # stages still run, so one log shows every failure. Each budget is at least twice the
-# stage's measured time; together they add up to 78 minutes, which leaves room for more
-# stages under a cap of 80 minutes (CI allows 90). A normal run takes a fraction of that
-# (the summary prints each stage).
+# stage's measured time; together they add up to 83 minutes (CI allows 90). A normal
+# run takes a fraction of that (the summary prints each stage).
 #
 # Environment: ATTEND_BUDGET_SCALE=N multiplies every budget (slow machines);
 # PROPTEST_CASES (default 10000) and FUZZ_CASES (default: the fuzz tests' own) size the
@@ -106,9 +106,9 @@ if [ "${1:-}" = --real-agents ]; then
   exit
 fi
 
-stage deps 480 build-aux/deps.sh test
+stage deps 420 build-aux/deps.sh test
 # The real agent CLIs (pinned, cached between runs); a failed install fails the run.
-stage agents 480 build-aux/agents.sh
+stage agents 420 build-aux/agents.sh
 ATTEND_REQUIRE_REAL_AGENTS=1
 PROPTEST_CASES=${PROPTEST_CASES:-10000}
 # One fixed seed: a CI run is repeatable (a red run means the tree, not the dice); the
@@ -124,13 +124,16 @@ stage build 900 cargo build --all-targets --locked
 stage architecture 120 cargo test --locked --no-fail-fast --test architecture
 # Unit tests of both workspace crates, and the hook executable's own tests (attend-hook).
 stage unit 180 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook -p attend-holder --tests'
-stage integration 600 "$0" --group out "$special"
+stage integration 480 "$0" --group out "$special"
 stage real-agents 480 "$0" --real-agents
 stage reliability 480 "$0" --group in '^reliability_'
-stage fuzz 240 "$0" --group in '^fuzz_'
+stage fuzz 180 "$0" --group in '^fuzz_'
 # Also: `meson install` installs the man page and the bash, zsh and fish completions
 # (docs/cli.md#manual-page-and-completions).
 stage meson 120 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'
+# Both Debian packages built (release), lintian, installed into a Debian 12 root,
+# exercised and removed (build-aux/package-test.sh, docs/packaging.md).
+stage package 600 build-aux/package-test.sh
 
 echo
 echo "== stages"

@@ -5,8 +5,9 @@
 //!   path, interface and error prefix, `ATTEND_PANE`, `ATTEND_PANE_HOOKS` and its
 //!   `--pane-hooks` marker, the payload limit, the hook executable's file name (docs/dbus-api.md; docs/decisions/0004-hook-executable.md).
 //! - Build-time values (Loupe's pattern): meson passes them through the environment of
-//!   `cargo build` (`ATTEND_APP_ID`, `ATTEND_VERSION`, `ATTEND_LOCALEDIR`, meson.build);
-//!   a plain `cargo build` falls back to the defaults below.
+//!   `cargo build` (`ATTEND_APP_ID`, `ATTEND_LOCALEDIR`, meson.build) where they differ
+//!   from the defaults below, which a plain `cargo build` uses; so both share one
+//!   `target/release` (docs/packaging.md).
 
 pub use attend_hook::names::{
     BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV,
@@ -21,7 +22,8 @@ pub const APP_ID: &str = match option_env!("ATTEND_APP_ID") {
     None => "io.github.attend.Attend",
 };
 
-/// Version string: meson's project version (`ATTEND_VERSION`), else the crate version.
+/// Version string: `ATTEND_VERSION` when a build sets it, else the crate version (the
+/// version of `Cargo.toml`, which the Debian packages carry too; meson sets none).
 pub const VERSION: &str = match option_env!("ATTEND_VERSION") {
     Some(v) => v,
     None => env!("CARGO_PKG_VERSION"),
