@@ -143,6 +143,12 @@ impl Sink<'_> {
             v.push(b);
         }
     }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        if let Some(v) = self.0.as_mut() {
+            v.extend_from_slice(bytes);
+        }
+    }
 }
 
 impl TerminalScanner {
@@ -200,8 +206,22 @@ impl TerminalScanner {
 
     fn scan(&mut self, bytes: &[u8], out: &mut Vec<TerminalEvent>, mut sink: Sink<'_>) -> bool {
         let mut printable = false;
-        for &b in bytes {
-            self.step(b, out, &mut sink, &mut printable);
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.state == State::Ground {
+                // Ground: everything up to the next ESC or BEL passes as it is, in one go
+                // (what `step` does byte by byte; a flood is mostly this).
+                let end = memchr::memchr2(ESC, BEL, &bytes[i..]).map_or(bytes.len(), |p| i + p);
+                let run = &bytes[i..end];
+                printable = printable || run.iter().any(|&b| b > b' ' && b != 0x7f);
+                sink.extend(run);
+                i = end;
+                if i == bytes.len() {
+                    break;
+                }
+            }
+            self.step(bytes[i], out, &mut sink, &mut printable);
+            i += 1;
         }
         printable
     }

@@ -40,6 +40,7 @@
 //! Dropping the last handle of a running pane this process started hangs it up (SIGHUP
 //! to its process group), as closing a terminal window does.
 
+mod batching;
 mod drain;
 mod events;
 mod fdio;

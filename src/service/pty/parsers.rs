@@ -5,7 +5,9 @@
 //! queue order. A parser takes every chunk queued at once (a batch, up to
 //! [`MAX_BATCH_BYTES`]), feeds the screen, broadcasts the raw bytes and sends one
 //! `Output`, then puts the pane back at the end of the run queue if more came meanwhile
-//! (panes printing at once take turns).
+//! (panes printing at once take turns). A pane flooding its terminal is put aside for a
+//! moment instead, so that its output is parsed in larger batches
+//! (src/service/pty/batching.rs).
 //!
 //! Back-pressure: a pane's queue takes at most [`PARSE_QUEUE`] chunks; when it is
 //! full the reactor stops reading that pane (its program waits) until a parser has taken
@@ -13,6 +15,7 @@
 //! owner's event queue is full (src/service/pty/events.rs), so a slow owner slows the
 //! readers down, never grows memory (`docs/reliability.md#load`).
 
+use super::batching::{self, Queued, Take};
 use super::drain::{Chunk, Parse};
 use super::events::{EventTx, PtyEvent, PtyExit};
 use super::priority;
@@ -20,6 +23,7 @@ use super::shared::{lock, Shared};
 use crate::model::PaneId;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
 
 /// Chunks (of at most 16 KiB; PTY reads mostly return a few KiB) queued per pane between
 /// the reactor and the parsers. A parser that falls behind takes them all at once,
@@ -62,6 +66,16 @@ struct QueueState {
     items: VecDeque<Parse>,
     /// Chunks in `items`.
     chunks: usize,
+    /// Screen bytes in `items`.
+    bytes: usize,
+    /// When the oldest chunk in `items` was queued.
+    oldest: Option<Instant>,
+    /// The program's exit is in `items`.
+    exit_queued: bool,
+    /// When the pane's last batch ended.
+    last_batch: Option<Instant>,
+    /// A parser put the pane aside ([`Pool`]'s `later`) to let its batch grow.
+    delayed: bool,
     /// The pane is on the run queue or a parser works on it.
     scheduled: bool,
     /// The reactor found the queue full and waits for [`Resume`].
@@ -70,9 +84,33 @@ struct QueueState {
 
 /// The pool's run queue: panes with queued items, in the order they became ready.
 pub(super) struct Pool {
-    run: Mutex<VecDeque<Arc<PaneQueue>>>,
+    run: Mutex<RunQueue>,
     ready: Condvar,
     capacity: usize,
+}
+
+/// Lock order: a pane's `state`, then the pool's `run` (never the other way round).
+#[derive(Default)]
+struct RunQueue {
+    ready: VecDeque<Arc<PaneQueue>>,
+    /// Panes put aside until a time, to let a flood's batch grow (src/service/pty/batching.rs).
+    later: Vec<(Instant, Arc<PaneQueue>)>,
+}
+
+impl RunQueue {
+    /// Moves the panes whose time came to the ready queue; the earliest time left.
+    fn due(&mut self, now: Instant) -> Option<Instant> {
+        let mut i = 0;
+        while i < self.later.len() {
+            if self.later[i].0 <= now {
+                let (_, q) = self.later.swap_remove(i);
+                self.ready.push_back(q);
+            } else {
+                i += 1;
+            }
+        }
+        self.later.iter().map(|(t, _)| *t).min()
+    }
 }
 
 impl Pool {
@@ -80,7 +118,7 @@ impl Pool {
     /// [`Pool::start`].
     pub(super) fn new(capacity: usize) -> Pool {
         Pool {
-            run: Mutex::new(VecDeque::new()),
+            run: Mutex::new(RunQueue::default()),
             ready: Condvar::new(),
             capacity,
         }
@@ -102,8 +140,27 @@ impl Pool {
     }
 
     fn schedule(&self, q: Arc<PaneQueue>) {
-        lock(&self.run).push_back(q);
+        lock(&self.run).ready.push_back(q);
         self.ready.notify_one();
+    }
+
+    /// Puts `q` aside until `at` (the caller holds `q`'s state lock).
+    fn later(&self, q: Arc<PaneQueue>, at: Instant) {
+        lock(&self.run).later.push((at, q));
+        // A waiting parser recomputes its timeout.
+        self.ready.notify_one();
+    }
+
+    /// Moves `q` from the panes put aside to the ready queue, unless a parser's timer did
+    /// already (the caller holds `q`'s state lock).
+    fn promote(&self, q: &Arc<PaneQueue>) {
+        let mut run = lock(&self.run);
+        if let Some(i) = run.later.iter().position(|(_, p)| Arc::ptr_eq(p, q)) {
+            let (_, q) = run.later.swap_remove(i);
+            run.ready.push_back(q);
+            drop(run);
+            self.ready.notify_one();
+        }
     }
 
     fn work(&self, resume: &dyn Resume) {
@@ -112,10 +169,20 @@ impl Pool {
             let q = {
                 let mut run = lock(&self.run);
                 loop {
-                    if let Some(q) = run.pop_front() {
+                    let now = Instant::now();
+                    let next = run.due(now);
+                    if let Some(q) = run.ready.pop_front() {
                         break q;
                     }
-                    run = self.ready.wait(run).unwrap_or_else(|p| p.into_inner());
+                    run = match next {
+                        Some(t) => {
+                            self.ready
+                                .wait_timeout(run, t.saturating_duration_since(now))
+                                .unwrap_or_else(|p| p.into_inner())
+                                .0
+                        }
+                        None => self.ready.wait(run).unwrap_or_else(|p| p.into_inner()),
+                    };
                 }
             };
             q.parse_batch(self, resume);
@@ -144,8 +211,16 @@ impl PaneQueue {
             s.reader_waiting = true;
             return Err(chunk);
         }
+        if s.chunks == 0 {
+            s.oldest = Some(Instant::now());
+        }
         s.chunks += 1;
+        s.bytes += chunk.screen.len();
         s.items.push_back(Parse::Chunk(chunk));
+        if s.delayed && (s.bytes >= batching::FLOOD_BATCH_BYTES || s.chunks >= pool.capacity) {
+            s.delayed = false;
+            pool.promote(self);
+        }
         self.wake(pool, s);
         Ok(())
     }
@@ -154,6 +229,11 @@ impl PaneQueue {
     pub(super) fn push_exit(self: &Arc<Self>, pool: &Pool, exit: PtyExit) {
         let mut s = lock(&self.state);
         s.items.push_back(Parse::Exit(exit));
+        s.exit_queued = true;
+        if s.delayed {
+            s.delayed = false;
+            pool.promote(self);
+        }
         self.wake(pool, s);
     }
 
@@ -169,15 +249,29 @@ impl PaneQueue {
     fn parse_batch(self: &Arc<Self>, pool: &Pool, resume: &dyn Resume) {
         let (batch, exit, wake_reader) = {
             let mut s = lock(&self.state);
+            s.delayed = false;
+            let queued = Queued {
+                bytes: s.bytes,
+                oldest: s.oldest,
+                last_batch: s.last_batch,
+                urgent: s.exit_queued || s.reader_waiting,
+            };
+            if let Take::At(at) = batching::decide(queued, Instant::now()) {
+                s.delayed = true;
+                pool.later(self.clone(), at);
+                return;
+            }
             let (mut batch, mut size, mut exit) = (Vec::new(), 0, None);
             while let Some(item) = s.items.pop_front() {
                 match item {
                     Parse::Chunk(c) => {
                         s.chunks -= 1;
+                        s.bytes -= c.screen.len();
                         size += c.screen.len();
                         batch.push(c);
                     }
                     Parse::Exit(e) => {
+                        s.exit_queued = false;
                         exit = Some(e);
                         break;
                     }
@@ -186,6 +280,7 @@ impl PaneQueue {
                     break;
                 }
             }
+            s.oldest = (s.chunks > 0).then(Instant::now);
             let wake = s.reader_waiting && s.chunks < pool.capacity;
             if wake {
                 s.reader_waiting = false;
@@ -208,6 +303,7 @@ impl PaneQueue {
             });
         }
         let mut s = lock(&self.state);
+        s.last_batch = Some(Instant::now());
         if s.items.is_empty() {
             s.scheduled = false;
         } else {
@@ -224,7 +320,11 @@ fn output(pane: PaneId, batch: Vec<Chunk>, shared: &Shared, tx: &EventTx) {
     let bytes = match batch.as_slice() {
         [one] => &one.screen,
         many => {
-            joined = many.iter().flat_map(|c| c.screen.iter().copied()).collect();
+            joined = many
+                .iter()
+                .map(|c| c.screen.as_slice())
+                .collect::<Vec<_>>()
+                .concat();
             &joined
         }
     };

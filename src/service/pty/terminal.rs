@@ -25,6 +25,16 @@
 //! cannot change inside such a run (no ESC), and it is never done while a scroll region
 //! may be set (`CSI t;b r` seen and not reset since), where LF does not scroll the whole
 //! screen. The terminal-event scanner runs before this on every byte (src/service/pty.rs).
+//!
+//! **Plain lines straight to the history.** After coalescing, the lines that follow and
+//! end up in the history would each be parsed and then formatted back into the same
+//! bytes: a line of printable ASCII ended by CR LF and written with default attributes
+//! is exactly its own formatted row (one row per screen width when it wraps). Such lines (all but the
+//! last `rows` LFs of the run) go into the history as they are; vt100 parses only the
+//! rest. The screen vt100 still shows then is the coalescing's (the cursor at the start
+//! of the bottom row, `rows - 1` rows above it that no real line would push), so the next
+//! `rows - 1` rows it pushes are dropped ([`Terminal`]'s `drop_pushes`). Measured in
+//! `docs/benchmarks.md#pty-throughput-batches`.
 
 use std::collections::VecDeque;
 
@@ -66,13 +76,18 @@ pub struct Terminal {
     csi_params: bool,
     /// The current CSI's first numeric parameter (saturating).
     csi_n: u16,
-    /// A scroll region may be set on some grid (a `CSI … r` with parameters seen, and no
-    /// `CSI r` or RIS since).
-    region: bool,
+    /// A scroll region may be set on the main (0) or alternate (1) grid: a `CSI … r` with
+    /// parameters seen on that grid, and no `CSI r` on it or RIS since.
+    region: [bool; 2],
     /// Lines never parsed thanks to coalescing.
     skipped: u64,
     /// The start of a UTF-8 character whose end has not come yet (see `run_piece`).
     utf8_tail: Vec<u8>,
+    /// Rows vt100 pushes next that no real line would have pushed (see the module docs).
+    drop_pushes: usize,
+    /// History rows formatted from vt100's screen (not put there as they were).
+    #[cfg(test)]
+    formatted: u64,
 }
 
 /// Cutting one `feed` call into pieces.
@@ -94,9 +109,12 @@ impl Terminal {
             csi_private: false,
             csi_params: false,
             csi_n: 0,
-            region: false,
+            region: [false; 2],
             skipped: 0,
             utf8_tail: Vec::new(),
+            drop_pushes: 0,
+            #[cfg(test)]
+            formatted: 0,
         }
     }
 
@@ -192,6 +210,7 @@ impl Terminal {
                 left -= n;
             }
             i += skip_to;
+            i += self.plain_lines_to_history(&bytes[i..end], rows, cols);
             cut.start = i;
         }
         for (k, &b) in bytes[i..end].iter().enumerate() {
@@ -211,10 +230,62 @@ impl Terminal {
         end
     }
 
+    /// The grid vt100 is on: 0 the main screen, 1 the alternate one (each has its own
+    /// scroll region).
+    fn grid(&self) -> usize {
+        usize::from(self.parser.screen().alternate_screen())
+    }
+
+    /// Puts the plain lines at the head of `run` (just after coalescing) into the history
+    /// as they are, all but the last `rows` LFs' worth; returns the bytes taken (module
+    /// docs).
+    fn plain_lines_to_history(&mut self, run: &[u8], rows: usize, cols: usize) -> usize {
+        let screen = self.parser.screen();
+        let default_look = screen.fgcolor() == vt100::Color::Default
+            && screen.bgcolor() == vt100::Color::Default
+            && !(screen.bold()
+                || screen.dim()
+                || screen.italic()
+                || screen.underline()
+                || screen.inverse());
+        if self.history_max == 0 || screen.alternate_screen() || !default_look {
+            return 0;
+        }
+        let most = memchr::memchr_iter(b'\n', run).count().saturating_sub(rows);
+        let (mut taken, mut lines) = (0, 0);
+        while lines < most {
+            let Some(lf) = memchr::memchr(b'\n', &run[taken..]) else {
+                break;
+            };
+            let Some(text) = run[taken..taken + lf].strip_suffix(b"\r") else {
+                break;
+            };
+            if !text.iter().all(|b| (0x20..0x7f).contains(b)) {
+                break;
+            }
+            // A line wider than the screen wraps: one row per `cols` bytes.
+            if text.is_empty() {
+                self.history.push_back(Box::default());
+            }
+            for row in text.chunks(cols) {
+                self.history.push_back(row.into());
+            }
+            taken += lf + 1;
+            lines += 1;
+        }
+        if lines > 0 {
+            while self.history.len() > self.history_max {
+                self.history.pop_front();
+            }
+            self.drop_pushes = rows - 1;
+        }
+        taken
+    }
+
     /// Where the coalescible head of plain `run` ends (just after a CR LF), if it has one:
     /// at least `rows` LFs up to there and at least `rows + history` after.
     fn coalescible(&mut self, run: &[u8], rows: usize) -> Option<usize> {
-        if self.region {
+        if self.region[self.grid()] {
             return None;
         }
         let keep = rows + self.history_max;
@@ -265,7 +336,7 @@ impl Terminal {
                 0x20..=0x2f => self.seq = Seq::EscInter,
                 0x30..=0x7e => {
                     if b == b'c' {
-                        self.region = false;
+                        self.region = [false; 2];
                     }
                     // May switch the grid (RIS) or move the cursor (DECRC): alone.
                     self.alone(bytes, cut, esc_start, i);
@@ -299,7 +370,10 @@ impl Terminal {
                     match b {
                         b'm' => {}
                         b'r' => {
-                            self.region = self.csi_params;
+                            // Private modes ran alone: vt100 is on the grid this
+                            // sequence is for.
+                            let grid = self.grid();
+                            self.region[grid] = self.csi_params;
                             self.add(bytes, cut, esc_start.max(cut.start), 1);
                         }
                         b'S' => {
@@ -387,7 +461,15 @@ impl Terminal {
         if self.history_max > 0 && pushed > 0 {
             let cols = screen.size().1;
             for back in (1..=pushed).rev() {
+                if self.drop_pushes > 0 {
+                    self.drop_pushes -= 1;
+                    continue;
+                }
                 screen.set_scrollback(back);
+                #[cfg(test)]
+                {
+                    self.formatted += 1;
+                }
                 if let Some(row) = screen.rows_formatted(0, cols).next() {
                     self.history.push_back(row.into_boxed_slice());
                 }
@@ -489,6 +571,9 @@ mod tests {
             1 => Just(b"\x1b8".to_vec()),
             1 => Just("é漢字".as_bytes().to_vec()),
             2 => (1usize..80).prop_map(|n| "line of text\r\n".repeat(n).into_bytes()),
+            // Plain lines of every width around the screen's (20): some wrap.
+            2 => (0usize..23, 1usize..60)
+                .prop_map(|(w, n)| format!("{:>w$}\r\n", "x y").repeat(n).into_bytes()),
         ]
     }
 
@@ -535,6 +620,31 @@ mod tests {
         assert_eq!(t.history_len(), 100);
         // 10 rows: lines 4991 to 4999 and "tail" are on the screen.
         assert_eq!(t.history(1), vec![b"line 4990".to_vec()]);
+        // The history's lines went in as they were: vt100 formatted only the rows the
+        // last 10 lines pushed (and its own before them).
+        assert!(t.formatted < 30, "formatted {}", t.formatted);
+    }
+
+    #[test]
+    fn plain_lines_go_to_the_history_as_they_are_unless_coloured() {
+        let text: String = (0..5000).map(|i| format!("line {i}\r\n")).collect();
+        // Red left on: the rows carry SGR, so vt100 formats them.
+        let t = check_same(
+            10,
+            40,
+            100,
+            &[b"\x1b[31m".to_vec(), text.clone().into_bytes()],
+        );
+        assert!(t.formatted >= 100, "formatted {}", t.formatted);
+        // Lines as wide as the screen, and wider (they wrap): as they are, cut.
+        for width in [40, 41, 80, 95] {
+            let wide: String = (0..5000).map(|i| format!("{i:>width$}\r\n")).collect();
+            let t = check_same(10, 40, 100, &[wide.into_bytes()]);
+            assert!(t.formatted < 30, "width {width}: formatted {}", t.formatted);
+        }
+        // A CR inside a line (a progress counter): vt100 formats from there on.
+        let cr = format!("{text}50%\r60%\r\n{text}");
+        check_same(10, 40, 100, &[cr.into_bytes()]);
     }
 
     #[test]
