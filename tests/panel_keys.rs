@@ -256,20 +256,30 @@ fn layout_fits(d: &Value, width: i64, height: i64) -> Result<(), String> {
     if columns != want {
         return Err(format!("columns {columns:?}, want {want:?}"));
     }
-    // The lists keep their own widths (never a remembered share of an older window);
-    // the detail takes the rest.
-    let mut used = 0;
+    // The lists keep their own widths (never a remembered share of an older window),
+    // side by side from the left edge (no move still running); the detail takes the
+    // rest, to the right edge.
+    let mut left = 0;
     for c in l["columns"].as_array().unwrap() {
-        let cw = c["bounds"][2].as_i64().unwrap_or(0);
+        let b: Vec<i64> = c["bounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        let (cx, cw) = (b[0], b[2]);
         let fits = match text(&c["name"]) {
             "workspaces" => (260..=300).contains(&cw),
             "panes" => (280..=320).contains(&cw),
-            _ => cw >= w - used - 10,
+            _ => (cx + cw - w).abs() <= 1,
         };
-        if !fits {
-            return Err(format!("{} is {cw} wide in a {w} px window", c["name"]));
+        if !fits || !(left..=left + 2).contains(&cx) {
+            return Err(format!(
+                "{} at x {cx}, {cw} wide in a {w} px window",
+                c["name"]
+            ));
         }
-        used += cw;
+        left = cx + cw;
     }
     for name in ["resume", "kill"] {
         let b = &l["buttons"][name];
@@ -314,7 +324,12 @@ fn after_narrow_and_wide_resizes_resume_and_kill_lie_inside_the_window() {
         let d = panel.wait(&format!("the layout at {width} px"), |d| {
             layout_fits(d, i64::from(width), i64::from(HEIGHT))
         });
-        assert_eq!(d["detail"]["pane"], p.as_str());
+        assert_eq!(
+            d["detail"]["pane"],
+            p.as_str(),
+            "the selection survives resizes\n--- panel log ---\n{}",
+            panel.log_text()
+        );
         assert_eq!(
             d["layout"]["back_visible"],
             width < 1100,

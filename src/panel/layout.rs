@@ -51,6 +51,22 @@ impl Columns {
         }
     }
 
+    /// True when `column` is on screen: its leaflets are unfolded or show it.
+    pub fn is_shown(&self, column: Column) -> bool {
+        let on = |l: &adw::Leaflet, w: &gtk::Widget| {
+            !l.is_folded() || l.visible_child().as_ref() == Some(w)
+        };
+        match column {
+            Column::Workspaces => on(&self.outer, &self.workspaces),
+            Column::Panes => {
+                on(&self.outer, self.inner.upcast_ref()) && on(&self.inner, &self.panes)
+            }
+            Column::Detail => {
+                on(&self.outer, self.inner.upcast_ref()) && on(&self.inner, &self.detail)
+            }
+        }
+    }
+
     /// The column "back" leads to, when the window is folded and not on its first
     /// column.
     pub fn back_target(&self) -> Option<Column> {

@@ -229,6 +229,11 @@ impl PanelWindow {
             if w.imp().rendering.get() {
                 return;
             }
+            if !w.columns().is_shown(Column::Workspaces) {
+                // Not the user: GTK moving the focus out of a column a folded window hid.
+                w.render();
+                return;
+            }
             if let Some(row) = row.downcast_ref::<WorkspaceRow>() {
                 w.select_workspace(row.key());
             }
@@ -243,6 +248,11 @@ impl PanelWindow {
         imp.panes.connect_row_selected(move |_, row| {
             let Some(w) = weak.upgrade() else { return };
             if w.imp().rendering.get() {
+                return;
+            }
+            if !w.columns().is_shown(Column::Panes) {
+                // Not the user: GTK moving the focus out of a column a folded window hid.
+                w.render();
                 return;
             }
             let pane = row
@@ -423,7 +433,7 @@ impl PanelWindow {
             let Some(w) = weak.upgrade() else { return };
             let imp = w.imp();
             // The source has fired: forget its id without removing it.
-            drop(imp.dwell.take());
+            imp.dwell.take();
             if imp.selected_pane.borrow().as_deref() == Some(pane.as_str()) {
                 imp.focus.borrow_mut().engage(&pane);
                 w.sync_focus();
