@@ -1,5 +1,5 @@
 //! The `adw::Application` (`io.github.attend.Attend`, D-Bus activatable): one window,
-//! the stylesheet, keyboard shortcuts, and the app actions other programs activate
+//! the stylesheet, keyboard shortcuts ([`shortcuts::ACCELS`]), and the app actions other programs activate
 //! through `org.freedesktop.Application` — `app.show-pane` (`s`: a pane id; the
 //! notifications' "focus" action) and `app.quit`.
 //!
@@ -7,8 +7,8 @@
 //! `attend-panel` just activates the first and exits.
 
 use super::client::{self, Request, Update};
-use super::i18n;
 use super::window::PanelWindow;
+use super::{actions, i18n, shortcuts};
 use crate::config::APP_ID;
 use adw::prelude::*;
 use async_channel::Sender;
@@ -51,10 +51,7 @@ pub fn run() -> i32 {
         shared,
         move |app| {
             load_css();
-            app.set_accels_for_action("win.next-unread", &["<Control>n"]);
-            app.set_accels_for_action("win.deselect", &["Escape"]);
-            app.set_accels_for_action("window.close", &["<Control>w"]);
-            app.set_accels_for_action("app.quit", &["<Control>q"]);
+            shortcuts::install(app);
             let (requests, updates, thread) = client::spawn();
             let s = Rc::new(Shared {
                 requests,
@@ -130,6 +127,7 @@ fn window(app: &adw::Application, s: &Shared) -> PanelWindow {
         return w;
     }
     let w = PanelWindow::new(app, s.requests.clone());
+    actions::install(&w);
     if let Some(u) = s.last_state.borrow().clone() {
         w.apply(u);
     }

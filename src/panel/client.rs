@@ -44,7 +44,7 @@ pub enum Request {
     Remove(String, bool),
     /// The screen text of a pane, for the preview.
     Screen(String),
-    /// Start the daemon: D-Bus activation, else `attend daemon` from beside the panel.
+    /// Start the service as `attend up` does ([`start_daemon`]).
     StartDaemon,
     /// The window is closing: end the thread after the requests sent before this one.
     Quit,
@@ -194,7 +194,7 @@ impl Client {
                 _ = tokio::time::sleep_until(deadline) => return true,
                 r = self.requests.recv() => match r {
                     Err(_) | Ok(Request::Quit) => return false,
-                    Ok(r) => self.offline_request(r, None).await,
+                    Ok(r) => self.offline_request(r),
                 },
             }
         }
@@ -202,11 +202,9 @@ impl Client {
 
     /// While the daemon is away the window shows its empty state and offers only "start
     /// it"; other requests (from a window that was not yet re-rendered) are dropped.
-    async fn offline_request(&mut self, r: Request, conn: Option<&zbus::Connection>) {
+    fn offline_request(&mut self, r: Request) {
         if r == Request::StartDaemon {
-            if let Err(e) = start_daemon(conn).await {
-                self.send(Update::Failed(e));
-            }
+            start_daemon(self.updates.clone());
         }
     }
 
@@ -260,7 +258,7 @@ impl Client {
                     },
                     r = self.requests.recv() => match r {
                         Err(_) | Ok(Request::Quit) => return End::Quit,
-                        Ok(r) => self.offline_request(r, Some(conn)).await,
+                        Ok(r) => self.offline_request(r),
                     },
                 }
             }
@@ -441,18 +439,31 @@ async fn sleep_until(due: Option<Instant>) {
     }
 }
 
-/// Starts the daemon: `StartServiceByName` (D-Bus activation through
-/// `io.github.attend.Attend1.service`), else `attend daemon` beside this executable.
-async fn start_daemon(conn: Option<&zbus::Connection>) -> Result<(), String> {
-    if let Some(conn) = conn {
-        if let Ok(dbus) = zbus::fdo::DBusProxy::new(conn).await {
-            let name = zbus::names::WellKnownName::try_from(BUS_NAME).expect("a valid name");
-            match dbus.start_service_by_name(name, 0).await {
-                Ok(_) => return Ok(()),
-                Err(e) => tracing::info!("D-Bus activation of {BUS_NAME} failed ({e}); spawning"),
-            }
-        }
-    }
+/// Starts the service the way `attend up` does, by running `attend up --no-panel` (the
+/// `attend` beside the panel): D-Bus activation when it is installed, else `attend
+/// daemon` in a session of its own with its log in the state directory
+/// (`docs/desktop-surfaces.md#attend-up-and-attend-demo---live`). The daemon is never the
+/// panel's child. A thread waits for `attend up`; when it fails, its last line of error
+/// output becomes an [`Update::Failed`]. The window learns of the daemon from its bus
+/// name, as always.
+fn start_daemon(updates: Sender<Update>) {
     let attend = super::terminal::attend_binary();
-    super::terminal::spawn_detached(&[attend.to_string_lossy().into_owned(), "daemon".into()])
+    std::thread::spawn(move || {
+        let out = std::process::Command::new(&attend)
+            .args(["up", "--no-panel"])
+            .stdin(std::process::Stdio::null())
+            .output();
+        let failure = match out {
+            Ok(o) if o.status.success() => return,
+            Ok(o) => {
+                let text = String::from_utf8_lossy(&o.stderr);
+                let line = text.lines().rev().find(|l| !l.trim().is_empty());
+                line.map(str::to_string)
+                    .unwrap_or_else(|| format!("`attend up` failed ({})", o.status))
+            }
+            Err(e) => format!("{}: {e}", attend.display()),
+        };
+        tracing::warn!("starting the daemon: {failure}");
+        let _ = updates.try_send(Update::Failed(failure));
+    });
 }

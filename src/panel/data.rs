@@ -236,6 +236,24 @@ impl PaneInfo {
     }
 }
 
+impl PaneInfo {
+    /// Attend can attach a terminal to the pane: it runs the program and it is running.
+    /// The Attach button's sensitivity and the attach shortcut's check.
+    pub fn can_attach(&self) -> bool {
+        self.owned && self.live.running
+    }
+
+    /// Attend can kill the pane's program: it runs it and it is running.
+    pub fn can_kill(&self) -> bool {
+        self.owned && self.live.running
+    }
+
+    /// Attend can resume the pane: it ran its program, which has exited.
+    pub fn can_resume(&self) -> bool {
+        self.owned && !self.live.running
+    }
+}
+
 impl WorkspaceInfo {
     /// Parses one `ListWorkspaces` dictionary.
     ///
@@ -257,6 +275,34 @@ impl WorkspaceInfo {
             since_attention_change_ms: int(map, "since_attention_change_ms"),
         })
     }
+}
+
+/// How the sidebar orders workspaces (`docs/desktop-surfaces.md#panel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SidebarOrder {
+    /// Worst attention first (the severity order of `Attention`), then the most recent
+    /// attention change (a workspace that never had one last), then name, then key.
+    #[default]
+    Attention,
+    /// By name (case-insensitive), then key.
+    Name,
+}
+
+/// The workspaces of `workspaces` in sidebar order.
+pub fn sidebar_order(workspaces: &[WorkspaceInfo], order: SidebarOrder) -> Vec<&WorkspaceInfo> {
+    let mut v: Vec<&WorkspaceInfo> = workspaces.iter().collect();
+    let name = |w: &WorkspaceInfo| (w.name.to_lowercase(), w.key.clone());
+    match order {
+        SidebarOrder::Attention => v.sort_by_key(|w| {
+            (
+                std::cmp::Reverse(w.worst_attention),
+                w.since_attention_change_ms.unwrap_or(i64::MAX),
+                name(w),
+            )
+        }),
+        SidebarOrder::Name => v.sort_by_key(|w| name(w)),
+    }
+    v
 }
 
 /// The daemon's state as last rendered: the only state the panel keeps.
@@ -379,6 +425,64 @@ mod tests {
             PaneInfo::from_dict(&d),
             Err(DataError::Missing { key: "id", .. })
         ));
+    }
+
+    fn ws(key: &str, attention: Attention, since: Option<i64>) -> WorkspaceInfo {
+        WorkspaceInfo {
+            key: format!("/src/{key}"),
+            name: key.to_string(),
+            repo: None,
+            branch: None,
+            agents: vec![],
+            tabs: vec![],
+            panes: vec![],
+            worst_lifecycle: Lifecycle::Idle,
+            worst_attention: attention,
+            latest_message: None,
+            since_attention_change_ms: since,
+        }
+    }
+
+    #[test]
+    fn the_sidebar_sorts_by_worst_attention_then_recency_or_by_name() {
+        let all = [
+            ws("alpha", Attention::None, None),
+            ws("Beta", Attention::Unread, Some(5_000)),
+            ws("gamma", Attention::Error, Some(90_000)),
+            ws("delta", Attention::PermissionRequired, Some(1_000)),
+            ws("eps", Attention::Unread, Some(1_000)),
+            ws("zeta", Attention::None, Some(10)),
+            ws("eta", Attention::Warning, None),
+        ];
+        let keys = |order| -> Vec<String> {
+            sidebar_order(&all, order)
+                .into_iter()
+                .map(|w| w.name.clone())
+                .collect()
+        };
+        assert_eq!(
+            keys(SidebarOrder::Attention),
+            ["gamma", "delta", "eta", "eps", "Beta", "zeta", "alpha"],
+            "error, permission, warning, then the newer unread first; never-changed last"
+        );
+        assert_eq!(
+            keys(SidebarOrder::Name),
+            ["alpha", "Beta", "delta", "eps", "eta", "gamma", "zeta"]
+        );
+    }
+
+    #[test]
+    fn pane_actions_follow_ownership_and_liveness() {
+        let mut p = PaneInfo::from_dict(&pane_dict()).unwrap();
+        assert!(!p.live.running);
+        assert!(
+            !(p.can_attach() || p.can_kill() || p.can_resume()),
+            "not owned"
+        );
+        p.owned = true;
+        assert!(p.can_resume() && !p.can_attach() && !p.can_kill());
+        p.live.running = true;
+        assert!(!p.can_resume() && p.can_attach() && p.can_kill());
     }
 
     #[test]

@@ -8,12 +8,16 @@
 //! - [`client`]: the D-Bus thread (tokio + zbus), joined to GLib by `async_channel`.
 //! - [`data`]: the daemon's dictionaries parsed; [`labels`]: their words, via gettext.
 //! - [`window`], [`workspace_row`], [`pane_row`], [`pane_detail`]: the widgets, each with
-//!   its `.ui` template beside it.
+//!   its `.ui` template beside it; [`layout`]: the window's columns (leaflets);
+//!   [`actions`]: the window's actions.
+//! - [`shortcuts`]: the keyboard shortcuts and the shortcuts window (`shortcuts.ui`).
 //! - [`focus`]: when the panel reports a pane focused
-//!   (`docs/lifecycle-attention.md#focus`).
+//!   (`docs/lifecycle-attention.md#focus`, after activation or a dwell).
+//! - [`terminal`]: which terminal "Attach in Terminal" opens.
 //! - [`dump`]: the `ATTEND_PANEL_DUMP` test hook.
 
 mod a11y;
+mod actions;
 mod app;
 pub mod client;
 pub mod data;
@@ -22,8 +26,10 @@ pub mod focus;
 pub mod i18n;
 mod indicator;
 pub mod labels;
+mod layout;
 mod pane_detail;
 mod pane_row;
+pub mod shortcuts;
 pub mod terminal;
 mod window;
 mod workspace_row;

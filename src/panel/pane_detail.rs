@@ -139,9 +139,9 @@ impl PaneDetail {
         ] {
             b.set_action_target_value(Some(&target));
         }
-        imp.attach.set_sensitive(p.owned && p.live.running);
-        imp.kill.set_sensitive(p.owned && p.live.running);
-        imp.resume.set_sensitive(p.owned && !p.live.running);
+        imp.attach.set_sensitive(p.can_attach());
+        imp.kill.set_sensitive(p.can_kill());
+        imp.resume.set_sensitive(p.can_resume());
         a11y::set_label(self, &labels::summary(&p.name, p.lifecycle, p.attention));
     }
 
@@ -200,6 +200,19 @@ impl PaneDetail {
         }
         buffer.set_text(&text);
         true
+    }
+
+    /// The action buttons by name (`seen`, `attach`, `resume`, `kill`, `remove`), for the
+    /// layout dump.
+    pub fn action_buttons(&self) -> [(&'static str, gtk::Button); 5] {
+        let imp = self.imp();
+        [
+            ("seen", imp.seen.get()),
+            ("attach", imp.attach.get()),
+            ("resume", imp.resume.get()),
+            ("kill", imp.kill.get()),
+            ("remove", imp.remove.get()),
+        ]
     }
 
     /// What the detail displays, for `ATTEND_PANEL_DUMP` (`null` fields when no pane).

@@ -1,31 +1,36 @@
 //! The panel window: the workspace sidebar, the panes of the selected workspace and the
-//! pane detail, or the empty state while the daemon is not running.
+//! pane detail ([`layout`](super::layout): one, two or three columns by width), or an
+//! empty state: the daemon is not running, or it has no panes.
 //!
 //! It renders the last [`Snapshot`] it received and keeps nothing else but what is on
-//! screen (the selection). User actions are the `win.*` actions, sent to the daemon as
-//! [`Request`]s; focus follows [`FocusTracker`].
+//! screen (the selection and the sidebar order). User actions are the `win.*` actions
+//! (`actions.rs` installs them), sent to the daemon as [`Request`]s; focus follows
+//! [`FocusTracker`]: a pane is focused once activated or after [`DWELL`].
 
 use super::client::{Request, Update};
-use super::data::Snapshot;
-use super::focus::FocusTracker;
+use super::data::{self, PaneInfo, SidebarOrder, Snapshot};
+use super::focus::{FocusTracker, DWELL};
+use super::layout::{self, Column, Columns};
 use super::pane_detail::PaneDetail;
 use super::pane_row::PaneRow;
 use super::workspace_row::WorkspaceRow;
-use super::{dump, terminal};
+use super::{dump, shortcuts};
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use async_channel::Sender;
 use gettextrs::gettext;
 use gtk4 as gtk;
-use gtk4::{gio, glib};
-use std::time::Instant;
+use gtk4::glib;
+use std::time::{Duration, Instant};
 
 /// How often the screen preview of the selected pane is read (seconds).
 const SCREEN_EVERY: u32 = 1;
 /// How often the "time since" labels are refreshed (seconds).
 const AGE_EVERY: u32 = 30;
+/// How often the test dump looks for a layout change (a resize), when the hook is on.
+const LAYOUT_POLL: Duration = Duration::from_millis(100);
 
-mod imp {
+pub(super) mod imp {
     use super::*;
     use std::cell::{Cell, OnceCell, RefCell};
 
@@ -39,7 +44,19 @@ mod imp {
         #[template_child]
         pub offline: TemplateChild<adw::StatusPage>,
         #[template_child]
+        pub empty: TemplateChild<adw::StatusPage>,
+        #[template_child]
+        pub back_button: TemplateChild<gtk::Button>,
+        #[template_child]
         pub next_button: TemplateChild<gtk::Button>,
+        #[template_child]
+        pub outer: TemplateChild<adw::Leaflet>,
+        #[template_child]
+        pub inner: TemplateChild<adw::Leaflet>,
+        #[template_child]
+        pub workspaces_scroll: TemplateChild<gtk::ScrolledWindow>,
+        #[template_child]
+        pub panes_scroll: TemplateChild<gtk::ScrolledWindow>,
         #[template_child]
         pub workspaces: TemplateChild<gtk::ListBox>,
         #[template_child]
@@ -53,7 +70,12 @@ mod imp {
         pub selected_pane: RefCell<Option<String>>,
         /// A pane to show once the snapshot has it (`Select` before the data).
         pub pending_select: RefCell<Option<String>>,
+        /// Scroll the lists to the selection at the next render (a pane was shown).
+        pub scroll_pending: Cell<bool>,
         pub focus: RefCell<FocusTracker>,
+        /// The dwell timer of the selected pane ([`DWELL`]).
+        pub dwell: RefCell<Option<glib::SourceId>>,
+        pub order: Cell<SidebarOrder>,
         /// True while the lists are rebuilt: their selection signals are ours, not the
         /// user's.
         pub rendering: Cell<bool>,
@@ -61,6 +83,10 @@ mod imp {
         pub no_screen: Cell<bool>,
         /// The texts of the toasts shown, oldest first (for the dump).
         pub toasts_shown: RefCell<Vec<String>>,
+        /// The confirmation dialog open now, if any (for the dump).
+        pub dialog: RefCell<Option<adw::MessageDialog>>,
+        /// The layout last written to the dump.
+        pub dumped_layout: RefCell<serde_json::Value>,
     }
 
     #[glib::object_subclass]
@@ -107,86 +133,94 @@ glib::wrapper! {
             gtk::ConstraintTarget, gtk::Native, gtk::Root, gtk::ShortcutManager;
 }
 
-/// The window's actions, in its action map (so GTK exports them on D-Bus at
-/// `/io/github/attend/Attend/window/N`, `org.gtk.Actions`): `next-unread`, `deselect`,
-/// `start-daemon`, and per pane (`s` target) `mark-seen`, `attach`, `resume`, `kill`,
-/// `remove` (asks first when the pane is running), `show-pane`, and `answer` (`(ss)`:
-/// pane, choice).
-fn actions() -> Vec<gio::ActionEntry<PanelWindow>> {
-    let s = Some(glib::VariantTy::STRING);
-    let per_pane = |name: &str, f: fn(&PanelWindow, String)| {
-        gio::ActionEntry::builder(name)
-            .parameter_type(s)
-            .activate(move |w: &PanelWindow, _, p| {
-                if let Some(p) = pane_arg(p) {
-                    f(w, p)
-                }
-            })
-            .build()
-    };
-    vec![
-        gio::ActionEntry::builder("next-unread")
-            .activate(|w: &PanelWindow, _, _| w.send(Request::NextUnread))
-            .build(),
-        gio::ActionEntry::builder("deselect")
-            .activate(|w: &PanelWindow, _, _| w.select_pane(None))
-            .build(),
-        gio::ActionEntry::builder("start-daemon")
-            .activate(|w: &PanelWindow, _, _| w.send(Request::StartDaemon))
-            .build(),
-        per_pane("mark-seen", |w, p| w.send(Request::MarkSeen(p))),
-        per_pane("resume", |w, p| w.send(Request::Resume(p))),
-        per_pane("kill", |w, p| w.confirm_kill(p)),
-        per_pane("remove", |w, p| w.remove(p)),
-        per_pane("attach", |w, p| w.attach(&p)),
-        per_pane("show-pane", |w, p| w.show_pane(p)),
-        gio::ActionEntry::builder("answer")
-            .parameter_type(Some(glib::VariantTy::new("(ss)").expect("a valid type")))
-            .activate(|w: &PanelWindow, _, v| {
-                if let Some((pane, choice)) = v.and_then(|v| v.get::<(String, String)>()) {
-                    w.send(Request::Answer(pane, choice))
-                }
-            })
-            .build(),
-    ]
-}
-
-fn pane_arg(v: Option<&glib::Variant>) -> Option<String> {
-    v.and_then(|v| v.get::<String>())
-}
-
 impl PanelWindow {
     /// A window of `app` that sends its requests on `requests`.
     pub fn new(app: &adw::Application, requests: Sender<Request>) -> PanelWindow {
         let w: PanelWindow = glib::Object::builder().property("application", app).build();
         let _ = w.imp().requests.set(requests);
+        w.set_help_overlay(Some(&shortcuts::window()));
+        if let Some(overlay) = w.help_overlay() {
+            let weak = w.downgrade();
+            overlay.connect_visible_notify(move |_| {
+                if let Some(w) = weak.upgrade() {
+                    w.write_dump();
+                }
+            });
+        }
         w
     }
 
-    fn set_next_enabled(&self, enabled: bool) {
-        if let Some(a) = self
-            .lookup_action("next-unread")
-            .and_downcast::<gio::SimpleAction>()
-        {
-            a.set_enabled(enabled);
-        }
-    }
-
-    fn send(&self, r: Request) {
+    pub(super) fn send(&self, r: Request) {
         if let Some(tx) = self.imp().requests.get() {
             let _ = tx.try_send(r);
         }
     }
 
-    fn toast(&self, text: &str) {
+    pub(super) fn toast(&self, text: &str) {
         self.imp().toasts_shown.borrow_mut().push(text.to_string());
         self.write_dump();
         self.imp().toasts.add_toast(adw::Toast::new(text));
     }
 
+    /// Enables or disables the window action `name` (installed by `actions.rs`).
+    pub(super) fn set_action_enabled(&self, name: &str, enabled: bool) {
+        if let Some(a) = self
+            .lookup_action(name)
+            .and_downcast::<gtk::gio::SimpleAction>()
+        {
+            a.set_enabled(enabled);
+        }
+    }
+
+    /// The window's leaflets and columns.
+    fn columns(&self) -> Columns {
+        let imp = self.imp();
+        Columns {
+            outer: imp.outer.get(),
+            inner: imp.inner.get(),
+            workspaces: imp.workspaces_scroll.get().upcast(),
+            panes: imp.panes_scroll.get().upcast(),
+            detail: imp.detail.get().upcast(),
+        }
+    }
+
+    /// Shows `column` in a folded window.
+    fn show_column(&self, column: Column) {
+        self.columns().show(column);
+        self.sync_back_button();
+    }
+
+    /// Moves a folded window one column back; false when there is nothing to go back to.
+    pub(super) fn go_back(&self) -> bool {
+        let moved = self.columns().go_back();
+        self.sync_back_button();
+        moved
+    }
+
+    /// Shows the header's back button exactly when there is a column to go back to.
+    fn sync_back_button(&self) {
+        let back = self.columns().back_target().is_some();
+        self.imp().back_button.set_visible(back);
+    }
+
+    /// The layout for the dump, with the detail's action buttons.
+    fn layout_dump(&self) -> serde_json::Value {
+        let buttons = self.imp().detail.action_buttons();
+        let mut v = self.columns().dump(self.upcast_ref(), &buttons);
+        v["back_visible"] = self.imp().back_button.is_visible().into();
+        v
+    }
+
+    /// The selected pane as the daemon last reported it.
+    pub(super) fn selected_info(&self) -> Option<PaneInfo> {
+        let imp = self.imp();
+        let selected = imp.selected_pane.borrow().clone()?;
+        let snap = imp.snapshot.borrow();
+        snap.as_ref().and_then(|(s, _)| s.pane(&selected).cloned())
+    }
+
     fn setup(&self) {
         let imp = self.imp();
-        self.add_action_entries(actions());
         let weak = self.downgrade();
         imp.workspaces.connect_row_selected(move |_, row| {
             let (Some(w), Some(row)) = (weak.upgrade(), row) else {
@@ -195,8 +229,19 @@ impl PanelWindow {
             if w.imp().rendering.get() {
                 return;
             }
+            if !w.columns().is_shown(Column::Workspaces) {
+                // Not the user: GTK moving the focus out of a column a folded window hid.
+                w.render();
+                return;
+            }
             if let Some(row) = row.downcast_ref::<WorkspaceRow>() {
                 w.select_workspace(row.key());
+            }
+        });
+        let weak = self.downgrade();
+        imp.workspaces.connect_row_activated(move |_, _| {
+            if let Some(w) = weak.upgrade() {
+                w.show_column(Column::Panes);
             }
         });
         let weak = self.downgrade();
@@ -205,10 +250,22 @@ impl PanelWindow {
             if w.imp().rendering.get() {
                 return;
             }
+            if !w.columns().is_shown(Column::Panes) {
+                // Not the user: GTK moving the focus out of a column a folded window hid.
+                w.render();
+                return;
+            }
             let pane = row
                 .and_then(|r| r.downcast_ref::<PaneRow>())
                 .map(|r| r.pane_id());
             w.select_pane(pane);
+        });
+        let weak = self.downgrade();
+        imp.panes.connect_row_activated(move |_, row| {
+            let (Some(w), Some(row)) = (weak.upgrade(), row.downcast_ref::<PaneRow>()) else {
+                return;
+            };
+            w.activate_pane(&row.pane_id());
         });
         imp.panes.set_header_func(|row, before| {
             let tab = |r: &gtk::ListBoxRow| r.downcast_ref::<PaneRow>().map(|r| r.tab());
@@ -231,6 +288,12 @@ impl PanelWindow {
             w.write_dump();
         });
         let weak = self.downgrade();
+        self.columns().watch(move || {
+            if let Some(w) = weak.upgrade() {
+                w.sync_back_button();
+            }
+        });
+        let weak = self.downgrade();
         glib::timeout_add_seconds_local(SCREEN_EVERY, move || {
             let Some(w) = weak.upgrade() else {
                 return glib::ControlFlow::Break;
@@ -246,8 +309,19 @@ impl PanelWindow {
             w.refresh_ages();
             glib::ControlFlow::Continue
         });
+        if dump::path().is_some() {
+            let weak = self.downgrade();
+            glib::timeout_add_local(LAYOUT_POLL, move || {
+                let Some(w) = weak.upgrade() else {
+                    return glib::ControlFlow::Break;
+                };
+                if *w.imp().dumped_layout.borrow() != w.layout_dump() {
+                    w.write_dump();
+                }
+                glib::ControlFlow::Continue
+            });
+        }
         imp.stack.set_visible_child_name("offline");
-        self.set_next_enabled(false);
     }
 
     /// Applies one update from the D-Bus client.
@@ -263,30 +337,32 @@ impl PanelWindow {
                 sync_rows(
                     &imp.workspaces,
                     &[],
-                    |_: &()| String::new(),
+                    |_: &&()| String::new(),
                     WorkspaceRow::key,
                     |_, _| {},
                 );
                 sync_rows(
                     &imp.panes,
                     &[],
-                    |_: &()| String::new(),
+                    |_: &&()| String::new(),
                     PaneRow::pane_id,
                     |_, _| {},
                 );
                 imp.detail.set(None);
                 imp.rendering.set(false);
                 imp.stack.set_visible_child_name("offline");
-                self.set_next_enabled(false);
+                self.set_action_enabled("next-unread", false);
                 self.write_dump();
             }
             Update::Snapshot(s) => {
+                let page = if s.panes.is_empty() { "empty" } else { "panes" };
                 imp.snapshot.replace(Some((s, Instant::now())));
-                imp.stack.set_visible_child_name("panes");
-                self.set_next_enabled(true);
+                imp.stack.set_visible_child_name(page);
+                self.set_action_enabled("next-unread", true);
                 self.render();
                 // A pane asked for is shown by the first snapshot that has it, or dropped.
                 imp.pending_select.replace(None);
+                imp.scroll_pending.set(false);
             }
             Update::Screen { pane, text } => {
                 if text.is_none() {
@@ -304,11 +380,24 @@ impl PanelWindow {
         }
     }
 
-    /// Shows `pane` (its workspace selected, the pane selected) and raises the window.
+    /// Shows `pane`: its workspace and the pane selected and scrolled to in their lists,
+    /// the detail column shown, the pane focused (an explicit request: `attend focus`, a
+    /// notification, "Next Unread"), and the window raised.
     pub fn show_pane(&self, pane: String) {
         self.imp().pending_select.replace(Some(pane));
+        self.imp().scroll_pending.set(true);
         self.render();
+        self.show_column(Column::Detail);
         self.present();
+    }
+
+    /// The user activated `pane` (Enter or a click on its row): it is focused at once.
+    fn activate_pane(&self, pane: &str) {
+        self.cancel_dwell();
+        self.imp().focus.borrow_mut().engage(pane);
+        self.show_column(Column::Detail);
+        self.sync_focus();
+        self.write_dump();
     }
 
     fn select_workspace(&self, key: String) {
@@ -317,13 +406,41 @@ impl PanelWindow {
         self.render();
     }
 
-    fn select_pane(&self, pane: Option<String>) {
+    /// The selection moved to `pane` (the keyboard, a click before its activation, or
+    /// Escape): rendered, and focused only after [`DWELL`].
+    pub(super) fn select_pane(&self, pane: Option<String>) {
         let changed = *self.imp().selected_pane.borrow() != pane;
-        self.imp().selected_pane.replace(pane);
+        self.imp().selected_pane.replace(pane.clone());
         self.render();
         if changed {
+            self.start_dwell(pane);
             self.poll_screen();
         }
+    }
+
+    fn cancel_dwell(&self) {
+        if let Some(id) = self.imp().dwell.take() {
+            id.remove();
+        }
+    }
+
+    /// Engages `pane` when it is still selected after [`DWELL`].
+    fn start_dwell(&self, pane: Option<String>) {
+        self.cancel_dwell();
+        let Some(pane) = pane else { return };
+        let weak = self.downgrade();
+        let id = glib::timeout_add_local_once(DWELL, move || {
+            let Some(w) = weak.upgrade() else { return };
+            let imp = w.imp();
+            // The source has fired: forget its id without removing it.
+            imp.dwell.take();
+            if imp.selected_pane.borrow().as_deref() == Some(pane.as_str()) {
+                imp.focus.borrow_mut().engage(&pane);
+                w.sync_focus();
+                w.write_dump();
+            }
+        });
+        self.imp().dwell.replace(Some(id));
     }
 
     /// Tells the daemon the selected pane is no longer focused (the window closes or the
@@ -335,7 +452,7 @@ impl PanelWindow {
         }
     }
 
-    /// Reports focus for the selected pane when the window is active
+    /// Reports focus for the selected pane when it is engaged and the window is active
     /// (`docs/lifecycle-attention.md#focus`).
     fn sync_focus(&self) {
         let imp = self.imp();
@@ -359,6 +476,12 @@ impl PanelWindow {
         }
     }
 
+    /// Orders the sidebar by `order` and renders.
+    pub(super) fn set_order(&self, order: SidebarOrder) {
+        self.imp().order.set(order);
+        self.render();
+    }
+
     /// Renders the snapshot with the current selection.
     fn render(&self) {
         let imp = self.imp();
@@ -371,19 +494,22 @@ impl PanelWindow {
             match snap.pane(&p) {
                 Some(info) => {
                     imp.selected_ws.replace(Some(info.workspace.clone()));
-                    imp.selected_pane.replace(Some(p));
+                    imp.selected_pane.replace(Some(p.clone()));
+                    self.cancel_dwell();
+                    imp.focus.borrow_mut().engage(&p);
                 }
                 None => {
                     imp.pending_select.replace(Some(p));
                 }
             }
         }
+        let workspaces = data::sidebar_order(&snap.workspaces, imp.order.get());
         let ws = imp
             .selected_ws
             .borrow()
             .clone()
             .filter(|k| snap.workspace(k).is_some())
-            .or_else(|| snap.workspaces.first().map(|w| w.key.clone()));
+            .or_else(|| workspaces.first().map(|w| w.key.clone()));
         imp.selected_ws.replace(ws.clone());
         let pane = imp
             .selected_pane
@@ -394,15 +520,15 @@ impl PanelWindow {
 
         sync_rows(
             &imp.workspaces,
-            &snap.workspaces,
+            &workspaces,
             |w| w.key.clone(),
             |r: &WorkspaceRow| r.key(),
             |r, w| r.set(w, *read_at),
         );
-        select_row(&imp.workspaces, |r: &WorkspaceRow| Some(r.key()) == ws);
+        let ws_row = select_row(&imp.workspaces, |r: &WorkspaceRow| Some(r.key()) == ws);
         let panes: Vec<_> = ws
             .as_deref()
-            .map(|k| snap.panes_of(k).cloned().collect())
+            .map(|k| snap.panes_of(k).collect())
             .unwrap_or_default();
         sync_rows(
             &imp.panes,
@@ -412,10 +538,19 @@ impl PanelWindow {
             |r, p| r.set(p),
         );
         imp.panes.invalidate_headers();
-        select_row(&imp.panes, |r: &PaneRow| Some(r.pane_id()) == pane);
+        let pane_row = select_row(&imp.panes, |r: &PaneRow| Some(r.pane_id()) == pane);
         imp.detail.set(pane.as_deref().and_then(|p| snap.pane(p)));
         imp.rendering.set(false);
         drop(guard);
+        if pane.is_some() && imp.scroll_pending.take() {
+            if let Some(row) = &ws_row {
+                layout::scroll_into_view(&imp.workspaces_scroll, row);
+            }
+            if let Some(row) = &pane_row {
+                layout::scroll_into_view(&imp.panes_scroll, row);
+                row.grab_focus();
+            }
+        }
         self.sync_focus();
         self.write_dump();
     }
@@ -442,103 +577,38 @@ impl PanelWindow {
         }
     }
 
-    fn attach(&self, pane: &str) {
-        let terminal = std::env::var("TERMINAL").ok();
-        let argv = terminal::attach_argv(terminal.as_deref(), &terminal::attend_binary(), pane);
-        if let Err(e) = terminal::spawn_detached(&argv) {
-            self.toast(&gettext("Cannot open a terminal: {error}").replace("{error}", &e));
-        }
-    }
-
-    fn confirm_kill(&self, pane: String) {
-        let dialog = adw::MessageDialog::new(
-            Some(self),
-            Some(&gettext("Kill the program in {pane}?").replace("{pane}", &pane)),
-            Some(&gettext(
-                "It gets SIGTERM. The pane stays in the list and can be resumed.",
-            )),
-        );
-        dialog.add_responses(&[("cancel", &gettext("_Cancel")), ("kill", &gettext("_Kill"))]);
-        dialog.set_response_appearance("kill", adw::ResponseAppearance::Destructive);
-        dialog.set_default_response(Some("cancel"));
-        dialog.set_close_response("cancel");
-        let weak = self.downgrade();
-        dialog.connect_response(None, move |_, response| {
-            if let (Some(w), "kill") = (weak.upgrade(), response) {
-                w.send(Request::Kill(pane.clone()));
-            }
-        });
-        dialog.present();
-    }
-
-    /// The Remove button (`docs/lifecycle-attention.md#removing-panes`): an exited pane
-    /// goes at once; a running one after the user confirmed (a pane Attend runs is killed
-    /// first, an external one only forgotten).
-    fn remove(&self, pane: String) {
-        let info = self
-            .imp()
-            .snapshot
-            .borrow()
-            .as_ref()
-            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.live.running, p.owned)));
-        let Some((running, owned)) = info else {
-            return;
-        };
-        if !running {
-            self.send(Request::Remove(pane, false));
-            return;
-        }
-        let (heading, body) = if owned {
-            (
-                gettext("Kill and remove {pane}?"),
-                gettext("Its program gets SIGTERM (SIGKILL after 5 seconds); then the pane leaves every list. Its events stay in the log."),
-            )
-        } else {
-            (
-                gettext("Remove {pane}?"),
-                gettext("Its agent runs outside Attend and keeps running; its next hook shows it again as a new pane."),
-            )
-        };
-        let dialog = adw::MessageDialog::new(
-            Some(self),
-            Some(&heading.replace("{pane}", &pane)),
-            Some(&body),
-        );
-        dialog.add_responses(&[
-            ("cancel", &gettext("_Cancel")),
-            ("remove", &gettext("_Remove")),
-        ]);
-        dialog.set_response_appearance("remove", adw::ResponseAppearance::Destructive);
-        dialog.set_default_response(Some("cancel"));
-        dialog.set_close_response("cancel");
-        let weak = self.downgrade();
-        dialog.connect_response(None, move |_, response| {
-            if let (Some(w), "remove") = (weak.upgrade(), response) {
-                w.send(Request::Remove(pane.clone(), owned));
-            }
-        });
-        dialog.present();
-    }
-
     /// Writes what the widgets display to `$ATTEND_PANEL_DUMP` (the tests' hook).
-    fn write_dump(&self) {
+    pub(super) fn write_dump(&self) {
         let Some(path) = dump::path() else { return };
         let imp = self.imp();
-        let rows = |list: &gtk::ListBox| -> Vec<serde_json::Value> {
+        let rows = |list: &gtk::ListBox, scrolled: &gtk::ScrolledWindow| {
             let mut out = Vec::new();
             let mut i = 0;
             while let Some(row) = list.row_at_index(i) {
-                if let Some(r) = row.downcast_ref::<WorkspaceRow>() {
-                    out.push(r.dump());
+                let mut v = if let Some(r) = row.downcast_ref::<WorkspaceRow>() {
+                    r.dump()
                 } else if let Some(r) = row.downcast_ref::<PaneRow>() {
-                    out.push(r.dump());
-                }
+                    r.dump()
+                } else {
+                    serde_json::Value::Null
+                };
+                v["in_view"] = layout::in_view(row.upcast_ref(), scrolled).into();
+                out.push(v);
                 i += 1;
             }
             out
         };
-        let online = imp.stack.visible_child_name().as_deref() == Some("panes");
+        let page = imp.stack.visible_child_name();
+        let online = page.as_deref() != Some("offline");
         let seq = imp.snapshot.borrow().as_ref().map(|(s, _)| s.seq);
+        let layout = self.layout_dump();
+        imp.dumped_layout.replace(layout.clone());
+        let dialog = imp.dialog.borrow().as_ref().map(|d| {
+            serde_json::json!({
+                "heading": d.heading().map(|h| h.to_string()),
+                "visible": d.is_visible(),
+            })
+        });
         let value = serde_json::json!({
             "state": if online { "online" } else { "offline" },
             "seq": seq,
@@ -547,15 +617,28 @@ impl PanelWindow {
                 "title": imp.offline.title().to_string(),
                 "description": imp.offline.description().map(|d| d.to_string()),
             },
+            "empty": {
+                "visible": page.as_deref() == Some("empty"),
+                "title": imp.empty.title().to_string(),
+                "description": imp.empty.description().map(|d| d.to_string()),
+            },
             "window": {"active": self.is_active(), "title": self.title().map(|t| t.to_string())},
             "next_unread": {
                 "tooltip": imp.next_button.tooltip_text().map(|t| t.to_string()),
                 "sensitive": imp.next_button.is_sensitive(),
             },
+            "sort": match imp.order.get() {
+                SidebarOrder::Attention => "attention",
+                SidebarOrder::Name => "name",
+            },
             "focus_reported": imp.focus.borrow().reported(),
+            "focus_engaged": imp.focus.borrow().engaged(),
             "toasts": imp.toasts_shown.borrow().clone(),
-            "workspaces": rows(&imp.workspaces),
-            "panes": rows(&imp.panes),
+            "dialog": dialog,
+            "shortcuts": shortcuts::dump(self.help_overlay().as_ref()),
+            "layout": layout,
+            "workspaces": rows(&imp.workspaces, &imp.workspaces_scroll),
+            "panes": rows(&imp.panes, &imp.panes_scroll),
             "detail": imp.detail.dump(),
         });
         dump::write(&path, &value);
@@ -566,8 +649,8 @@ impl PanelWindow {
 /// (keyboard focus stays), rebuilt otherwise.
 fn sync_rows<T, R>(
     list: &gtk::ListBox,
-    items: &[T],
-    id: impl Fn(&T) -> String,
+    items: &[&T],
+    id: impl Fn(&&T) -> String,
     row_id: impl Fn(&R) -> String,
     set: impl Fn(&R, &T),
 ) where
@@ -598,17 +681,21 @@ fn sync_rows<T, R>(
     }
 }
 
-/// Selects the first row for which `pick` holds, or none.
-fn select_row<R: IsA<gtk::ListBoxRow>>(list: &gtk::ListBox, pick: impl Fn(&R) -> bool) {
+/// Selects the first row for which `pick` holds (and returns it), or none.
+fn select_row<R: IsA<gtk::ListBoxRow>>(
+    list: &gtk::ListBox,
+    pick: impl Fn(&R) -> bool,
+) -> Option<gtk::Widget> {
     let mut i = 0;
     while let Some(row) = list.row_at_index(i) {
         if row.downcast_ref::<R>().is_some_and(&pick) {
             if !row.is_selected() {
                 list.select_row(Some(&row));
             }
-            return;
+            return Some(row.upcast());
         }
         i += 1;
     }
     list.unselect_all();
+    None
 }
