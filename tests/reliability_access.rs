@@ -730,6 +730,11 @@ const SPAWNS: &[(&str, &str, &str)] = &[
          (tmux, kitty, wezterm) whose pane/window ids are validated digits",
     ),
     (
+        "src/panel/client.rs",
+        "Command::new(&attend)",
+        "Start Attend: the `attend` beside the panel, `up --no-panel` (fixed arguments)",
+    ),
+    (
         "src/panel/terminal.rs",
         "Command::new(program)",
         "$TERMINAL split with shell word rules (never run by a shell) + attend attach PANE",

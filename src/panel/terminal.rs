@@ -236,8 +236,8 @@ mod tests {
 
     #[test]
     fn programs_are_found_by_path_or_on_path() {
-        assert!(on_path("sh"));
-        assert!(on_path("/bin/sh"));
+        assert!(on_path("ls"));
+        assert!(on_path("/bin/ls"));
         assert!(!on_path("no-such-terminal-attend"));
         assert!(!on_path("/nonexistent/term"));
     }
