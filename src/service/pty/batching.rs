@@ -135,7 +135,7 @@ mod tests {
             bytes: 0,
             oldest: None,
             last_batch: Some(t0),
-            urgent: true,
+            urgent: false,
         };
         assert_eq!(decide(q, t0), Take::Now);
     }
