@@ -171,14 +171,20 @@ fn claude_api_overloaded_once_warns_while_it_retries_and_the_turn_recovers() {
     let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
     s.expect(&v, "done", "warning", Some(FIRST));
     record_screen(&s, "done", &screen(&s));
-    let turns = s.server.turns().len();
+    retried_turn_kept_one_warning(&s, before, "needs-input-chrome:screen.notice");
+}
+
+/// After a turn whose first model request failed and whose retry answered: two requests
+/// reached the model, the lifecycle went working → done once, exactly one `warning`
+/// (from `source`) was raised, and it clears when the pane is seen.
+fn retried_turn_kept_one_warning(s: &Scenario, before: u64, source: &str) {
     assert_eq!(
-        turns,
+        s.server.turns().len(),
         2,
         "one failed request, one retried:\n{}",
         s.server.summary()
     );
-    let events = kinds(&s, before);
+    let events = kinds(s, before);
     let lifecycle: Vec<&str> = events
         .iter()
         .filter(|(k, _, _)| k.starts_with("agent."))
@@ -190,11 +196,7 @@ fn claude_api_overloaded_once_warns_while_it_retries_and_the_turn_recovers() {
         .filter(|(k, level, _)| k == "attention.created" && level == "warning")
         .map(|(_, _, source)| source.as_str())
         .collect();
-    assert_eq!(
-        warnings,
-        ["needs-input-chrome:screen.notice"],
-        "one warning: {events:?}"
-    );
+    assert_eq!(warnings, [source], "one warning: {events:?}");
     s.attend(&["seen", &s.pane]);
     s.expect(&s.show(), "done", "none", Some(FIRST));
 }
@@ -706,29 +708,5 @@ fn gemini_silent_retry_warns_and_the_turn_recovers() {
     }
     let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
     s.expect(&v, "done", "warning", Some(FIRST));
-    assert_eq!(
-        s.server.turns().len(),
-        2,
-        "one failed request, one retried:\n{}",
-        s.server.summary()
-    );
-    let events = kinds(&s, before);
-    let lifecycle: Vec<&str> = events
-        .iter()
-        .filter(|(k, _, _)| k.starts_with("agent."))
-        .map(|(k, _, _)| k.as_str())
-        .collect();
-    assert_eq!(lifecycle, ["agent.working", "agent.done"], "{events:?}");
-    let warnings: Vec<&str> = events
-        .iter()
-        .filter(|(k, level, _)| k == "attention.created" && level == "warning")
-        .map(|(_, _, source)| source.as_str())
-        .collect();
-    assert_eq!(
-        warnings,
-        ["lifecycle-hooks:gemini.BeforeModel"],
-        "one warning: {events:?}"
-    );
-    s.attend(&["seen", &s.pane]);
-    s.expect(&s.show(), "done", "none", Some(FIRST));
+    retried_turn_kept_one_warning(&s, before, "lifecycle-hooks:gemini.BeforeModel");
 }
