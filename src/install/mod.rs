@@ -250,7 +250,7 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Cursor => vec![base(".cursor", &None).join("hooks.json")],
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
-        AgentKind::OpenCode => opencode::paths(&opencode::config_dir(scope, dirs)),
+        AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
         AgentKind::Shell => Vec::new(),
     }
 }
@@ -423,13 +423,7 @@ fn plan(
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
     if agent == AgentKind::OpenCode {
-        return opencode::plan(
-            scope,
-            attend_exe,
-            form,
-            dirs,
-            direction == Direction::Install,
-        );
+        return plan_opencode(scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
     let editors = editors(agent, attend_exe, form, &matcher, false)?;
@@ -461,6 +455,53 @@ fn plan(
         agent,
         files: changes,
         dirs: Vec::new(),
+    })
+}
+
+/// OpenCode's configuration directory for `scope`: `$XDG_CONFIG_HOME/opencode` (by
+/// default `~/.config/opencode`) or the project's `.opencode`.
+fn opencode_dir(scope: Scope, dirs: &Dirs) -> PathBuf {
+    match scope {
+        Scope::User => dirs
+            .config_home
+            .clone()
+            .unwrap_or_else(|| dirs.home.join(".config"))
+            .join("opencode"),
+        Scope::Project => dirs.project.join(".opencode"),
+    }
+}
+
+/// [`plan`] for OpenCode: Attend's plugin file, not hook entries ([`opencode`]); neither
+/// file is backed up (both are wholly Attend's).
+fn plan_opencode(
+    scope: Scope,
+    attend_exe: &Path,
+    form: HookForm,
+    dirs: &Dirs,
+    direction: Direction,
+) -> Result<InstallPlan, InstallError> {
+    let argv = match direction {
+        Direction::Install => Some(command::hook_argv(attend_exe, form, AgentKind::OpenCode)?),
+        Direction::Uninstall => None,
+    };
+    let planned = opencode::plan(&opencode_dir(scope, dirs), argv.as_deref())?;
+    Ok(InstallPlan {
+        agent: AgentKind::OpenCode,
+        files: planned
+            .files
+            .into_iter()
+            .map(|(path, before, after)| FileChange {
+                path,
+                before,
+                after,
+                backup: false,
+            })
+            .collect(),
+        dirs: planned
+            .dirs
+            .into_iter()
+            .map(|(path, create)| DirChange { path, create })
+            .collect(),
     })
 }
 

@@ -19,11 +19,8 @@
 //! empty), and then the plugin directory and the configuration directory when nothing
 //! else is left in them: install → uninstall leaves the tree as it was.
 
-use super::command::{hook_argv, HookForm};
 use super::error::InstallError;
 use super::files;
-use super::{DirChange, Dirs, FileChange, InstallPlan, Scope};
-use crate::model::AgentKind;
 use std::path::{Path, PathBuf};
 
 /// The plugin as shipped (`const HOOK = ["attend-hook", "opencode"];`: found on `PATH`).
@@ -48,16 +45,12 @@ const PACKAGE: &str = "package.json";
 pub const SEED: &str =
     "{\"packages\": {\"\": {\"dependencies\": {\"@opencode-ai/plugin\": \"*\"}}}}\n";
 
-/// OpenCode's configuration directory for `scope`.
-pub(super) fn config_dir(scope: Scope, dirs: &Dirs) -> PathBuf {
-    match scope {
-        Scope::User => dirs
-            .config_home
-            .clone()
-            .unwrap_or_else(|| dirs.home.join(".config"))
-            .join("opencode"),
-        Scope::Project => dirs.project.join(".opencode"),
-    }
+/// A planned install or uninstall in one configuration directory: every file it
+/// touches as (path, text before, text after; `None`: absent), and the directories it
+/// creates (`true`) or removes when empty (`false`), in order.
+pub(super) struct Planned {
+    pub(super) files: Vec<(PathBuf, Option<String>, Option<String>)>,
+    pub(super) dirs: Vec<(PathBuf, bool)>,
 }
 
 /// The files an install writes in `dir`: the plugin, then the seed's lock.
@@ -90,19 +83,14 @@ fn is_ours(text: &str) -> bool {
     text.starts_with(MARKER)
 }
 
-/// Plans installing (`install`) or removing Attend's OpenCode plugin (see the module
-/// docs). Reads, writes nothing.
+/// Plans installing Attend's OpenCode plugin into the configuration directory `dir`
+/// with the hook argv `install` (program first), or removing it (`None`); see the module
+/// docs. Reads, writes nothing.
 ///
 /// Errors: [`InstallError::Shape`] when a plugin file of that name is not Attend's
-/// (install only), [`InstallError::ExePath`], [`InstallError::Io`].
-pub(super) fn plan(
-    scope: Scope,
-    attend_exe: &Path,
-    form: HookForm,
-    dirs: &Dirs,
-    install: bool,
-) -> Result<InstallPlan, InstallError> {
-    let dir = config_dir(scope, dirs);
+/// (install only), [`InstallError::Io`].
+pub(super) fn plan(dir: &Path, install: Option<&[String]>) -> Result<Planned, InstallError> {
+    let dir = dir.to_path_buf();
     let plugin = files::resolve(dir.join(PLUGIN_DIR).join(PLUGIN_FILE));
     let lock = dir.join(LOCK);
     let modules = dir.join(MODULES);
@@ -110,27 +98,23 @@ pub(super) fn plan(
     let lock_before = files::read_optional(&lock)?;
     let ours = plugin_before.as_deref().is_some_and(is_ours);
     let mut dir_changes = Vec::new();
-    let (plugin_after, lock_after) = if install {
+    let (plugin_after, lock_after) = if let Some(argv) = install {
         if plugin_before.is_some() && !ours {
             return Err(InstallError::Shape {
                 path: plugin,
                 message: "a plugin of that name is there that is not Attend's".into(),
             });
         }
-        let argv = hook_argv(attend_exe, form, AgentKind::OpenCode)?;
         let seed = lock_before.is_none() && !modules.exists() && !dir.join(PACKAGE).exists();
         if seed {
-            dir_changes.push(DirChange {
-                path: modules.clone(),
-                create: true,
-            });
+            dir_changes.push((modules.clone(), true));
         }
         let lock_after = if seed {
             Some(SEED.to_string())
         } else {
             lock_before.clone()
         };
-        (Some(plugin_text(&argv)), lock_after)
+        (Some(plugin_text(argv)), lock_after)
     } else {
         let seeded = lock_before.as_deref() == Some(SEED) && files::is_empty_dir(&modules);
         let plugin_after = if ours { None } else { plugin_before.clone() };
@@ -142,36 +126,20 @@ pub(super) fn plan(
         }
         if seeded {
             gone.extend([lock.clone(), modules.clone()]);
-            dir_changes.push(DirChange {
-                path: modules.clone(),
-                create: false,
-            });
+            dir_changes.push((modules.clone(), false));
         }
         if ours && gone.contains(&dir.join(PLUGIN_DIR)) {
-            dir_changes.push(DirChange {
-                path: dir.join(PLUGIN_DIR),
-                create: false,
-            });
+            dir_changes.push((dir.join(PLUGIN_DIR), false));
         }
         if !gone.is_empty() && entries(&dir).iter().all(|e| gone.contains(e)) {
-            dir_changes.push(DirChange {
-                path: dir.clone(),
-                create: false,
-            });
+            dir_changes.push((dir.clone(), false));
         }
         (plugin_after, lock_after)
     };
-    let change = |path: PathBuf, before: Option<String>, after: Option<String>| FileChange {
-        path,
-        before,
-        after,
-        backup: false,
-    };
-    Ok(InstallPlan {
-        agent: AgentKind::OpenCode,
+    Ok(Planned {
         files: vec![
-            change(plugin, plugin_before, plugin_after),
-            change(lock, lock_before, lock_after),
+            (plugin, plugin_before, plugin_after),
+            (lock, lock_before, lock_after),
         ],
         dirs: dir_changes,
     })
