@@ -102,9 +102,9 @@ fn opencode_1_prompt_ends_done_unread_with_the_models_text_in_few_hook_processes
 }
 
 /// Scenario 2: a `bash` call under `"permission": {"bash": "ask"}` →
-/// blocked/permission_required with the command in the decision → `attend answer PANE
-/// allow` (Enter on "Allow once") → the command runs → done, the decision resolved as
-/// answered.
+/// blocked/permission_required with the command in the decision, the screen manifest's
+/// rule matched (`attend explain`) → `attend answer PANE allow` (Enter on "Allow once")
+/// → the command runs → done, the decision resolved as answered.
 #[test]
 fn opencode_2_permission_answered_with_attend_answer() {
     let Some(s) = Scenario::start(
@@ -123,6 +123,11 @@ fn opencode_2_permission_answered_with_attend_answer() {
         format!("bash: {COMMAND}"),
         "the decision names the command: {v}"
     );
+    // The screen manifest's rule matched the dialog on screen (`attend explain`).
+    let explain = s.attend(&["explain", &s.pane]);
+    if !explain.contains("permission-required") {
+        s.fail(&format!("explain names the matched rule:\n{explain}"));
+    }
     s.attend(&["answer", &s.pane, "allow"]);
     let v = s.show();
     if !v["pending_decision"].is_null() || v["attention"] == "permission_required" {
