@@ -249,3 +249,30 @@ impl Pane {
             && self.pending_decision.is_none()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::AgentKind;
+
+    #[test]
+    fn the_program_file_name_picks_the_agent() {
+        for (program, agent) in [
+            ("/usr/bin/claude", AgentKind::Claude),
+            ("cursor-agent", AgentKind::Cursor),
+            ("qwen", AgentKind::Qwen),
+            ("/opt/node/bin/opencode", AgentKind::OpenCode),
+            ("opencode-ai", AgentKind::Shell),
+            ("bash", AgentKind::Shell),
+        ] {
+            assert_eq!(AgentKind::from_program(program), agent, "{program}");
+        }
+        for agent in AgentKind::ALL {
+            assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
+        }
+        assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
+        assert_eq!(
+            serde_json::to_string(&AgentKind::OpenCode).unwrap(),
+            "\"opencode\""
+        );
+    }
+}

@@ -294,6 +294,9 @@ mod tests {
         assert_eq!(pick_agent_with(AgentKind::Codex, &[], names), None);
         assert!(looks_like(AgentKind::Cursor, "cursor-agent"));
         assert!(!looks_like(AgentKind::Codex, "claude"));
+        // OpenCode's native binary, run through npm's `opencode` link or as `opencode.exe`.
+        assert!(looks_like(AgentKind::OpenCode, "opencode.exe"));
+        assert!(!looks_like(AgentKind::OpenCode, "node"));
     }
 
     #[test]
