@@ -174,6 +174,7 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Cursor => CURSOR,
         AgentKind::Gemini => GEMINI,
         AgentKind::Qwen => QWEN,
+        AgentKind::OpenCode => "opencode/1.18.33/plugin",
         AgentKind::Shell => panic!("the shell has no hook fixtures"),
     }
 }

@@ -39,6 +39,7 @@ impl Home {
             project: tmp.path().join("project"),
             claude_config_dir: None,
             codex_home: None,
+            config_home: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();
@@ -208,6 +209,8 @@ trust_level = "trusted"
   }
 }"#,
         ],
+        // A plugin file, not hook entries: tests/install_opencode.rs.
+        AgentKind::OpenCode => vec![],
         AgentKind::Shell => vec![],
     }
 }
@@ -250,6 +253,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "Notification",
         ],
         AgentKind::Qwen => hook_events::QWEN,
+        AgentKind::OpenCode => &[],
         AgentKind::Shell => &[],
     }
 }
@@ -307,7 +311,7 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
-            AgentKind::Shell => unreachable!(),
+            AgentKind::OpenCode | AgentKind::Shell => unreachable!(),
         }
         for path in home.paths(agent) {
             assert!(read(&path).unwrap().ends_with('\n'), "{}", path.display());

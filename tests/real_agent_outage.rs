@@ -143,6 +143,7 @@ fn waiting_tool(cli: Cli) -> Reply {
         },
         Cli::Gemini => Reply::gemini_shell(command, "Wait for the go file"),
         Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
+        Cli::OpenCode => Reply::opencode_bash(command, "Wait for the go file"),
     }
 }
 
@@ -158,6 +159,9 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         }),
         Cli::Qwen => edit_json(&home.config_dir().join("settings.json"), |v| {
             v["tools"]["approvalMode"] = json!("yolo");
+        }),
+        Cli::OpenCode => edit_json(&home.config_dir().join("opencode.json"), |v| {
+            v["permission"]["bash"] = json!("allow");
         }),
     }
 }

@@ -232,6 +232,13 @@ mod tests {
             (Gemini, "gemini/0.61.0/permission-dialog.txt", "1", "\u{1b}"),
             // "4. No, suggest changes (esc)": its shortcut.
             (Qwen, "qwen/0.24.4/permission-dialog.txt", "1", "\u{1b}"),
+            // Unnumbered options: Enter on "Allow once" (selected when it opens), Esc rejects.
+            (
+                OpenCode,
+                "opencode/1.18.33/permission-dialog.txt",
+                "\r",
+                "\u{1b}",
+            ),
         ];
         for (agent, path, allow, deny) in table {
             let s = fixture(path);

@@ -256,6 +256,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Codex => Some(include_str!("../../data/manifests/codex.toml")),
         AgentKind::Gemini => Some(include_str!("../../data/manifests/gemini.toml")),
         AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
+        AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
         AgentKind::Cursor | AgentKind::Shell => None,
     }
 }
@@ -512,6 +513,21 @@ mod tests {
         let quoted = "  ◆ The dialog reads:\n   Allow execution of: 'echo'?\n   › 1. Yes, allow once\n                           4. No, suggest changes (esc)\n\n────────\n>   Type your message\n────────\n  ➜ proj";
         assert_eq!(
             matched(AgentKind::Qwen, &Screen::new(quoted, "Qwen - proj")),
+            None
+        );
+    }
+
+    #[test]
+    fn opencode_permission_dialog_matches_and_a_quote_of_it_does_not() {
+        let screen = Screen::new(&fixture("opencode/1.18.33/permission-dialog.txt"), "OC | x");
+        assert_eq!(
+            matched(AgentKind::OpenCode, &screen).as_deref(),
+            Some("permission-required")
+        );
+        // The dialog's rows quoted in a reply, above the input box and its footer.
+        let quoted = "  ┃  △ Permission required\n  ┃   Allow once   Allow always   Reject   ⇆ select  enter confirm\n\n  ┃\n  ┃  Build · gpt-4.1 scripted\n  ╹▀▀▀▀▀▀▀▀\n   /tmp/proj   ctrl+p commands";
+        assert_eq!(
+            matched(AgentKind::OpenCode, &Screen::new(quoted, "OC | x")),
             None
         );
     }

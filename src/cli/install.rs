@@ -68,6 +68,13 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
             f.path.display()
         ))?;
     }
+    for d in &plan.dirs {
+        out::line(&format!(
+            "{agent}: {} {}",
+            if d.create { "created" } else { "removed" },
+            d.path.display()
+        ))?;
+    }
     for b in backups {
         out::line(&format!("{agent}: backup {}", b.display()))?;
     }

@@ -78,8 +78,11 @@ pub(super) fn notify_argv(
     Ok(argv)
 }
 
-/// The argv of a hook entry (program path first, as is).
-fn hook_argv(
+/// The argv of a hook entry (program path first, as is): `[<dir>/attend-hook, <agent>]`
+/// or `[<attend>, "hook", <agent>]`.
+///
+/// Errors: [`InstallError::ExePath`] when the path is relative, not UTF-8 or holds a NUL.
+pub(super) fn hook_argv(
     attend_exe: &Path,
     form: HookForm,
     agent: AgentKind,

@@ -123,6 +123,33 @@ pub(super) fn remove(path: &Path) -> Result<(), InstallError> {
     }
 }
 
+/// Creates `path` and its missing parents.
+pub(super) fn create_dir(path: &Path) -> Result<(), InstallError> {
+    fs::create_dir_all(path).map_err(|e| io_error(path, e))
+}
+
+/// Removes `path` when it is an empty directory; one that is not empty, or gone, is left
+/// as it is.
+pub(super) fn remove_empty_dir(path: &Path) -> Result<(), InstallError> {
+    match fs::remove_dir(path) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::DirectoryNotEmpty
+            ) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(io_error(path, e)),
+    }
+}
+
+/// True when `path` is a directory with nothing in it.
+pub(super) fn is_empty_dir(path: &Path) -> bool {
+    fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
+}
+
 /// A unified diff of one file (`/dev/null` stands for a missing file).
 pub(super) fn unified_diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
     let shown = path.display().to_string();

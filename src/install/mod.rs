@@ -22,6 +22,7 @@ mod command;
 mod error;
 mod files;
 mod json;
+pub mod opencode;
 pub mod pane;
 mod toml;
 
@@ -35,9 +36,11 @@ use std::path::{Path, PathBuf};
 /// Which configuration layer to edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
-    /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`).
+    /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
+    /// `$XDG_CONFIG_HOME/opencode/`).
     User,
-    /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/` in the project).
+    /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.opencode/` in
+    /// the project).
     Project,
 }
 
@@ -52,11 +55,15 @@ pub struct Dirs {
     pub claude_config_dir: Option<PathBuf>,
     /// `$CODEX_HOME`: Codex's user directory instead of `~/.codex`.
     pub codex_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`: where OpenCode's user directory is (`<it>/opencode`) instead of
+    /// `~/.config/opencode`.
+    pub config_home: Option<PathBuf>,
 }
 
 impl Dirs {
-    /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`
-    /// and `$CODEX_HOME` (empty counts as unset), and the given project directory.
+    /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`,
+    /// `$CODEX_HOME` and `$XDG_CONFIG_HOME` (empty or relative counts as unset, as the XDG
+    /// rules say for the latter), and the given project directory.
     pub fn from_env(project: &Path) -> Dirs {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         Dirs {
@@ -67,17 +74,23 @@ impl Dirs {
             project: project.to_path_buf(),
             claude_config_dir: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
             codex_home: var("CODEX_HOME").map(PathBuf::from),
+            config_home: var("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
         }
     }
 }
 
 /// One file's planned change. `before`/`after` are the whole texts; `None` means the file
-/// does not exist (before) or is to be deleted (after).
+/// does not exist (before) or is to be deleted (after). `backup`: an existing original is
+/// copied aside before it changes (the agents' own configuration files; not files that
+/// are wholly Attend's, such as its OpenCode plugin).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
     pub path: PathBuf,
     pub before: Option<String>,
     pub after: Option<String>,
+    pub backup: bool,
 }
 
 impl FileChange {
@@ -87,34 +100,61 @@ impl FileChange {
     }
 }
 
-/// The planned change for one agent: every file it touches, changed or not.
+/// One directory a plan creates (before its files are written) or removes when it is
+/// empty (after its files are deleted): the `node_modules/` OpenCode's seed needs, the
+/// plugin directory an uninstall leaves empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirChange {
+    pub path: PathBuf,
+    /// True: create (with its parents); false: remove if empty.
+    pub create: bool,
+}
+
+/// The planned change for one agent: every file it touches, changed or not, and the
+/// directories it creates or removes (each one a change).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallPlan {
     pub agent: AgentKind,
     pub files: Vec<FileChange>,
+    pub dirs: Vec<DirChange>,
 }
 
 impl InstallPlan {
     /// True when applying would change nothing (e.g. a second install).
     pub fn is_noop(&self) -> bool {
-        !self.files.iter().any(FileChange::changes)
+        !self.files.iter().any(FileChange::changes) && self.dirs.is_empty()
     }
 
-    /// A unified diff of every changed file (`/dev/null` for a created or deleted file);
-    /// empty for a no-op plan. This is what `--dry-run` prints.
+    /// A unified diff of every changed file (`/dev/null` for a created or deleted file),
+    /// and a `mkdir -p DIR` / `rmdir DIR` line per directory; empty for a no-op plan. This
+    /// is what `--dry-run` prints.
     pub fn diff(&self) -> String {
-        self.files
-            .iter()
-            .filter(|f| f.changes())
-            .map(|f| files::unified_diff(&f.path, f.before.as_deref(), f.after.as_deref()))
+        let dir = |d: &DirChange| {
+            let verb = if d.create { "mkdir -p" } else { "rmdir" };
+            format!("{verb} {}\n", d.path.display())
+        };
+        let (created, removed): (Vec<&DirChange>, Vec<&DirChange>) =
+            self.dirs.iter().partition(|d| d.create);
+        created
+            .into_iter()
+            .map(dir)
+            .chain(
+                self.files
+                    .iter()
+                    .filter(|f| f.changes())
+                    .map(|f| files::unified_diff(&f.path, f.before.as_deref(), f.after.as_deref())),
+            )
+            .chain(removed.into_iter().map(dir))
             .collect()
     }
 
     /// Writes the plan. First checks that no file changed since planning (else
-    /// [`InstallError::Changed`] and nothing is written); then, per changed file, backs up
-    /// an existing original to `<file>.attend-backup-<unix-ms>`, and writes the new text
+    /// [`InstallError::Changed`] and nothing is written); then creates the directories to
+    /// create, per changed file backs up an existing original to
+    /// `<file>.attend-backup-<unix-ms>` (when the change says so), and writes the new text
     /// atomically (temporary file + rename, parent directories created) or deletes the
-    /// file. Returns the backups made.
+    /// file; last removes the directories to remove that are empty (one that is not is
+    /// left). Returns the backups made.
     pub fn apply(&self) -> Result<Vec<PathBuf>, InstallError> {
         let changed: Vec<&FileChange> = self.files.iter().filter(|f| f.changes()).collect();
         for file in &changed {
@@ -124,15 +164,21 @@ impl InstallPlan {
                 });
             }
         }
+        for dir in self.dirs.iter().filter(|d| d.create) {
+            files::create_dir(&dir.path)?;
+        }
         let mut backups = Vec::new();
         for file in changed {
-            if file.before.is_some() {
+            if file.before.is_some() && file.backup {
                 backups.push(files::backup(&file.path)?);
             }
             match &file.after {
                 Some(text) => files::write_atomic(&file.path, text)?,
                 None => files::remove(&file.path)?,
             }
+        }
+        for dir in self.dirs.iter().filter(|d| !d.create) {
+            files::remove_empty_dir(&dir.path)?;
         }
         Ok(backups)
     }
@@ -204,6 +250,7 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Cursor => vec![base(".cursor", &None).join("hooks.json")],
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
+        AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
         AgentKind::Shell => Vec::new(),
     }
 }
@@ -362,7 +409,8 @@ fn editors<'a>(
         // Qwen reads its settings like Gemini (comments stripped); timeouts in seconds,
         // a group without a matcher matches every tool.
         AgentKind::Qwen => vec![grouped(QWEN_EVENTS, 5, Some("attend"), &[], true)],
-        AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
+        // Not hook entries: a plugin file ([`opencode`]).
+        AgentKind::OpenCode | AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
     })
 }
 
@@ -374,6 +422,9 @@ fn plan(
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
+    if agent == AgentKind::OpenCode {
+        return plan_opencode(scope, attend_exe, form, dirs, direction);
+    }
     let matcher = Matcher::new(agent, attend_exe);
     let editors = editors(agent, attend_exe, form, &matcher, false)?;
     let mut changes = Vec::new();
@@ -397,11 +448,60 @@ fn plan(
             path,
             before,
             after,
+            backup: true,
         });
     }
     Ok(InstallPlan {
         agent,
         files: changes,
+        dirs: Vec::new(),
+    })
+}
+
+/// OpenCode's configuration directory for `scope`: `$XDG_CONFIG_HOME/opencode` (by
+/// default `~/.config/opencode`) or the project's `.opencode`.
+fn opencode_dir(scope: Scope, dirs: &Dirs) -> PathBuf {
+    match scope {
+        Scope::User => dirs
+            .config_home
+            .clone()
+            .unwrap_or_else(|| dirs.home.join(".config"))
+            .join("opencode"),
+        Scope::Project => dirs.project.join(".opencode"),
+    }
+}
+
+/// [`plan`] for OpenCode: Attend's plugin file, not hook entries ([`opencode`]); neither
+/// file is backed up (both are wholly Attend's).
+fn plan_opencode(
+    scope: Scope,
+    attend_exe: &Path,
+    form: HookForm,
+    dirs: &Dirs,
+    direction: Direction,
+) -> Result<InstallPlan, InstallError> {
+    let argv = match direction {
+        Direction::Install => Some(command::hook_argv(attend_exe, form, AgentKind::OpenCode)?),
+        Direction::Uninstall => None,
+    };
+    let planned = opencode::plan(&opencode_dir(scope, dirs), argv.as_deref())?;
+    Ok(InstallPlan {
+        agent: AgentKind::OpenCode,
+        files: planned
+            .files
+            .into_iter()
+            .map(|(path, before, after)| FileChange {
+                path,
+                before,
+                after,
+                backup: false,
+            })
+            .collect(),
+        dirs: planned
+            .dirs
+            .into_iter()
+            .map(|(path, create)| DirChange { path, create })
+            .collect(),
     })
 }
 

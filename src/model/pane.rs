@@ -19,6 +19,9 @@ pub enum AgentKind {
     Gemini,
     /// Qwen Code (`qwen`), a Gemini CLI fork with Claude Code's hook schema.
     Qwen,
+    /// OpenCode (`opencode`), reporting through Attend's JS plugin.
+    #[serde(rename = "opencode")]
+    OpenCode,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -26,12 +29,13 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 6] = [
+    pub const ALL: [AgentKind; 7] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
         AgentKind::Gemini,
         AgentKind::Qwen,
+        AgentKind::OpenCode,
         AgentKind::Shell,
     ];
 
@@ -43,6 +47,7 @@ impl AgentKind {
             AgentKind::Cursor => "cursor",
             AgentKind::Gemini => "gemini",
             AgentKind::Qwen => "qwen",
+            AgentKind::OpenCode => "opencode",
             AgentKind::Shell => "shell",
         }
     }
@@ -64,7 +69,8 @@ impl AgentKind {
     }
 
     /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor, `qwen` → Qwen); anything else is a shell.
+    /// `cursor-agent` → Cursor, `qwen` → Qwen, `opencode` → OpenCode); anything else is a
+    /// shell.
     pub fn from_program(program: &str) -> AgentKind {
         let name = program.rsplit('/').next().unwrap_or(program);
         match name {
@@ -73,6 +79,7 @@ impl AgentKind {
             "cursor-agent" | "cursor" => AgentKind::Cursor,
             "gemini" => AgentKind::Gemini,
             "qwen" => AgentKind::Qwen,
+            "opencode" => AgentKind::OpenCode,
             _ => AgentKind::Shell,
         }
     }
@@ -240,5 +247,32 @@ impl Pane {
         self.lifecycle.is_terminal()
             && self.attention() == Attention::None
             && self.pending_decision.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AgentKind;
+
+    #[test]
+    fn the_program_file_name_picks_the_agent() {
+        for (program, agent) in [
+            ("/usr/bin/claude", AgentKind::Claude),
+            ("cursor-agent", AgentKind::Cursor),
+            ("qwen", AgentKind::Qwen),
+            ("/opt/node/bin/opencode", AgentKind::OpenCode),
+            ("opencode-ai", AgentKind::Shell),
+            ("bash", AgentKind::Shell),
+        ] {
+            assert_eq!(AgentKind::from_program(program), agent, "{program}");
+        }
+        for agent in AgentKind::ALL {
+            assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
+        }
+        assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
+        assert_eq!(
+            serde_json::to_string(&AgentKind::OpenCode).unwrap(),
+            "\"opencode\""
+        );
     }
 }

@@ -91,6 +91,7 @@ fn agent_names(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::Gemini => &["gemini", "node"],
         AgentKind::Cursor => &["cursor-agent", "cursor", "node"],
         AgentKind::Qwen => &["qwen", "node"],
+        AgentKind::OpenCode => &["opencode"],
         AgentKind::Shell => &[],
     }
 }
@@ -293,6 +294,9 @@ mod tests {
         assert_eq!(pick_agent_with(AgentKind::Codex, &[], names), None);
         assert!(looks_like(AgentKind::Cursor, "cursor-agent"));
         assert!(!looks_like(AgentKind::Codex, "claude"));
+        // OpenCode's native binary, run through npm's `opencode` link or as `opencode.exe`.
+        assert!(looks_like(AgentKind::OpenCode, "opencode.exe"));
+        assert!(!looks_like(AgentKind::OpenCode, "node"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!
 //! Corpus: `tests/fuzz/corpus/hooks/<agent>/<EVENT>-<what>.json`, the EVENT argument is
 //! the file name up to the first `-` (`_` for none, `~` and hex bytes for any other). Seeded from the recorded fixtures
-//! (`tests/fixtures/*/*/observed`, and the documented ones) plus hand-made hostile
+//! (`tests/fixtures/*/*/observed`, OpenCode's `…/plugin`, and the documented ones) plus hand-made hostile
 //! payloads. Mutants are byte-level ([`super::Op`]) or JSON-level ([`JsonOp`]: a field set
 //! to a hostile value, removed, or nested deep), then byte-level.
 //!
@@ -29,11 +29,12 @@ use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, LazyLock};
 
-const AGENTS: [AgentKind; 4] = [
+const AGENTS: [AgentKind; 5] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
     AgentKind::Gemini,
+    AgentKind::OpenCode,
 ];
 
 /// EVENT arguments: every event the adapters know, `notify`, and hostile names.

@@ -31,6 +31,9 @@ pub const FAKE_KEY: &str = "sk-scripted-00000000";
 /// The model name Qwen Code is given (`OPENAI_MODEL`); shown in its status line.
 pub const QWEN_MODEL: &str = "qwen-scripted";
 
+/// The model OpenCode's `scripted` provider offers (`scripted/gpt-4.1`, as recorded).
+pub const OPENCODE_MODEL: &str = "gpt-4.1";
+
 /// Set to `1` to make a missing CLI fail the test instead of skipping it (CI sets it).
 pub const REQUIRE_VAR: &str = "ATTEND_REQUIRE_REAL_AGENTS";
 
@@ -41,19 +44,27 @@ pub enum Cli {
     Codex,
     Gemini,
     Qwen,
+    OpenCode,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 4] = [Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Qwen];
+    pub const ALL: [Cli; 5] = [
+        Cli::Claude,
+        Cli::Codex,
+        Cli::Gemini,
+        Cli::Qwen,
+        Cli::OpenCode,
+    ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
-    /// `qwen`.
+    /// `qwen`, `opencode`.
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
             Cli::Gemini => "gemini",
             Cli::Qwen => "qwen",
+            Cli::OpenCode => "opencode",
         }
     }
 
@@ -64,6 +75,7 @@ impl Cli {
             Cli::Codex => "@openai/codex",
             Cli::Gemini => "@google/gemini-cli",
             Cli::Qwen => "@qwen-code/qwen-code",
+            Cli::OpenCode => "opencode-ai",
         }
     }
 
@@ -75,6 +87,7 @@ impl Cli {
             Cli::Codex => &["0.171.0"],
             Cli::Gemini => &["0.61.0"],
             Cli::Qwen => &["0.24.4"],
+            Cli::OpenCode => &["1.18.33"],
         }
     }
 
@@ -150,6 +163,8 @@ impl Cli {
                 "SessionEnd",
                 "SessionDelete",
             ],
+            // No hook commands: its events reach plugins (Attend's, `install-hooks`).
+            Cli::OpenCode => &[],
         }
     }
 
@@ -405,13 +420,15 @@ impl AgentHome {
     }
 
     /// The CLI's configuration directory: `home/.claude`, `home/.codex` (`CODEX_HOME`),
-    /// `home/.gemini`.
+    /// `home/.gemini`, `home/.qwen`, `home/.config/opencode` (`XDG_CONFIG_HOME` is
+    /// `home/.config`).
     pub fn config_dir(&self) -> PathBuf {
         self.home.join(match self.cli {
             Cli::Claude => ".claude",
             Cli::Codex => ".codex",
             Cli::Gemini => ".gemini",
             Cli::Qwen => ".qwen",
+            Cli::OpenCode => ".config/opencode",
         })
     }
 
@@ -490,6 +507,23 @@ impl AgentHome {
                     "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false},
                 }),
             ),
+            // The scripted model as an OpenAI-compatible provider (built in: nothing is
+            // fetched); every shell command asks (the default runs them unasked).
+            Cli::OpenCode => write_json(
+                &self.config_dir().join("opencode.json"),
+                &json!({
+                    "$schema": "https://opencode.ai/config.json",
+                    "provider": {"scripted": {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "options": {"baseURL": format!("{}/v1", self.server_url), "apiKey": FAKE_KEY},
+                        "models": {OPENCODE_MODEL: {}},
+                    }},
+                    "model": format!("scripted/{OPENCODE_MODEL}"),
+                    "permission": {"bash": "ask"},
+                    "autoupdate": false,
+                    "share": "disabled",
+                }),
+            ),
         }
     }
 
@@ -508,6 +542,7 @@ impl AgentHome {
             .map(|event| (event.to_string(), groups.clone()))
             .collect();
         match self.cli {
+            Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
             Cli::Claude | Cli::Gemini | Cli::Qwen => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
@@ -539,8 +574,8 @@ impl AgentHome {
     /// `PATH` (the pinned Node's directory, [`node_dir`], then the inherited one), `HOME`, `LANG`, `XDG_*` under the home, the loopback
     /// proxies, and per CLI the server URL and fake key (Claude also
     /// `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_TELEMETRY=1`,
-    /// `DISABLE_AUTOUPDATER=1`; Codex `CODEX_HOME`). `TERM` is left to the terminal that
-    /// runs it.
+    /// `DISABLE_AUTOUPDATER=1`; Codex `CODEX_HOME`; OpenCode `OPENCODE_DISABLE_*`). `TERM`
+    /// is left to the terminal that runs it.
     pub fn launch(&self) -> Launch {
         let home = self.home.display().to_string();
         let mut env: Vec<(String, String)> = vec![
@@ -596,6 +631,17 @@ impl AgentHome {
                 env.push(("OPENAI_API_KEY".into(), FAKE_KEY.into()));
                 env.push(("OPENAI_BASE_URL".into(), format!("{}/v1", self.server_url)));
                 env.push(("OPENAI_MODEL".into(), QWEN_MODEL.into()));
+            }
+            // No model list, update check, LSP download or sharing: nothing leaves loopback.
+            Cli::OpenCode => {
+                for key in [
+                    "OPENCODE_DISABLE_MODELS_FETCH",
+                    "OPENCODE_DISABLE_AUTOUPDATE",
+                    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+                    "OPENCODE_DISABLE_SHARE",
+                ] {
+                    env.push((key.into(), "1".into()));
+                }
             }
         }
         args.extend(self.extra_args.iter().cloned());

@@ -177,6 +177,17 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// OpenCode's `bash` tool (`{"command", "description"}`); under `"permission":
+    /// {"bash": "ask"}` the TUI shows "△ Permission required".
+    pub fn opencode_bash(command: &str, description: &str) -> Reply {
+        Reply::Tool {
+            name: "bash".into(),
+            input_json: json!({"command": command, "description": description}).to_string(),
+        }
+    }
+}
+
 /// Which wire format a request used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Api {

@@ -13,6 +13,11 @@ use std::time::{Duration, Instant};
 /// Generous bound for one step (a CLI starting on a loaded 2-core machine included).
 pub const STEP: Duration = Duration::from_secs(30);
 
+/// [`STEP`] for OpenCode: its start burns about 13 s of CPU (and its first prompt starts
+/// its project instance): with two of them at once on a loaded 2-core machine a step
+/// took over 30 s. A bound, not a wait: a quick step returns at once.
+pub const OPENCODE_STEP: Duration = Duration::from_secs(90);
+
 /// How long [`Scenario::prompt`] waits for the typed text to be drawn before it presses
 /// Enter anyway (a text that scrolled an earlier copy of itself off the screen).
 pub const ECHO_WAIT: Duration = Duration::from_secs(10);
@@ -83,8 +88,14 @@ impl Scenario {
         prepare(&home);
         let (session_ends, notifies) = if options.install_hooks {
             install_hooks(&env, &home);
+            if let Some(after) = options.after_install {
+                after(&home);
+            }
             (
-                (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd")),
+                // OpenCode has no hook commands to record beside Attend's (and no session
+                // end event).
+                (cli != Cli::Codex && cli != Cli::OpenCode)
+                    .then(|| record_also(&home, "SessionEnd")),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
         } else {
@@ -181,9 +192,18 @@ impl Scenario {
         )
     }
 
-    /// Polls the pane until `cond` holds (within [`STEP`]); returns that state.
+    /// The bound of one step: [`STEP`], [`OPENCODE_STEP`] for OpenCode.
+    pub fn step(&self) -> Duration {
+        if self.cli == Cli::OpenCode {
+            OPENCODE_STEP
+        } else {
+            STEP
+        }
+    }
+
+    /// Polls the pane until `cond` holds (within [`Scenario::step`]); returns that state.
     pub fn wait(&self, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + STEP;
+        let deadline = Instant::now() + self.step();
         loop {
             let v = self.show();
             if cond(&v) {
@@ -287,24 +307,30 @@ impl Scenario {
     /// SessionStart at launch) or its window title is set, then a moment for the input
     /// box to take keys. Qwen Code fires SessionStart while it still initializes (a
     /// spinner where its input box goes; keys typed meanwhile are lost): for it, also
-    /// until its input box is drawn.
+    /// until its input box is drawn; OpenCode (no session before the first prompt) until
+    /// its input box's footer is.
     pub fn wait_ready(&self) {
         self.wait("the CLI is up", |v| {
             !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
         });
-        if self.cli == Cli::Qwen {
-            let deadline = Instant::now() + STEP;
+        let input_box = match self.cli {
+            Cli::Qwen => Some("Type your message"),
+            Cli::OpenCode => Some("ctrl+p commands"),
+            _ => None,
+        };
+        if let Some(marker) = input_box {
+            let deadline = Instant::now() + self.step();
             loop {
                 let screen = self
                     .env
                     .attend1()
                     .get_screen(&self.pane)
                     .unwrap_or_default();
-                if screen.contains("Type your message") {
+                if screen.contains(marker) {
                     break;
                 }
                 if Instant::now() >= deadline {
-                    self.fail("Qwen's input box never showed");
+                    self.fail(&format!("the input box ({marker:?}) never showed"));
                 }
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -345,6 +371,11 @@ impl Scenario {
         // (docs/adapters.md); Claude fires PermissionRequest as its dialog opens.
         if self.cli == Cli::Claude {
             std::thread::sleep(Duration::from_millis(500));
+        } else if self.cli == Cli::OpenCode {
+            // The plugin reports the gate as the dialog opens; it takes keys once drawn.
+            self.wait_screen("the dialog's options", |s| {
+                s.contains("Allow once") && s.contains("enter confirm")
+            });
         } else if self.cli == Cli::Qwen {
             // The title changes a moment before the dialog's options are drawn.
             self.wait("the dialog on screen", |v| {
@@ -390,6 +421,26 @@ impl Scenario {
         v
     }
 
+    /// Polls the pane's screen until `check` holds (within [`Scenario::step`]); returns
+    /// that screen.
+    pub fn wait_screen(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + self.step();
+        loop {
+            let screen = self
+                .env
+                .attend1()
+                .get_screen(&self.pane)
+                .unwrap_or_default();
+            if check(&screen) {
+                return screen;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!("the screen never showed {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits until the pane's process exited; asserts exit code 0.
     pub fn expect_exit_0(&self) -> Value {
         let v = self.wait("the process exit", |v| v["live"]["state"] == "exited");
@@ -426,6 +477,9 @@ pub struct Options {
     /// Let the daemon send desktop notifications (to whatever server the test puts on
     /// the bus); off by default (`--no-notifications`).
     pub notifications: bool,
+    /// Run on the CLI's home once `attend install-hooks` wrote into it (before the CLI
+    /// starts).
+    pub after_install: Option<fn(&AgentHome)>,
 }
 
 impl Default for Options {
@@ -436,6 +490,7 @@ impl Default for Options {
             on_path: false,
             own_group: false,
             notifications: false,
+            after_install: None,
         }
     }
 }
@@ -447,6 +502,7 @@ pub fn install_hooks(env: &Env, home: &AgentHome) {
         .args(["install-hooks", home.cli.name()])
         .env("HOME", &home.home)
         .env("CODEX_HOME", home.config_dir())
+        .env("XDG_CONFIG_HOME", home.home.join(".config"))
         .env_remove("CLAUDE_CONFIG_DIR")
         .current_dir(&home.project)
         .output()

@@ -8,7 +8,8 @@
 //!
 //! The per-agent tables live in `claude` (shared by Codex and Qwen Code hooks, whose
 //! schemas copy Claude's), `codex` (`--notify` and the approval dialog), `qwen` (its
-//! approval dialog and resume), `cursor` and `gemini`;
+//! approval dialog and resume), `cursor`, `gemini` and `opencode` (the events of Attend's
+//! OpenCode plugin);
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
@@ -19,6 +20,7 @@ mod cursor;
 mod gemini;
 mod mapped;
 mod notification;
+mod opencode;
 mod payload;
 mod qwen;
 
@@ -142,6 +144,7 @@ pub fn map_hook_with(
             claude::map(&event, &p, policy, claude::Dialect::Qwen),
             qwen::identity(&p),
         ),
+        AgentKind::OpenCode => (opencode::map(&event, &p), opencode::identity(&event, &p)),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);
@@ -163,7 +166,8 @@ pub fn map_hook_with(
 
 /// The event name: the payload's `hook_event_name`, else the EVENT argument (cleaned
 /// like the payload's strings, [`clean_text`]: it reaches the event log and every surface),
-/// else `"notify"` for a Codex payload that carries the notify `type` field.
+/// else `"notify"` for a Codex payload that carries the notify `type` field, else an
+/// OpenCode bus event's own `type`.
 fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Option<String> {
     if let Some(name) = p.str("hook_event_name") {
         return Some(name.to_string());
@@ -171,7 +175,11 @@ fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Opt
     if let Some(arg) = event_arg.map(clean_text).filter(|a| !a.is_empty()) {
         return Some(arg);
     }
-    (agent == AgentKind::Codex && p.str("type").is_some()).then(|| codex::NOTIFY_EVENT.to_string())
+    match agent {
+        AgentKind::Codex => p.str("type").map(|_| codex::NOTIFY_EVENT.to_string()),
+        AgentKind::OpenCode => p.str("type").map(str::to_string),
+        _ => None,
+    }
 }
 
 /// Longest text (bytes) kept from any string of a hook payload. Agents' messages are

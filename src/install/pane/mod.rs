@@ -13,8 +13,9 @@
 //! `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped with a security warning unless it and
 //! every directory above it belong to root and only root can write them; Qwen Code has no
 //! settings flag either (its `QWEN_CODE_SYSTEM_SETTINGS_PATH` would replace the
-//! machine's system settings, not add to them); Cursor has neither. Their panes report
-//! through `attend install-hooks`.
+//! machine's system settings, not add to them); Cursor has neither; OpenCode reports
+//! through a plugin file, not hook entries. Their panes report through `attend
+//! install-hooks`.
 //!
 //! Every entry runs `<dir>/attend-hook <agent> --pane-hooks` (the entries `attend
 //! install-hooks` writes, marked), and the pane gets `ATTEND_PANE_HOOKS=<agent>`, which
@@ -60,6 +61,7 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::Claude => claude::plan(setup, &located)?,
         AgentKind::Codex => codex::plan(setup, &located, &var)?,
         AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen | AgentKind::Shell => None,
+        AgentKind::OpenCode => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks
