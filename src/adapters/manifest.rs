@@ -37,7 +37,9 @@
 //! `any`, `not`, and `options = { min = 2, cursor = true }` (a list of options with the
 //! selection cursor: an agent's dialog frame whatever its words, [`super::dialog`]). The
 //! first rule that matches wins; [`evaluate`] also reports the rule that *nearly* matched
-//! (the most satisfied top-level gates) for `attend explain`.
+//! (the most satisfied top-level gates) for `attend explain`. A rule may also say how the
+//! screen looks once its dialog closed without a hook (`closed = { region = …, match =
+//! … }`, [`Rule::closed`]); [`evaluate`] reports such a rule while no rule matches.
 //!
 //! Pure: parsing and evaluation only, no I/O. Prose that merely contains "proceed?" or
 //! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
@@ -90,6 +92,22 @@ pub struct Rule {
     /// answer by number types the number and Enter. Default false (the number picks).
     #[serde(default)]
     pub number_then_enter: bool,
+    /// How the screen looks once the agent closed this dialog without any hook saying so
+    /// (Copilot's Esc: its own prompt back, not working): while no rule matches, this
+    /// screen ends the gate whose dialog the chrome saw
+    /// (`docs/lifecycle-attention.md#gates-the-screen-closes`).
+    #[serde(default)]
+    pub closed: Option<Closed>,
+}
+
+/// The screen of a dialog closed without a hook ([`Rule::closed`]): a region and the
+/// gates that must hold there.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Closed {
+    pub region: Region,
+    #[serde(rename = "match")]
+    pub gate: Gate,
 }
 
 /// One answer choice of a rule: the option whose label matches `label` (exactly one on
@@ -224,9 +242,11 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
         if !names.insert(r.name.as_str()) {
             return Err(ManifestError::DuplicateRule(r.name.clone()));
         }
-        if matches!(r.region, Region::Bottom { lines: 0 })
-            || matches!(r.region, Region::AfterLastRule { max_lines: Some(0) })
-        {
+        let regions = std::iter::once(&r.region).chain(r.closed.as_ref().map(|c| &c.region));
+        if regions.into_iter().any(|region| {
+            matches!(region, Region::Bottom { lines: 0 })
+                || matches!(region, Region::AfterLastRule { max_lines: Some(0) })
+        }) {
             return Err(ManifestError::EmptyRegion(r.name.clone()));
         }
         let mut choices = std::collections::HashSet::new();
@@ -256,6 +276,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Codex => Some(include_str!("../../data/manifests/codex.toml")),
         AgentKind::Gemini => Some(include_str!("../../data/manifests/gemini.toml")),
         AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
+        AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
         AgentKind::Cursor | AgentKind::Shell => None,
     }
 }
@@ -324,6 +345,8 @@ pub struct Evaluation<'m> {
     /// Among the other rules, the one with the most satisfied top-level gates (ties: the
     /// higher fraction, then manifest order); `None` when no gate of any held.
     pub nearest: Option<Near<'m>>,
+    /// When no rule matched: the first rule whose [`Rule::closed`] screen shows.
+    pub closed: Option<&'m Rule>,
 }
 
 /// Evaluates `manifest` on `screen` (needs-input only, live screen only:
@@ -354,6 +377,13 @@ pub fn evaluate<'m>(manifest: &'m Manifest, screen: &Screen) -> Evaluation<'m> {
                 total,
             });
         }
+    }
+    if out.matched.is_none() {
+        out.closed = manifest.rules.iter().find(|r| {
+            r.closed
+                .as_ref()
+                .is_some_and(|c| c.gate.holds(&screen.region(&c.region)))
+        });
     }
     out
 }

@@ -7,7 +7,7 @@
 //! Pure: [`chrome_dialog_step`] takes the pane and what the chrome shows and returns the
 //! signal to apply, if any.
 
-use crate::model::{DecisionKind, Live, Pane, Rung, SignalKind, Timestamp};
+use crate::model::{DecisionKind, Lifecycle, Live, Pane, Rung, SignalKind, Timestamp};
 
 /// What the needs-input chrome shows on a pane's live screen now: the matched dialog rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +95,40 @@ pub fn chrome_dialog_step(
     }
 }
 
+/// The signal that ends a gate the agent closed on screen without any hook
+/// (`docs/lifecycle-attention.md#gates-the-screen-closes`; GitHub Copilot CLI's Esc on its
+/// approval dialog: no hook, the turn ends). `closed`: no rule matches the screen and a
+/// rule's closed screen shows (the agent's prompt back, not working); `seen_at`: when the
+/// chrome last saw a dialog. For a running, `blocked` pane:
+/// - a permission decision a hook opened whose dialog the chrome saw after it opened →
+///   `GateDismissed` (resolved `dismissed`, the user acted at the terminal; idle);
+/// - no decision (an answer Attend typed resolved it at once) after a dialog was seen →
+///   `GateDismissed` (idle: a denial by Esc ends the turn without a hook);
+/// - else `None` (the dialog not seen yet, a question the chrome opened: that is
+///   [`chrome_dialog_step`]'s).
+///
+/// The caller applies it only once the dialog has been gone for [`DIALOG_GONE_MS`]
+/// ([`dismissal_due`]).
+pub fn closed_gate_step(
+    pane: &Pane,
+    closed: bool,
+    seen_at: Option<Timestamp>,
+) -> Option<SignalKind> {
+    if !closed || !matches!(pane.live, Live::Running) || pane.lifecycle != Lifecycle::Blocked {
+        return None;
+    }
+    let seen = seen_at?;
+    let ends = match &pane.pending_decision {
+        Some(d) => {
+            d.kind == DecisionKind::Permission
+                && d.source.rung != Rung::NeedsInputChrome
+                && seen >= d.opened_at
+        }
+        None => true,
+    };
+    ends.then_some(SignalKind::GateDismissed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,7 +146,7 @@ mod tests {
         );
     }
     use crate::engine::World;
-    use crate::model::{AgentKind, Lifecycle, Signal, Source};
+    use crate::model::{AgentKind, Signal, Source};
 
     fn dialog(kind: DecisionKind) -> ShownDialog {
         ShownDialog {

@@ -19,6 +19,9 @@ pub enum AgentKind {
     Gemini,
     /// Qwen Code (`qwen`), a Gemini CLI fork with Claude Code's hook schema.
     Qwen,
+    /// GitHub Copilot CLI (`copilot`): camelCase hooks that name their event only on the
+    /// command line.
+    Copilot,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -26,12 +29,13 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 6] = [
+    pub const ALL: [AgentKind; 7] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
         AgentKind::Gemini,
         AgentKind::Qwen,
+        AgentKind::Copilot,
         AgentKind::Shell,
     ];
 
@@ -43,6 +47,7 @@ impl AgentKind {
             AgentKind::Cursor => "cursor",
             AgentKind::Gemini => "gemini",
             AgentKind::Qwen => "qwen",
+            AgentKind::Copilot => "copilot",
             AgentKind::Shell => "shell",
         }
     }
@@ -64,7 +69,8 @@ impl AgentKind {
     }
 
     /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor, `qwen` → Qwen); anything else is a shell.
+    /// `cursor-agent` → Cursor, `qwen` → Qwen, `copilot` → Copilot); anything else is a
+    /// shell.
     pub fn from_program(program: &str) -> AgentKind {
         let name = program.rsplit('/').next().unwrap_or(program);
         match name {
@@ -73,6 +79,7 @@ impl AgentKind {
             "cursor-agent" | "cursor" => AgentKind::Cursor,
             "gemini" => AgentKind::Gemini,
             "qwen" => AgentKind::Qwen,
+            "copilot" => AgentKind::Copilot,
             _ => AgentKind::Shell,
         }
     }

@@ -91,6 +91,7 @@ fn agent_names(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::Gemini => &["gemini", "node"],
         AgentKind::Cursor => &["cursor-agent", "cursor", "node"],
         AgentKind::Qwen => &["qwen", "node"],
+        AgentKind::Copilot => &["copilot", "node"],
         AgentKind::Shell => &[],
     }
 }

@@ -8,13 +8,14 @@
 //!
 //! The per-agent tables live in `claude` (shared by Codex and Qwen Code hooks, whose
 //! schemas copy Claude's), `codex` (`--notify` and the approval dialog), `qwen` (its
-//! approval dialog and resume), `cursor` and `gemini`;
+//! approval dialog and resume), `cursor`, `gemini` and `copilot`;
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
 
 mod claude;
 mod codex;
+mod copilot;
 mod cursor;
 mod gemini;
 mod mapped;
@@ -142,6 +143,7 @@ pub fn map_hook_with(
             claude::map(&event, &p, policy, claude::Dialect::Qwen),
             qwen::identity(&p),
         ),
+        AgentKind::Copilot => (copilot::map(&event, &p, policy), copilot::identity(&p)),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);
