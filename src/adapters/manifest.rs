@@ -478,6 +478,17 @@ mod tests {
                 "allow-execution",
             ),
             (Gemini, "gemini/0.61.0/folder-trust.txt", "folder-trust"),
+            (
+                Copilot,
+                "copilot/1.0.102/permission-dialog.txt",
+                "command-approval",
+            ),
+            (
+                Copilot,
+                "copilot/1.0.102/permission-dialog-always.txt",
+                "command-approval",
+            ),
+            (Copilot, "copilot/1.0.102/folder-trust.txt", "folder-trust"),
         ];
         for (agent, path, rule) in table {
             let screen = Screen::new(&fixture(path), "");
@@ -493,6 +504,35 @@ mod tests {
                 "{path}: the dialog frame"
             );
         }
+    }
+
+    /// Copilot's Esc on its approval dialog fires no hook: the screen after it (its prompt
+    /// back, the idle status row) is the rule's closed screen; an approved command still
+    /// running (`○ Working · … esc esc interrupt`) is not, nor is the open dialog.
+    #[test]
+    fn copilot_closed_approval_is_the_idle_prompt_not_a_running_command() {
+        let m = shipped_manifest(AgentKind::Copilot);
+        let closed = |path: &str| {
+            let e = evaluate(&m, &Screen::new(&fixture(path), "GitHub Copilot"));
+            (
+                e.matched.map(|r| r.name.clone()),
+                e.closed.map(|r| r.name.clone()),
+            )
+        };
+        let approval = Some("command-approval".to_string());
+        assert_eq!(
+            closed("copilot/1.0.102/cancelled.txt"),
+            (None, approval.clone())
+        );
+        assert_eq!(closed("copilot/1.0.102/working.txt"), (None, None));
+        assert_eq!(
+            closed("copilot/1.0.102/permission-dialog.txt"),
+            (approval, None)
+        );
+        // The dialog's words quoted in a reply above the input: no dialog.
+        let quoted = " ● The dialog reads:\n │ Do you want to run this command?\n │ ❯ 1. Yes    │\n │   2. No, and tell Copilot what to do differently (Esc to stop) │\n ╰────────╯\n\n────────\n❯\n────────\n ← open sidebar · Interactive · Manual Approval · / commands";
+        let e = evaluate(&m, &Screen::new(quoted, ""));
+        assert!(e.matched.is_none());
     }
 
     #[test]

@@ -301,4 +301,81 @@ mod tests {
             None
         );
     }
+
+    /// A gate the agent closed on screen without a hook (Copilot's Esc): dismissed once
+    /// its dialog was seen after the gate opened and the closed screen shows; after an
+    /// answer Attend typed (no decision left) the blocked pane goes idle the same way.
+    #[test]
+    fn a_gate_whose_dialog_closed_without_a_hook_is_dismissed() {
+        let mut w = World::new();
+        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+        let gate = Signal::new(
+            SignalKind::PermissionRequested {
+                prompt: "Run command: echo hi > out.txt".into(),
+                options: vec![],
+                answer_keys: vec![],
+                tool_use_id: None,
+            },
+            Source::hook("copilot", "Notification"),
+            Timestamp(10),
+        );
+        w.apply_signal(p, &gate).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(pane.lifecycle, Lifecycle::Blocked);
+        // The dialog not seen since the gate opened (an earlier one at 5), or no closed
+        // screen (an approved command still running): nothing.
+        assert_eq!(closed_gate_step(pane, true, Some(Timestamp(5))), None);
+        assert_eq!(closed_gate_step(pane, true, None), None);
+        assert_eq!(closed_gate_step(pane, false, Some(Timestamp(12))), None);
+        let step = closed_gate_step(pane, true, Some(Timestamp(12)));
+        assert_eq!(step, Some(SignalKind::GateDismissed));
+        w.apply_signal(p, &chrome(step.unwrap(), 13)).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(pane.lifecycle, Lifecycle::Idle);
+        assert!(pane.pending_decision.is_none());
+        assert_eq!(pane.attention(), crate::model::Attention::None);
+        // Not blocked any more: nothing.
+        assert_eq!(closed_gate_step(pane, true, Some(Timestamp(12))), None);
+
+        // Answered from Attend (resolved at once, the lifecycle still blocked): idle too.
+        w.apply_signal(
+            p,
+            &Signal {
+                at: Timestamp(20),
+                ..gate.clone()
+            },
+        )
+        .unwrap();
+        let answer = crate::model::Action::Answer {
+            choice: "deny".into(),
+        };
+        w.apply_action(p, &answer, Timestamp(21)).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(
+            (pane.lifecycle, pane.pending_decision.is_none()),
+            (Lifecycle::Blocked, true)
+        );
+        assert_eq!(
+            closed_gate_step(pane, true, Some(Timestamp(21))),
+            Some(SignalKind::GateDismissed)
+        );
+    }
+
+    #[test]
+    fn a_question_the_chrome_opened_is_not_a_closed_gate() {
+        let mut w = World::new();
+        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+        let ask = chrome_dialog_step(
+            &w.panes[&p],
+            Some(&dialog(DecisionKind::Question)),
+            None,
+            Timestamp(2),
+        )
+        .unwrap();
+        w.apply_signal(p, &chrome(ask, 2)).unwrap();
+        assert_eq!(
+            closed_gate_step(&w.panes[&p], true, Some(Timestamp(3))),
+            None
+        );
+    }
 }
