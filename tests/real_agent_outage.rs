@@ -143,6 +143,7 @@ fn waiting_tool(cli: Cli) -> Reply {
         },
         Cli::Gemini => Reply::gemini_shell(command, "Wait for the go file"),
         Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
+        Cli::Copilot => Reply::copilot_shell(command, "Wait for the go file"),
     }
 }
 
@@ -159,6 +160,8 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         Cli::Qwen => edit_json(&home.config_dir().join("settings.json"), |v| {
             v["tools"]["approvalMode"] = json!("yolo");
         }),
+        // Its allow list is a command-line flag (`--allow-tool`), not a setting.
+        Cli::Copilot => panic!("no outage scenario runs Copilot"),
     }
 }
 

@@ -133,6 +133,7 @@ impl Agent {
             Cli::Claude => "for shortcuts",
             Cli::Codex => "OpenAI Codex",
             Cli::Gemini | Cli::Qwen => "Type your message",
+            Cli::Copilot => "/ commands",
         }
     }
 
@@ -141,6 +142,7 @@ impl Agent {
         match self.cli {
             Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
+            Cli::Copilot => "agentStop",
         }
     }
 
@@ -186,6 +188,10 @@ impl Agent {
             Cli::Gemini | Cli::Qwen => {
                 self.check(self.term.wait_for_text("Allow execution", STEP));
                 self.check(self.term.answer_dialog("Allow execution", "1"));
+            }
+            // A reading command runs without a dialog; one that writes asks.
+            Cli::Copilot => {
+                self.check(self.hooks.wait_for("preToolUse", before, STEP));
             }
         }
     }
@@ -342,6 +348,7 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
             input_json: json!({"command": command, "description": "Look around"}).to_string(),
         },
         Cli::Qwen => Reply::qwen_shell(command, "Look around"),
+        Cli::Copilot => Reply::copilot_shell(command, "Look around"),
     }
 }
 
@@ -357,7 +364,7 @@ fn allow_shell_commands(home: &mut AgentHome) {
         // Codex runs these in its workspace-write sandbox without asking. Gemini's
         // allow-list setting prints a deprecation warning on every screen, so its dialog is
         // answered instead ([`Agent::run_tool`]).
-        Cli::Codex | Cli::Gemini | Cli::Qwen => {}
+        Cli::Codex | Cli::Gemini | Cli::Qwen | Cli::Copilot => {}
     }
 }
 
@@ -469,7 +476,7 @@ fn record_agent(cli: Cli) {
             agent.save("shortcuts-help", &help);
             agent.term.keys(&["BSpace"]);
         }
-        Cli::Gemini | Cli::Qwen => {
+        Cli::Gemini | Cli::Qwen | Cli::Copilot => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

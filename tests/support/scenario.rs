@@ -4,7 +4,7 @@
 //! the pane (`attend run`, 40×120). Every step is asserted through `attend show --json`.
 #![allow(dead_code)]
 
-use super::agents::{require, AgentHome, Cli, HookRecorder, CI_MARKERS};
+use super::agents::{require, tag_event, AgentHome, Cli, HookRecorder, CI_MARKERS};
 use super::model_server::{ModelServer, Reply};
 use super::Env;
 use serde_json::{json, Value};
@@ -30,7 +30,8 @@ pub struct Scenario {
     pub server: ModelServer,
     pub home: AgentHome,
     pub pane: String,
-    /// A recorder of the SessionEnd payloads (Claude and Gemini).
+    /// A recorder of the SessionEnd payloads (every CLI but Codex; Copilot's
+    /// `sessionEnd`).
     pub session_ends: Option<HookRecorder>,
     /// A recorder of Codex's `notify` payloads.
     pub notifies: Option<HookRecorder>,
@@ -84,7 +85,7 @@ impl Scenario {
         let (session_ends, notifies) = if options.install_hooks {
             install_hooks(&env, &home);
             (
-                (cli != Cli::Codex).then(|| record_also(&home, "SessionEnd")),
+                (cli != Cli::Codex).then(|| record_also(&home, session_end(cli))),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
         } else {
@@ -287,29 +288,40 @@ impl Scenario {
     /// SessionStart at launch) or its window title is set, then a moment for the input
     /// box to take keys. Qwen Code fires SessionStart while it still initializes (a
     /// spinner where its input box goes; keys typed meanwhile are lost): for it, also
-    /// until its input box is drawn.
+    /// until its input box is drawn. Copilot starts its session with the first prompt and
+    /// loads its hooks after it drew its input box (`● Loading: 15 hooks` in the status
+    /// row): for it, until the status row is the idle one.
     pub fn wait_ready(&self) {
         self.wait("the CLI is up", |v| {
             !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
         });
-        if self.cli == Cli::Qwen {
-            let deadline = Instant::now() + STEP;
-            loop {
-                let screen = self
-                    .env
-                    .attend1()
-                    .get_screen(&self.pane)
-                    .unwrap_or_default();
-                if screen.contains("Type your message") {
-                    break;
-                }
-                if Instant::now() >= deadline {
-                    self.fail("Qwen's input box never showed");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
+        match self.cli {
+            Cli::Qwen => self.wait_screen("Qwen's input box", |s| s.contains("Type your message")),
+            Cli::Copilot => self.wait_screen("Copilot's idle status row", |s| {
+                s.lines().last().is_some_and(|l| l.contains("/ commands"))
+            }),
+            _ => {}
         }
         std::thread::sleep(Duration::from_millis(1500));
+    }
+
+    /// Waits (within [`STEP`]) until the pane's screen satisfies `check`.
+    pub fn wait_screen(&self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let screen = self
+                .env
+                .attend1()
+                .get_screen(&self.pane)
+                .unwrap_or_default();
+            if check(screen.trim_end()) {
+                return;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!("the screen never showed {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// The events of this pane after `after_seq`.
@@ -365,6 +377,11 @@ impl Scenario {
                 }
                 std::thread::sleep(Duration::from_millis(100));
             }
+        } else if self.cli == Cli::Copilot {
+            // Its title does not change; the notification hook comes with the dialog.
+            self.wait_screen("Copilot's approval dialog", |s| {
+                s.contains("Do you want to run this command?") && s.ends_with('╯')
+            });
         } else {
             self.wait("the dialog on screen", |v| {
                 v["title"]
@@ -459,8 +476,17 @@ pub fn install_hooks(env: &Env, home: &AgentHome) {
     );
 }
 
+/// The event that ends a CLI's session: `SessionEnd`, Copilot's `sessionEnd`.
+pub fn session_end(cli: Cli) -> &'static str {
+    match cli {
+        Cli::Copilot => "sessionEnd",
+        _ => "SessionEnd",
+    }
+}
+
 /// Also records every `event` payload: a second hook command beside Attend's in the CLI's
-/// `settings.json` (Claude, Gemini), to count what the CLI fired.
+/// `settings.json` (Claude, Gemini, Qwen; Copilot's flat entry, the event recorded with
+/// [`tag_event`]), to count what the CLI fired.
 pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
     let recorder = HookRecorder::new(home.dir.path().join(format!("recorded-{event}")));
     let path = home.config_dir().join("settings.json");
@@ -469,9 +495,10 @@ pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
     let groups = settings["hooks"][event]
         .as_array_mut()
         .expect("install-hooks registered the event");
-    groups.push(
-        json!({"hooks": [{"type": "command", "command": recorder.command(), "timeout": 5000}]}),
-    );
+    groups.push(match home.cli {
+        Cli::Copilot => json!({"type": "command", "bash": tag_event(&recorder.command(), event), "timeoutSec": 5}),
+        _ => json!({"hooks": [{"type": "command", "command": recorder.command(), "timeout": 5000}]}),
+    });
     std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
     recorder
 }

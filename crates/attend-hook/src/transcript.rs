@@ -2,14 +2,25 @@
 //! carries none (docs/adapters.md, "GitHub Copilot CLI"): the hook client reads the end of
 //! the session's transcript (`transcriptPath`, `~/.copilot/session-state/<id>/events.jsonl`,
 //! one JSON event per line) and adds the turn's last `assistant.message` text to the
-//! payload as [`LAST_MESSAGE_FIELD`] before it is sent or spooled. Bounded: only the last
-//! [`TAIL_BYTES`] of the file are read; nothing found (no file, no such line there, a turn
-//! that ended without text) adds nothing. The text is the turn's reply, never a measure of
-//! activity (docs/decisions/0001-rejected-oracles.md).
+//! payload as [`LAST_MESSAGE_FIELD`] before it is sent or spooled. The CLI writes the
+//! transcript a moment behind (its first turn's reply reached the file after the hook
+//! started, in runs recorded here): the turn is read once the transcript holds this hook's
+//! own `hook.start` line (same `timestamp`), polled for at most [`WAIT`]; after that, what
+//! is there. Bounded: only the last [`TAIL_BYTES`] of the file are read; nothing found (no
+//! file, no such line there, a turn that ended without text) adds nothing. The text is
+//! the turn's reply, never a measure of activity (docs/decisions/0001-rejected-oracles.md).
 
 use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How long the hook client waits for the transcript to reach this hook's `hook.start`
+/// line (a part of the hook's 300 ms; the rest is the call's, `crate::client::DEADLINE`).
+pub const WAIT: Duration = Duration::from_millis(120);
+
+/// How often the transcript is read again while waiting.
+const POLL: Duration = Duration::from_millis(10);
 
 /// The field added to an `agentStop` payload: the turn's last reply text.
 pub const LAST_MESSAGE_FIELD: &str = "lastAssistantMessage";
@@ -41,7 +52,17 @@ pub fn with_last_message(payload: String) -> String {
     else {
         return payload;
     };
-    let Some(text) = read_tail(path).as_deref().and_then(last_reply) else {
+    let stamp = map.get("timestamp").and_then(Value::as_i64);
+    let deadline = Instant::now() + WAIT;
+    let text = loop {
+        let tail = read_tail(path).unwrap_or_default();
+        match turn_reply(&tail, stamp) {
+            Some(reply) => break reply,
+            None if Instant::now() < deadline => std::thread::sleep(POLL),
+            None => break last_reply(&tail),
+        }
+    };
+    let Some(text) = text else {
         return payload;
     };
     map.insert(LAST_MESSAGE_FIELD.into(), Value::String(cut(text)));
@@ -49,9 +70,18 @@ pub fn with_last_message(payload: String) -> String {
 }
 
 /// The last [`TAIL_BYTES`] of the regular file at `path`, without a first line cut in
-/// half; `None` when it cannot be read.
+/// half; `None` when it cannot be read or is no regular file (a payload may name any
+/// path: a FIFO or a device is never opened for long, the open does not wait).
 fn read_tail(path: &Path) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() {
         return None;
@@ -66,6 +96,35 @@ fn read_tail(path: &Path) -> Option<String> {
         (_, Some(nl)) => text[nl + 1..].to_string(),
         (_, None) => String::new(),
     })
+}
+
+/// The turn's reply once the transcript holds the `hook.start` line of the `agentStop`
+/// whose payload has `timestamp` (the reply of the lines before it, [`last_reply`]);
+/// `None` while that line is not there yet.
+pub fn turn_reply(lines: &str, timestamp: Option<i64>) -> Option<Option<String>> {
+    let is_this_hook = |line: &str| {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            return false;
+        };
+        event.get("type").and_then(Value::as_str) == Some("hook.start")
+            && event.pointer("/data/hookType").and_then(Value::as_str) == Some("agentStop")
+            && event
+                .pointer("/data/input/timestamp")
+                .and_then(Value::as_i64)
+                == timestamp
+    };
+    let at = lines
+        .match_indices('\n')
+        .map(|(i, _)| i)
+        .chain(std::iter::once(lines.len()));
+    let mut start = 0;
+    for end in at {
+        if is_this_hook(&lines[start..end]) {
+            return Some(last_reply(&lines[..start]));
+        }
+        start = (end + 1).min(lines.len());
+    }
+    None
 }
 
 /// The text of the last `assistant.message` event of the turn in `lines` (JSON Lines):
@@ -141,6 +200,26 @@ mod tests {
         assert_eq!(last_reply("not json\n{\"type\": 1}\n"), None);
     }
 
+    fn hook_start(timestamp: i64) -> String {
+        line(
+            json!({"type": "hook.start", "data": {"hookType": "agentStop",
+            "input": {"stopReason": "end_turn", "timestamp": timestamp}}}),
+        )
+    }
+
+    #[test]
+    fn the_turn_is_read_once_its_hook_line_is_written() {
+        // The reply not written yet: wait.
+        assert_eq!(turn_reply(&user("hi"), Some(7)), None);
+        let written = [user("hi"), reply("Hello."), hook_start(7)].concat();
+        assert_eq!(turn_reply(&written, Some(7)), Some(Some("Hello.".into())));
+        // Another turn's hook line is not this one's.
+        assert_eq!(turn_reply(&written, Some(8)), None);
+        // What follows this hook's line (the next turn) is not its turn.
+        let next = [written.clone(), user("again"), reply("Later.")].concat();
+        assert_eq!(turn_reply(&next, Some(7)), Some(Some("Hello.".into())));
+    }
+
     #[test]
     fn the_field_is_added_from_the_transcript_and_nothing_else_changes() {
         let dir = tempfile::tempdir().unwrap();
@@ -148,13 +227,24 @@ mod tests {
         // A long start (the system prompt) beyond the tail: only the end is read.
         let filler =
             line(json!({"type": "system.message", "data": {"content": "x".repeat(300_000)}}));
-        std::fs::write(&path, [filler, user("hi"), reply("Hello.")].concat()).unwrap();
-        let payload = json!({"sessionId": "s1", "transcriptPath": path, "stopReason": "end_turn"});
+        std::fs::write(
+            &path,
+            [filler, user("hi"), reply("Hello."), hook_start(5)].concat(),
+        )
+        .unwrap();
+        let payload = json!({"sessionId": "s1", "transcriptPath": path, "timestamp": 5});
         let out: Value = serde_json::from_str(&with_last_message(payload.to_string())).unwrap();
         assert_eq!(out[LAST_MESSAGE_FIELD], "Hello.");
         assert_eq!(out["sessionId"], "s1");
-        // No transcript, a relative path, a field already there, no object: as they are.
+        // No transcript, a relative path, no regular file, a field already there, no
+        // object: as they are.
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
         for unchanged in [
+            json!({"transcriptPath": fifo}).to_string(),
+            json!({"transcriptPath": "/dev/zero"}).to_string(),
             json!({"transcriptPath": dir.path().join("missing.jsonl")}).to_string(),
             json!({"transcriptPath": "events.jsonl"}).to_string(),
             json!({"transcriptPath": path, LAST_MESSAGE_FIELD: "kept"}).to_string(),
@@ -162,6 +252,25 @@ mod tests {
         ] {
             assert_eq!(with_last_message(unchanged.clone()), unchanged);
         }
+    }
+
+    /// The CLI's first turn reached its transcript after the hook started (recorded).
+    #[test]
+    fn a_reply_written_a_moment_after_the_hook_started_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        std::fs::write(&path, user("hi")).unwrap();
+        let late = path.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            let mut f = std::fs::OpenOptions::new().append(true).open(late).unwrap();
+            std::io::Write::write_all(&mut f, [reply("Late."), hook_start(9)].concat().as_bytes())
+                .unwrap();
+        });
+        let payload = json!({"transcriptPath": path, "timestamp": 9}).to_string();
+        let out: Value = serde_json::from_str(&with_last_message(payload)).unwrap();
+        writer.join().unwrap();
+        assert_eq!(out[LAST_MESSAGE_FIELD], "Late.");
     }
 
     #[test]
