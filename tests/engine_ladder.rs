@@ -384,7 +384,9 @@ fn ladder_inventory_matches_contract_7() {
     assert_eq!(t(Cursor, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(Qwen, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(Qwen, Rung::SelfReport), Trust::Absent);
-    for a in [Claude, Codex, Gemini, Cursor, Qwen] {
+    assert_eq!(t(Copilot, Rung::LifecycleHooks), Trust::Trial);
+    assert_eq!(t(Copilot, Rung::SelfReport), Trust::Absent);
+    for a in [Claude, Codex, Gemini, Cursor, Qwen, Copilot] {
         assert_eq!(t(a, Rung::NeedsInputChrome), Trust::Authoritative);
         assert_eq!(t(a, Rung::WindowSampling), Trust::Authoritative);
     }
@@ -609,6 +611,8 @@ fn ladder_title_claims_follow_each_agents_conventions() {
     let qwen_prompt = title_claim(Qwen, "✳\u{fe0e} Qwen - proj").unwrap();
     assert_eq!(qwen_prompt.needs_input.unwrap().count, 1);
     assert_eq!(title_claim(Qwen, "vim README"), None);
+    // GitHub Copilot CLI 1.0.102 titles its window with the first prompt, no state.
+    assert_eq!(title_claim(Copilot, "say hello - GitHub Copilot"), None);
     assert_eq!(title_claim(Claude, ""), None);
     assert_eq!(title_claim(Shell, "⠋ spinner"), None);
     assert_eq!(title_claim(Claude, "vim README"), None);
