@@ -173,7 +173,7 @@ fn copilot_gate_pane(env: &Env, after: &str, out: &std::path::Path) -> String {
 fn a_copilot_gate_closed_by_esc_without_a_hook_goes_idle() {
     let env = Env::with_daemon();
     let typed = env.work_dir().join("typed.txt");
-    let p = copilot_gate_pane(&env, "copilot/1.0.102/cancelled.txt", &typed);
+    let p = copilot_gate_pane(&env, "negative/copilot/1.0.102-cancelled.txt", &typed);
     env.ok(&["send", &p, "\u{1b}"]);
     let v = env.wait_pane(&p, "the gate ended", |v| v["lifecycle"] != "blocked");
     assert_eq!(
@@ -193,7 +193,7 @@ fn a_copilot_gate_closed_by_esc_without_a_hook_goes_idle() {
 
     // Denied from Attend: Esc typed, the decision answered at once, then idle.
     let answered = env.work_dir().join("answered.txt");
-    let q = copilot_gate_pane(&env, "copilot/1.0.102/cancelled.txt", &answered);
+    let q = copilot_gate_pane(&env, "negative/copilot/1.0.102-cancelled.txt", &answered);
     env.ok(&["answer", &q, "deny"]);
     env.wait_until("Esc typed", || {
         std::fs::read_to_string(&answered).is_ok_and(|k| k == "\u{1b}")
@@ -209,7 +209,7 @@ fn a_copilot_gate_closed_by_esc_without_a_hook_goes_idle() {
 fn a_copilot_gate_whose_command_runs_stays_until_its_hook() {
     let env = Env::with_daemon();
     let typed = env.work_dir().join("typed.txt");
-    let p = copilot_gate_pane(&env, "copilot/1.0.102/working.txt", &typed);
+    let p = copilot_gate_pane(&env, "negative/copilot/1.0.102-working.txt", &typed);
     env.ok(&["send", &p, "\r"]);
     env.wait_until("the dialog gone", || {
         let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();

@@ -25,7 +25,12 @@ use std::path::{Path, PathBuf};
 const KNOWN_FALSE_POSITIVES: &[(&str, &str, &str)] = &[];
 
 /// The agents that ship a manifest.
-const AGENTS: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini];
+const AGENTS: [AgentKind; 4] = [
+    AgentKind::Claude,
+    AgentKind::Codex,
+    AgentKind::Gemini,
+    AgentKind::Copilot,
+];
 
 /// Window titles each agent sets while it is idle or working, as recorded with the screens
 /// (`tests/record_negative_screens.rs` prints them; the project directory is `proj`, the
@@ -45,6 +50,7 @@ fn titles(agent: &str) -> &'static [&'static str] {
             "⠸ Scripted side answer | proj",
         ],
         "gemini" => &["◇  Ready (proj)", "✦  Working… (proj)"],
+        "copilot" => &["GitHub Copilot", "say hello - GitHub Copilot"],
         _ => &["bash", "dev@box: ~/proj"],
     }
 }

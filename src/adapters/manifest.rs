@@ -521,10 +521,10 @@ mod tests {
         };
         let approval = Some("command-approval".to_string());
         assert_eq!(
-            closed("copilot/1.0.102/cancelled.txt"),
+            closed("negative/copilot/1.0.102-cancelled.txt"),
             (None, approval.clone())
         );
-        assert_eq!(closed("copilot/1.0.102/working.txt"), (None, None));
+        assert_eq!(closed("negative/copilot/1.0.102-working.txt"), (None, None));
         assert_eq!(
             closed("copilot/1.0.102/permission-dialog.txt"),
             (approval, None)
