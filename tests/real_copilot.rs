@@ -8,7 +8,7 @@
 //! A CLI that cannot be installed prints `SKIPPED: <reason>` and the test passes, unless
 //! `ATTEND_REQUIRE_REAL_AGENTS=1`. Each test has its own daemon, bus, model server port and
 //! HOME (the unpacked CLI is shared: `support::agents::copilot_cache`), so they run in
-//! parallel.
+//! parallel; Esc at a gate shares scenario 2's CLI (one start fewer).
 
 mod support;
 
@@ -40,13 +40,21 @@ fn copilot_1_prompt_ends_done_unread_with_the_models_text() {
 
 /// Scenario 2: a shell command that needs approval → blocked/permission_required with the
 /// command in the decision → `attend answer PANE allow` (picks "Yes" off the screen: `1`
-/// and Enter) → the command runs → done, the decision resolved as answered.
+/// and Enter) → the command runs → done, the decision resolved as answered. Then Esc at
+/// the next gate: Copilot refuses the command and ends the turn without any hook; the
+/// screen shows the dialog closed (its prompt back, the idle status row), which ends the
+/// gate: idle, nothing to attend to, the decision dismissed
+/// (docs/lifecycle-attention.md#gates-the-screen-closes).
 #[test]
-fn copilot_2_permission_answered_with_attend_answer() {
+fn copilot_2_permission_answered_with_attend_answer_then_esc_at_the_next_gate() {
     let Some(s) = Scenario::start(
         "copilot-2",
         Cli::Copilot,
-        vec![Reply::copilot_shell(COMMAND, "Write a file"), text(DONE)],
+        vec![
+            Reply::copilot_shell(COMMAND, "Write a file"),
+            text(DONE),
+            Reply::copilot_shell(REFUSED, "Write another file"),
+        ],
     ) else {
         return;
     };
@@ -66,7 +74,37 @@ fn copilot_2_permission_answered_with_attend_answer() {
     }
     s.expect_tool_ran("unread");
     assert_eq!(resolutions(&s.events_since(before)), ["answered"]);
+
+    // Reviewed, so that the next gate's end shows on its own.
+    s.attend(&["seen", &s.pane]);
+    let before = s.last_seq();
+    s.prompt("write another file");
+    let v = s.wait("the next gate", |v| {
+        v["pending_decision"]["prompt"] == format!("Run command: {REFUSED}")
+    });
+    s.expect(
+        &v,
+        "blocked",
+        "permission_required",
+        v["last_message"].as_str(),
+    );
+    s.wait_screen("the next dialog", |t| {
+        t.contains("Write another file") && t.ends_with('╯')
+    });
+    s.attend(&["send", &s.pane, "\u{1b}"]);
+    let v = s.wait("the gate's end", |v| v["lifecycle"] != "blocked");
+    s.expect(&v, "idle", "none", v["last_message"].as_str());
+    assert!(v["pending_decision"].is_null(), "{v}");
+    assert_eq!(resolutions(&s.events_since(before)), ["dismissed"]);
+    assert!(
+        !s.home.project.join("refused.txt").exists(),
+        "the refused command never ran"
+    );
 }
+
+/// The command [`copilot_2_permission_answered_with_attend_answer_then_esc_at_the_next_gate`]
+/// refuses with Esc.
+const REFUSED: &str = "echo refused > refused.txt";
 
 /// Scenario 3: a turn ends done/unread (one notification), the human reviews it
 /// (`attend seen`: done/none), then quits Copilot (`/exit`: sessionEnd `user_exit`, exit
@@ -177,33 +215,5 @@ fn copilot_4_kill_9_at_the_gate_drops_the_decision_and_shows_the_crash() {
     assert!(
         !std::fs::read_to_string(s.home.project.join("out.txt")).is_ok_and(|t| !t.is_empty()),
         "the command never ran"
-    );
-}
-
-/// Esc at the gate: Copilot refuses the command and ends the turn without any hook; the
-/// screen shows the dialog closed (its prompt back, the idle status row), which ends the
-/// gate: idle, nothing to attend to, the decision dismissed
-/// (docs/lifecycle-attention.md#gates-the-screen-closes).
-#[test]
-fn copilot_esc_at_the_gate_is_idle_not_blocked() {
-    let Some(s) = Scenario::start(
-        "copilot-esc",
-        Cli::Copilot,
-        vec![Reply::copilot_shell(COMMAND, "Write a file"), text(DONE)],
-    ) else {
-        return;
-    };
-    s.wait_ready();
-    s.prompt("write the file");
-    s.expect_gate();
-    let before = s.last_seq();
-    s.attend(&["send", &s.pane, "\u{1b}"]);
-    let v = s.wait("the gate's end", |v| v["lifecycle"] != "blocked");
-    s.expect(&v, "idle", "none", v["last_message"].as_str());
-    assert!(v["pending_decision"].is_null(), "{v}");
-    assert_eq!(resolutions(&s.events_since(before)), ["dismissed"]);
-    assert!(
-        !s.home.project.join("out.txt").exists(),
-        "the refused command never ran"
     );
 }
