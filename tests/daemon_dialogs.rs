@@ -190,6 +190,10 @@ fn a_copilot_gate_closed_by_esc_without_a_hook_goes_idle() {
     assert_eq!(resolved.len(), 1, "{resolved:?}");
     assert_eq!(resolved[0]["how"], "dismissed", "{resolved:?}");
     assert_eq!(resolved[0]["source"], "needs-input-chrome:screen.chrome");
+    // `attend explain` names the rule whose closed screen shows.
+    let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();
+    assert_eq!(x["chrome"]["closed_rule"], "command-approval", "{x:#}");
+    assert!(env.ok(&["explain", &p]).contains("closed command-approval"));
 
     // Denied from Attend: Esc typed, the decision answered at once, then idle.
     let answered = env.work_dir().join("answered.txt");

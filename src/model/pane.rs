@@ -249,3 +249,22 @@ impl Pane {
             && self.pending_decision.is_none()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::AgentKind;
+
+    #[test]
+    fn the_program_name_names_the_agent_and_wire_names_round_trip() {
+        assert_eq!(
+            AgentKind::from_program("/opt/npm/bin/copilot"),
+            AgentKind::Copilot
+        );
+        assert_eq!(AgentKind::from_program("qwen"), AgentKind::Qwen);
+        assert_eq!(AgentKind::from_program("copilot-wrapper"), AgentKind::Shell);
+        for agent in AgentKind::ALL {
+            assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
+        }
+        assert!(AgentKind::names(true).ends_with("qwen, copilot"));
+    }
+}
