@@ -14,7 +14,7 @@ mod support;
 
 use support::agents::Cli;
 use support::model_server::Reply;
-use support::notes::{notification_server, wait_notes};
+use support::notes::notification_server;
 use support::scenario::{resolutions, text, Options, Scenario, COMMAND, DONE, FIRST};
 
 /// Scenario 1: a prompt, the model answers text, the turn ends → done/unread with the
@@ -25,10 +25,7 @@ fn copilot_1_prompt_ends_done_unread_with_the_models_text() {
     let Some(s) = Scenario::start("copilot-1", Cli::Copilot, vec![text(FIRST)]) else {
         return;
     };
-    s.wait_ready();
-    s.prompt("say hello");
-    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
-    s.expect(&v, "done", "unread", Some(FIRST));
+    let v = s.hello_turn_done();
     assert!(v["pending_decision"].is_null());
     let session = v["session_id"].as_str().unwrap().to_string();
     assert_eq!(
@@ -58,22 +55,14 @@ fn copilot_2_permission_answered_with_attend_answer_then_esc_at_the_next_gate() 
     ) else {
         return;
     };
-    s.wait_ready();
     let before = s.last_seq();
-    s.prompt("write the file");
-    let v = s.expect_gate();
+    let v = s.prompt_to_the_gate("write the file");
     assert_eq!(
         v["pending_decision"]["prompt"],
         format!("Run command: {COMMAND}"),
         "the decision names the command: {v}"
     );
-    s.attend(&["answer", &s.pane, "allow"]);
-    let v = s.show();
-    if !v["pending_decision"].is_null() || v["attention"] == "permission_required" {
-        s.fail("answering resolves the decision at once");
-    }
-    s.expect_tool_ran("unread");
-    assert_eq!(resolutions(&s.events_since(before)), ["answered"]);
+    s.allow_and_expect_the_tool_ran(before);
 
     // Reviewed, so that the next gate's end shows on its own.
     s.attend(&["seen", &s.pane]);
@@ -126,48 +115,12 @@ fn copilot_3_review_then_quit_stays_done_none_with_one_notification() {
         return;
     };
     let (_server, shown) = notification_server(&s.env.bus.address);
-    s.wait_ready();
-    s.prompt("say hello");
-    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
-    s.expect(&v, "done", "unread", Some(FIRST));
-    wait_notes(&s, &shown, 1);
-    s.attend(&["seen", &s.pane]);
-    s.expect(&s.show(), "done", "none", Some(FIRST));
-    let before = s.last_seq();
-    s.prompt("/exit");
-    let v = s.expect_exit_0();
-    s.expect(&v, "done", "none", Some(FIRST));
-    let ends = s.session_ends.as_ref().unwrap();
-    let end = ends
-        .wait_for("sessionEnd", 0, support::scenario::STEP)
-        .unwrap_or_else(|e| s.fail(&e));
-    assert_eq!(end["reason"], "user_exit", "{end}");
-    let kinds: Vec<String> = s
-        .events_since(before)
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap_or("").to_string())
-        .collect();
-    assert!(
-        !kinds
-            .iter()
-            .any(|k| k.starts_with("agent.") || k == "attention.created"),
-        "the reviewed pane stays quiet: {kinds:?}"
-    );
-    // The marker for "no second notification": a completion on another pane after the
-    // exit is notified, and nothing came between.
+    s.hello_turn_done();
     let marker = serde_json::json!({
         "sessionId": "copilot-3-marker", "cwd": "/tmp", "lastAssistantMessage": "marker",
     });
-    let out = s.env.attend_with(
-        &["hook", "copilot", "agentStop"],
-        marker.to_string().as_bytes(),
-        &[],
-    );
-    assert!(out.status.success(), "{out:?}");
-    wait_notes(&s, &shown, 2);
-    let notes = shown.lock().unwrap().clone();
-    assert!(notes[1].contains("marker"), "{notes:?}");
-    assert_eq!(notes.len(), 2, "one notification for the pane: {notes:?}");
+    let end = s.review_then_quit(&shown, "/exit", &["hook", "copilot", "agentStop"], &marker);
+    assert_eq!(end["reason"], "user_exit", "{end}");
 }
 
 /// Scenario 4: Copilot killed at its gate by another process (`kill -9 PID` of the pane's
@@ -176,44 +129,18 @@ fn copilot_3_review_then_quit_stays_done_none_with_one_notification() {
 /// ran ends with it (the terminal's hangup), so nothing runs the command later.
 #[test]
 fn copilot_4_kill_9_at_the_gate_drops_the_decision_and_shows_the_crash() {
-    let Some(s) = Scenario::start(
-        "copilot-4",
-        Cli::Copilot,
-        vec![Reply::copilot_shell(COMMAND, "Write a file"), text(DONE)],
-    ) else {
+    let script = vec![Reply::copilot_shell(COMMAND, "Write a file"), text(DONE)];
+    let Some(s) = Scenario::start("copilot-4", Cli::Copilot, script) else {
         return;
     };
-    s.wait_ready();
-    s.prompt("write the file");
-    s.expect_gate();
-    let before = s.last_seq();
-    let pid = support::program_of(&s.env.state_dir(), &s.pane)
-        .unwrap_or_else(|| s.fail("no program pid"));
-    let members = support::session_members(pid);
+    s.prompt_to_the_gate("write the file");
+    let session = s.kill_9_at_the_gate();
     assert!(
-        members.len() > 1,
-        "the launcher runs the native CLI: {members:?}"
+        session.len() > 1,
+        "the launcher ran the native CLI: {session:?}"
     );
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
-    let v = s.wait("the crash", |v| v["live"]["state"] == "exited");
-    assert_eq!(v["live"]["signal"], 9, "{v}");
-    assert_eq!(v["lifecycle"], "failed", "{v}");
-    assert_eq!(v["attention"], "error", "a kill from outside Attend: {v}");
-    assert!(
-        v["pending_decision"].is_null(),
-        "the decision is dropped: {v}"
-    );
-    assert_eq!(resolutions(&s.events_since(before)), ["abandoned"]);
     let gone = support::poll(support::scenario::STEP, || {
-        members.iter().all(|m| !support::running(*m))
+        session.iter().all(|m| !support::running(*m))
     });
-    assert!(gone, "the native CLI ends with its launcher: {members:?}");
-    assert!(
-        !std::fs::read_to_string(s.home.project.join("out.txt")).is_ok_and(|t| !t.is_empty()),
-        "the command never ran"
-    );
+    assert!(gone, "the native CLI ends with its launcher: {session:?}");
 }

@@ -362,21 +362,9 @@ impl Scenario {
             self.wait("the dialog on screen", |v| {
                 v["title"].as_str().is_some_and(|t| t.starts_with('✳'))
             });
-            let deadline = Instant::now() + STEP;
-            loop {
-                let screen = self
-                    .env
-                    .attend1()
-                    .get_screen(&self.pane)
-                    .unwrap_or_default();
-                if screen.contains("No, suggest changes") && screen.contains("Waiting for user") {
-                    break;
-                }
-                if Instant::now() >= deadline {
-                    self.fail("Qwen's dialog never showed its options");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
+            self.wait_screen("Qwen's dialog with its options", |s| {
+                s.contains("No, suggest changes") && s.contains("Waiting for user")
+            });
         } else if self.cli == Cli::Copilot {
             // Its title does not change; the notification hook comes with the dialog.
             self.wait_screen("Copilot's approval dialog", |s| {
@@ -647,5 +635,125 @@ impl Scenario {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+}
+
+impl Scenario {
+    /// Waits for the CLI's prompt, types `prompt` and waits for the permission gate its
+    /// scripted tool call opens ([`Scenario::expect_gate`]); returns that pane state.
+    pub fn prompt_to_the_gate(&self, prompt: &str) -> Value {
+        self.wait_ready();
+        self.prompt(prompt);
+        self.expect_gate()
+    }
+
+    /// Scenarios 1 and 3's turn: waits for the CLI's prompt, says hello, and the turn ends
+    /// done/unread with the model's text ([`FIRST`]); returns that pane state.
+    pub fn hello_turn_done(&self) -> Value {
+        self.wait_ready();
+        self.prompt("say hello");
+        let v = self.wait("the turn's end", |v| v["lifecycle"] == "done");
+        self.expect(&v, "done", "unread", Some(FIRST));
+        v
+    }
+
+    /// Scenario 2's answer: `attend answer PANE allow` resolves the open gate at once
+    /// (nothing required any more), the tool runs and the turn ends done with [`DONE`]
+    /// ([`Scenario::expect_tool_ran`]), and the only decision resolved after `before` is
+    /// the answered one.
+    pub fn allow_and_expect_the_tool_ran(&self, before: u64) -> Value {
+        self.attend(&["answer", &self.pane, "allow"]);
+        let v = self.show();
+        if !v["pending_decision"].is_null() || v["attention"] == "permission_required" {
+            self.fail("answering resolves the decision at once");
+        }
+        let v = self.expect_tool_ran("unread");
+        assert_eq!(resolutions(&self.events_since(before)), ["answered"]);
+        v
+    }
+
+    /// Scenario 3 after its turn ended done/unread with [`FIRST`] (docs/real-agents.md):
+    /// one notification was shown; the human reviews the pane (`attend seen`: done/none)
+    /// and quits the CLI by typing `quit` (exit 0, its session end recorded); the pane
+    /// stays done/none — no lifecycle event, no attention — and a completion on another
+    /// pane (`attend ARGS` with `marker` on stdin) is the only other notification.
+    /// Returns the recorded session end's payload.
+    pub fn review_then_quit(
+        &self,
+        shown: &std::sync::Mutex<Vec<String>>,
+        quit: &str,
+        marker_args: &[&str],
+        marker: &Value,
+    ) -> Value {
+        use super::notes::wait_notes;
+        wait_notes(self, shown, 1);
+        self.attend(&["seen", &self.pane]);
+        self.expect(&self.show(), "done", "none", Some(FIRST));
+        let before = self.last_seq();
+        self.prompt(quit);
+        let v = self.expect_exit_0();
+        self.expect(&v, "done", "none", Some(FIRST));
+        let ends = self.session_ends.as_ref().expect("a session end recorder");
+        let end = ends
+            .wait_for(session_end(self.cli), 0, STEP)
+            .unwrap_or_else(|e| self.fail(&e));
+        let kinds: Vec<String> = self
+            .events_since(before)
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert!(
+            !kinds
+                .iter()
+                .any(|k| k.starts_with("agent.") || k == "attention.created"),
+            "the reviewed pane stays quiet: {kinds:?}"
+        );
+        // The marker for "no second notification": a completion on another pane after the
+        // exit is notified, and nothing came between.
+        let out = self
+            .env
+            .attend_with(marker_args, marker.to_string().as_bytes(), &[]);
+        assert!(out.status.success(), "{out:?}");
+        wait_notes(self, shown, 2);
+        let notes = shown.lock().unwrap().clone();
+        assert!(notes[1].contains("marker"), "{notes:?}");
+        assert_eq!(notes.len(), 2, "one notification for the pane: {notes:?}");
+        end
+    }
+
+    /// Scenario 4 at the CLI's open gate: `kill -9` of the pane's program (from this
+    /// process, not `attend kill`) → exited by signal 9, failed/error, the decision dropped
+    /// (abandoned), and the tool's command never ran (no `out.txt` in the project).
+    /// Returns the program's session as it was before the kill (its pid first).
+    pub fn kill_9_at_the_gate(&self) -> Vec<u32> {
+        let before = self.last_seq();
+        let pid = super::program_of(&self.env.state_dir(), &self.pane)
+            .unwrap_or_else(|| self.fail("no program pid"));
+        let mut members = vec![pid];
+        members.extend(
+            super::session_members(pid)
+                .into_iter()
+                .filter(|m| *m != pid),
+        );
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        let v = self.wait("the crash", |v| v["live"]["state"] == "exited");
+        assert_eq!(v["live"]["signal"], 9, "{v}");
+        assert_eq!(v["lifecycle"], "failed", "{v}");
+        assert_eq!(v["attention"], "error", "a kill from outside Attend: {v}");
+        assert!(
+            v["pending_decision"].is_null(),
+            "the decision is dropped: {v}"
+        );
+        assert_eq!(resolutions(&self.events_since(before)), ["abandoned"]);
+        assert!(
+            !std::fs::read_to_string(self.home.project.join("out.txt"))
+                .is_ok_and(|t| !t.is_empty()),
+            "the command never ran"
+        );
+        members
     }
 }
