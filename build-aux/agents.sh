@@ -35,9 +35,8 @@ set -eu
 
 CACHE=${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}
 # name|npm package|version|binary, newest first per agent — keep in sync with
-# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md. Copilot CLI has
-# no `Cli` entry yet: it is installed for recording its hooks (docs/adapters.md). Both it and OpenCode are
-# served whole by the registry: Copilot's `@github/copilot-linux-x64` and OpenCode's
+# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md. Copilot CLI and OpenCode
+# are served whole by the registry: Copilot's `@github/copilot-linux-x64` and OpenCode's
 # `opencode-linux-x64` optional dependencies carry the native binaries (no vendor CDN).
 PINS="claude|@anthropic-ai/claude-code|2.1.332|claude
 claude|@anthropic-ai/claude-code|2.1.197|claude

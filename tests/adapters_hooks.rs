@@ -36,6 +36,12 @@ const GEMINI_SESSION: &str = "3f1e9b2a-0000-4000-8000-000000000020";
 const QWEN_SESSION: &str = "8fb8287b-949c-4c20-b928-f2cdbc59d054";
 /// The command of the Qwen Code recording's tool call.
 const QWEN_COMMAND: &str = "echo attend-smoke > out.txt";
+/// Payloads recorded from GitHub Copilot CLI.
+const COPILOT: &str = "copilot/1.0.102/observed";
+/// The session of the Copilot recording's interactive run.
+const COPILOT_SESSION: &str = "88c0db96-eb7c-40c9-a71d-b487d8b9c3a1";
+/// The command of the Copilot recording's tool call.
+const COPILOT_COMMAND: &str = "echo hi > out.txt";
 
 fn fixture(dir: &str, name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -175,7 +181,25 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Gemini => GEMINI,
         AgentKind::Qwen => QWEN,
         AgentKind::OpenCode => "opencode/1.18.33/plugin",
+        AgentKind::Copilot => COPILOT,
         AgentKind::Shell => panic!("the shell has no hook fixtures"),
+    }
+}
+
+/// A row mapping Copilot fixture `fixture` with its EVENT argument `event` (Copilot's
+/// payloads name no event: the hook's command line does).
+fn copilot_row(
+    name: &'static str,
+    fixture: &'static str,
+    event: &'static str,
+    kind: SignalKind,
+) -> Row {
+    Row {
+        name,
+        agent: AgentKind::Copilot,
+        input: Input::Fixture(fixture, Some(event)),
+        expect: Expect::Kind(kind),
+        also: |_| {},
     }
 }
 
@@ -188,7 +212,7 @@ fn permission_prompt(m: &HookMapping) -> &str {
 }
 
 fn rows() -> Vec<Row> {
-    use AgentKind::{Claude, Codex, Cursor, Gemini, Qwen, Shell};
+    use AgentKind::{Claude, Codex, Copilot, Cursor, Gemini, Qwen, Shell};
     use SignalKind::*;
     let idle = |name, agent, fixture| fixture_row(name, agent, fixture, IdentityOnly);
     vec![
@@ -1014,6 +1038,175 @@ fn rows() -> Vec<Row> {
             expect: Expect::Unknown,
             also: |_| {},
         },
+        // ------------------------------------------------------------ GitHub Copilot CLI
+        copilot_row(
+            "copilot_session_start_starts_session_with_identity",
+            "sessionStart",
+            "sessionStart",
+            SessionStarted {
+                source: Some("new".into()),
+            },
+        )
+        .also(|m| {
+            assert_eq!(
+                m.signal.identity,
+                Identity {
+                    session_id: Some(COPILOT_SESSION.into()),
+                    resume_argv: Some(strings(&[
+                        "copilot",
+                        &format!("--resume={COPILOT_SESSION}")
+                    ])),
+                    cwd: Some("/tmp/proj".into()),
+                    title: None,
+                }
+            );
+            assert_eq!(m.signal.source, Source::hook("copilot", "sessionStart"));
+        }),
+        copilot_row(
+            "copilot_resumed_session_start_is_a_resume",
+            "sessionStart-resume",
+            "sessionStart",
+            SessionStarted {
+                source: Some("resume".into()),
+            },
+        ),
+        copilot_row(
+            "copilot_user_prompt_submitted_starts_turn",
+            "userPromptSubmitted",
+            "userPromptSubmitted",
+            TurnStarted,
+        ),
+        copilot_row(
+            "copilot_user_prompt_transformed_is_identity_only",
+            "userPromptTransformed",
+            "userPromptTransformed",
+            IdentityOnly,
+        ),
+        copilot_row(
+            "copilot_pre_tool_use_starts_tool",
+            "preToolUse",
+            "preToolUse",
+            ToolStarted {
+                tool: "bash".into(),
+                tool_use_id: None,
+            },
+        ),
+        // Fired under --allow-all-tools too, where no dialog shows: not a gate.
+        copilot_row(
+            "copilot_permission_request_is_no_gate",
+            "permissionRequest",
+            "permissionRequest",
+            IdentityOnly,
+        ),
+        // The dialog is on screen: the gate, the command in its prompt. The payload's own
+        // `hook_event_name` names the event.
+        copilot_row(
+            "copilot_permission_prompt_notification_opens_the_gate_with_the_command",
+            "notification-permission_prompt",
+            "notification",
+            PermissionRequested {
+                prompt: format!("Run command: {COPILOT_COMMAND}"),
+                options: strings(&["Yes", "No, and tell Copilot what to do differently"]),
+                answer_keys: allow_deny(),
+                tool_use_id: None,
+            },
+        )
+        .also(|m| assert_eq!(m.event, "Notification")),
+        payload_row(
+            "copilot_other_notifications_follow_the_policy",
+            Copilot,
+            Some("notification"),
+            r#"{"sessionId":"s1","notification_type":"agent_idle","message":"Copilot waits"}"#,
+            Expect::Kind(AgentNotification {
+                text: "Copilot waits".into(),
+                gate: GateRef::None,
+            }),
+        ),
+        copilot_row(
+            "copilot_post_tool_use_finishes_tool",
+            "postToolUse",
+            "postToolUse",
+            ToolFinished {
+                tool: Some("bash".into()),
+                tool_use_id: None,
+            },
+        ),
+        payload_row(
+            "copilot_post_tool_use_failure_is_tool_error",
+            Copilot,
+            Some("postToolUseFailure"),
+            r#"{"sessionId":"s1","toolName":"bash","toolArgs":{"command":"x"},"error":{"message":"spawn failed"}}"#,
+            Expect::Kind(ToolError {
+                error: "spawn failed".into(),
+            }),
+        ),
+        // The recorded payload has no text: the hook client adds the transcript's.
+        copilot_row(
+            "copilot_agent_stop_without_the_reply_says_the_turn_ended",
+            "agentStop",
+            "agentStop",
+            TurnStopped {
+                summary: Some("turn ended".into()),
+            },
+        ),
+        payload_row(
+            "copilot_agent_stop_stops_turn_with_the_reply_the_hook_client_read",
+            Copilot,
+            Some("agentStop"),
+            r#"{"sessionId":"s1","stopReason":"end_turn","lastAssistantMessage":"Hello."}"#,
+            Expect::Kind(TurnStopped {
+                summary: Some("Hello.".into()),
+            }),
+        ),
+        copilot_row(
+            "copilot_recoverable_error_is_a_warning",
+            "errorOccurred",
+            "errorOccurred",
+            Warning {
+                text: "model call failed, retrying: Failed native model HTTP request: error sending request for url (http://127.0.0.1:1/v1/chat/completions): client error (Connect): tcp connect error: Connection refused (os error 111) [ECONNREFUSED]".into(),
+            },
+        ),
+        payload_row(
+            "copilot_unrecoverable_error_fails_the_turn",
+            Copilot,
+            Some("errorOccurred"),
+            r#"{"sessionId":"s1","errorContext":"model_call","recoverable":false,"error":{"message":"\"quota exceeded\"","name":"Error"}}"#,
+            Expect::Kind(TurnFailed {
+                error: "API error: quota exceeded".into(),
+                usage_limit: false,
+            }),
+        ),
+        copilot_row(
+            "copilot_session_end_with_an_error_fails",
+            "sessionEnd-error",
+            "sessionEnd",
+            TurnFailed {
+                error: "session ended with an error".into(),
+                usage_limit: false,
+            },
+        ),
+        copilot_row(
+            "copilot_session_end_ends_session",
+            "sessionEnd-user_exit",
+            "sessionEnd",
+            SessionEnded {
+                reason: Some("user_exit".into()),
+            },
+        ),
+        payload_row(
+            "copilot_subagents_and_compaction_are_identity_only",
+            Copilot,
+            Some("subagentStop"),
+            r#"{"sessionId":"s1"}"#,
+            Expect::Kind(IdentityOnly),
+        ),
+        payload_row(
+            "copilot_unknown_event_is_identity_only_and_not_known",
+            Copilot,
+            Some("somethingNew"),
+            "{}",
+            Expect::Unknown,
+        ),
         // ------------------------------------------------------------ any agent
         payload_row(
             "claude_unknown_event_is_identity_only_and_not_known",
@@ -1233,6 +1426,15 @@ impl Pane1 {
         let events = self.world.apply_signal(self.pane, &m.signal).unwrap();
         self.log.extend(events);
         true
+    }
+
+    /// Maps and applies fixture `dir/name` with EVENT argument `event` (Copilot).
+    fn feed_event(&mut self, dir: &str, name: &str, event: &str) {
+        self.t += 1000;
+        let agent = self.state().agent;
+        let m = map_hook(agent, Some(event), &fixture(dir, name), Timestamp(self.t)).unwrap();
+        let events = self.world.apply_signal(self.pane, &m.signal).unwrap();
+        self.log.extend(events);
     }
 
     /// Maps and applies one payload written out (no EVENT argument).
@@ -1610,6 +1812,79 @@ fn qwen_recorded_session_turn_gate_and_end() {
     );
 }
 
+/// The recorded Copilot session in order: the gate opens with the dialog's notification
+/// (not with permissionRequest), the approved command's postToolUse approves it, the turn
+/// ends done/unread, and the reviewed pane stays done/none when the session ends.
+#[test]
+fn copilot_recorded_session_gate_turn_and_end() {
+    let mut p = Pane1::new(AgentKind::Copilot);
+    for (name, event) in [
+        ("sessionStart", "sessionStart"),
+        ("userPromptSubmitted", "userPromptSubmitted"),
+        ("userPromptTransformed", "userPromptTransformed"),
+        ("preToolUse", "preToolUse"),
+        ("permissionRequest", "permissionRequest"),
+    ] {
+        p.feed_event(COPILOT, name, event);
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Working);
+    assert!(
+        p.state().pending_decision.is_none(),
+        "no gate before the dialog"
+    );
+    p.feed_event(COPILOT, "notification-permission_prompt", "notification");
+    assert_eq!(p.state().lifecycle, Lifecycle::Blocked);
+    assert_eq!(p.state().attention(), Attention::PermissionRequired);
+    let decision = p.state().pending_decision.clone().unwrap();
+    assert!(decision.prompt.contains(COPILOT_COMMAND), "{decision:?}");
+    p.feed_event(COPILOT, "postToolUse", "postToolUse");
+    p.feed_event(COPILOT, "agentStop", "agentStop");
+    assert!(p.log.iter().any(|e| e.kind
+        == EventKind::DecisionResolved {
+            id: decision.id,
+            resolution: Resolution::Approved,
+        }));
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
+    p.world
+        .apply_action(p.pane, &Action::MarkSeen, Timestamp(p.t + 1))
+        .unwrap();
+    p.feed_event(COPILOT, "sessionEnd-user_exit", "sessionEnd");
+    let pane = p.state();
+    assert_eq!(
+        (pane.lifecycle, pane.attention()),
+        (Lifecycle::Done, Attention::None)
+    );
+    assert_eq!(
+        pane.resume_argv,
+        Some(strings(&[
+            "copilot",
+            &format!("--resume={COPILOT_SESSION}")
+        ]))
+    );
+}
+
+/// A `-p` run against a closed port: a warning per retry, then the session ends with an
+/// error and no agentStop: failed/error.
+#[test]
+fn copilot_retries_then_session_end_error_is_failed() {
+    let mut p = Pane1::new(AgentKind::Copilot);
+    // The recorded run's session (its prompt came with `-p`, before the hooks it recorded).
+    let prompt =
+        r#"{"sessionId":"37209fd0-071b-45fa-a6e1-f8bc1336e6da","cwd":"/tmp/proj","prompt":"hi"}"#;
+    let m = map_hook(AgentKind::Copilot, Some("userPromptSubmitted"), prompt, AT).unwrap();
+    p.log
+        .extend(p.world.apply_signal(p.pane, &m.signal).unwrap());
+    for _ in 0..3 {
+        p.feed_event(COPILOT, "errorOccurred", "errorOccurred");
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Working);
+    assert_eq!(p.state().attention(), Attention::Warning);
+    p.feed_event(COPILOT, "sessionEnd-error", "sessionEnd");
+    assert_eq!(p.state().lifecycle, Lifecycle::Failed);
+    assert_eq!(p.state().attention(), Attention::Error);
+}
+
 #[test]
 fn gemini_full_turn_then_triple_session_end_yields_exactly_one_done() {
     let mut p = Pane1::new(AgentKind::Gemini);
@@ -1664,11 +1939,12 @@ fn gemini_triple_session_end_on_idle_pane_yields_exactly_one_done() {
 
 // ---------------------------------------------------------------- never panics
 
-const AGENTS: [AgentKind; 5] = [
+const AGENTS: [AgentKind; 6] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
     AgentKind::Gemini,
+    AgentKind::Copilot,
     AgentKind::Shell,
 ];
 
@@ -1691,13 +1967,17 @@ static EVENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
         "AfterTool",
         "PreCompress",
         "sessionEnd",
+        "userPromptSubmitted",
+        "agentStop",
+        "errorOccurred",
+        "notification",
         "NoSuchEvent",
     ]);
     events
 });
 
 /// Field names and values the adapters look at.
-const NAMES: [&str; 27] = [
+const NAMES: [&str; 31] = [
     "AskUserQuestion",
     "ToolPermission",
     "permission_prompt",
@@ -1725,6 +2005,10 @@ const NAMES: [&str; 27] = [
     "tool_calls",
     "tool_response",
     "reason",
+    "sessionId",
+    "toolName",
+    "recoverable",
+    "lastAssistantMessage",
 ];
 
 fn json_value() -> impl Strategy<Value = serde_json::Value> {

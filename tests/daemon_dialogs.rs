@@ -2,7 +2,9 @@
 //! from a real agent CLI (a folder trust dialog, a one-time offer) is blocked with a
 //! question decision and input_required, not idle or unknown; answering it with
 //! `attend answer` presses what the dialog shows; answering it in the pane closes the
-//! decision (docs/lifecycle-attention.md#dialogs-no-hook-names).
+//! decision (docs/lifecycle-attention.md#dialogs-no-hook-names). A gate the agent closes
+//! on screen without a hook (Copilot's Esc) ends by the screen too
+//! (docs/lifecycle-attention.md#gates-the-screen-closes).
 
 mod support;
 
@@ -129,4 +131,106 @@ fn a_one_time_offer_and_a_gemini_trust_dialog_are_questions_too() {
     });
     std::thread::sleep(std::time::Duration::from_millis(1000));
     assert!(env.show(&s)["pending_decision"].is_null());
+}
+
+/// A Copilot pane (40×120) that draws its recorded approval dialog, reads one key
+/// (non-canonical, no echo), writes it to `out`, then draws `after` (the screen the real
+/// CLI shows after that key) and waits.
+fn copilot_gate_pane(env: &Env, after: &str, out: &std::path::Path) -> String {
+    let go = out.with_extension("go");
+    let script = format!(
+        "while [ ! -e '{}' ]; do sleep 0.05; done; cat '{}'; stty -icanon -echo min 1 time 0; k=$(dd bs=1 count=1 2>/dev/null); printf '%s' \"$k\" > '{}'; printf '\\033[H\\033[2J'; cat '{}'; exec sleep 100",
+        go.display(),
+        screen("copilot/1.0.102/permission-dialog.txt"),
+        out.display(),
+        screen(after),
+    );
+    let p = env.run(&["--agent", "copilot", "--", "sh", "-c", &script]);
+    env.attend1().resize(&p, 40, 120).unwrap();
+    std::fs::write(&go, "").unwrap();
+    // The dialog's notification hook (recorded), as the real CLI sends it with the dialog.
+    let notification = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/copilot/1.0.102/observed/notification-permission_prompt.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    env.hook("copilot", &p, &notification, &format!("gate-{p}"))
+        .unwrap();
+    let v = env.wait_pane(&p, "the gate", |v| v["lifecycle"] == "blocked");
+    assert_eq!(v["attention"], "permission_required", "{v:#}");
+    env.wait_until("the chrome sees the dialog", || {
+        let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();
+        x["chrome"]["matched_rule"] == "command-approval"
+    });
+    p
+}
+
+/// GitHub Copilot CLI fires no hook when Esc closes its approval dialog (the turn ends):
+/// the screen's closed state — its prompt back, the idle status row — ends the gate, in
+/// the pane or answered `deny` from Attend (which types Esc), so the pane does not stay
+/// blocked (docs/lifecycle-attention.md#gates-the-screen-closes).
+#[test]
+fn a_copilot_gate_closed_by_esc_without_a_hook_goes_idle() {
+    let env = Env::with_daemon();
+    let typed = env.work_dir().join("typed.txt");
+    let p = copilot_gate_pane(&env, "negative/copilot/1.0.102-cancelled.txt", &typed);
+    env.ok(&["send", &p, "\u{1b}"]);
+    let v = env.wait_pane(&p, "the gate ended", |v| v["lifecycle"] != "blocked");
+    assert_eq!(
+        (&v["lifecycle"], &v["attention"]),
+        (&"idle".into(), &"none".into()),
+        "{v:#}"
+    );
+    assert!(v["pending_decision"].is_null(), "{v:#}");
+    let resolved: Vec<Value> = env
+        .events()
+        .into_iter()
+        .filter(|e| e["kind"] == "decision.resolved" && e["pane"] == p.as_str())
+        .collect();
+    assert_eq!(resolved.len(), 1, "{resolved:?}");
+    assert_eq!(resolved[0]["how"], "dismissed", "{resolved:?}");
+    assert_eq!(resolved[0]["source"], "needs-input-chrome:screen.chrome");
+    // `attend explain` names the rule whose closed screen shows.
+    let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();
+    assert_eq!(x["chrome"]["closed_rule"], "command-approval", "{x:#}");
+    assert!(env.ok(&["explain", &p]).contains("closed command-approval"));
+
+    // Denied from Attend: Esc typed, the decision answered at once, then idle.
+    let answered = env.work_dir().join("answered.txt");
+    let q = copilot_gate_pane(&env, "negative/copilot/1.0.102-cancelled.txt", &answered);
+    env.ok(&["answer", &q, "deny"]);
+    env.wait_until("Esc typed", || {
+        std::fs::read_to_string(&answered).is_ok_and(|k| k == "\u{1b}")
+    });
+    let v = env.wait_pane(&q, "idle after the denial", |v| v["lifecycle"] == "idle");
+    assert_eq!(v["attention"], "none", "{v:#}");
+}
+
+/// An approved command that still runs (`○ Working · … esc esc interrupt`): the dialog
+/// is gone but the closed screen does not show, so the gate waits for the command's
+/// postToolUse.
+#[test]
+fn a_copilot_gate_whose_command_runs_stays_until_its_hook() {
+    let env = Env::with_daemon();
+    let typed = env.work_dir().join("typed.txt");
+    let p = copilot_gate_pane(&env, "negative/copilot/1.0.102-working.txt", &typed);
+    env.ok(&["send", &p, "\r"]);
+    env.wait_until("the dialog gone", || {
+        let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();
+        x["chrome"]["matched_rule"].is_null() && !x["chrome"]["evaluated_at"].is_null()
+    });
+    // Past the time a closed dialog takes to end its gate (`DIALOG_GONE_MS`).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let v = env.show(&p);
+    assert_eq!(v["lifecycle"], "blocked", "{v:#}");
+    assert_eq!(v["pending_decision"]["kind"], "permission", "{v:#}");
+    let done = r#"{"sessionId":"88c0db96-eb7c-40c9-a71d-b487d8b9c3a1","cwd":"/tmp/proj","toolName":"bash","toolArgs":{"command":"echo hi > out.txt"}}"#;
+    let mut ctx = std::collections::HashMap::new();
+    ctx.insert("pane", zbus::zvariant::Value::from(p.as_str()));
+    ctx.insert("delivery_id", zbus::zvariant::Value::from("post"));
+    env.attend1()
+        .hook("copilot", "postToolUse", done, &ctx)
+        .unwrap();
+    let v = env.wait_pane(&p, "the tool finished", |v| v["lifecycle"] == "working");
+    assert!(v["pending_decision"].is_null(), "{v:#}");
 }

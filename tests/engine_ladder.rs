@@ -386,7 +386,9 @@ fn ladder_inventory_matches_contract_7() {
     assert_eq!(t(Qwen, Rung::SelfReport), Trust::Absent);
     assert_eq!(t(OpenCode, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(OpenCode, Rung::SelfReport), Trust::Absent);
-    for a in [Claude, Codex, Gemini, Cursor, Qwen, OpenCode] {
+    assert_eq!(t(Copilot, Rung::LifecycleHooks), Trust::Trial);
+    assert_eq!(t(Copilot, Rung::SelfReport), Trust::Absent);
+    for a in [Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot] {
         assert_eq!(t(a, Rung::NeedsInputChrome), Trust::Authoritative);
         assert_eq!(t(a, Rung::WindowSampling), Trust::Authoritative);
     }
@@ -616,6 +618,8 @@ fn ladder_title_claims_follow_each_agents_conventions() {
     for title in ["OpenCode", "OC | Scripted side answer"] {
         assert_eq!(title_claim(OpenCode, title), None);
     }
+    // GitHub Copilot CLI 1.0.102 titles its window with the first prompt, no state.
+    assert_eq!(title_claim(Copilot, "say hello - GitHub Copilot"), None);
     assert_eq!(title_claim(Claude, ""), None);
     assert_eq!(title_claim(Shell, "⠋ spinner"), None);
     assert_eq!(title_claim(Claude, "vim README"), None);

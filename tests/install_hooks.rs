@@ -1,6 +1,7 @@
 //! `attend install-hooks`: merging Attend's entries into the agents' own configs
 //! (install, idempotence, the user's other hooks, byte-identical round trip, dry-run diff,
-//! invalid files, backups), for Claude, Codex, Cursor and Gemini, in temporary homes.
+//! invalid files, backups), for Claude, Codex, Cursor, Gemini, Qwen and Copilot, in
+//! temporary homes.
 
 #[path = "support/hook_events.rs"]
 mod hook_events;
@@ -18,12 +19,13 @@ const EXE: &str = "/opt/attend/bin/attend";
 /// The hook executable beside [`EXE`]: what new entries run.
 const HOOK: &str = "/opt/attend/bin/attend-hook";
 
-const AGENTS: [AgentKind; 5] = [
+const AGENTS: [AgentKind; 6] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
     AgentKind::Gemini,
     AgentKind::Qwen,
+    AgentKind::Copilot,
 ];
 
 struct Home {
@@ -40,6 +42,7 @@ impl Home {
             claude_config_dir: None,
             codex_home: None,
             config_home: None,
+            copilot_home: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();
@@ -211,15 +214,28 @@ trust_level = "trusted"
         ],
         // A plugin file, not hook entries: tests/install_opencode.rs.
         AgentKind::OpenCode => vec![],
+        AgentKind::Copilot => vec![
+            r#"{
+  "model": "gpt-5",
+  "trustedFolders": ["/srv/work/demo"],
+  "hooks": {
+    "preToolUse": [
+      { "type": "command", "bash": "./scripts/guard.sh", "timeoutSec": 10 }
+    ]
+  }
+}
+"#,
+        ],
         AgentKind::Shell => vec![],
     }
 }
 
-/// Commands of every hook under `hooks.<event>` (grouped or flat shapes).
+/// Commands of every hook under `hooks.<event>` (grouped or flat shapes; Copilot's flat
+/// entries hold theirs under `bash`).
 fn commands(value: &Value, event: &str) -> Vec<String> {
     let mut out = Vec::new();
     for entry in value["hooks"][event].as_array().into_iter().flatten() {
-        if let Some(c) = entry["command"].as_str() {
+        if let Some(c) = entry["command"].as_str().or(entry["bash"].as_str()) {
             out.push(c.to_string());
         }
         for hook in entry["hooks"].as_array().into_iter().flatten() {
@@ -254,7 +270,17 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
         ],
         AgentKind::Qwen => hook_events::QWEN,
         AgentKind::OpenCode => &[],
+        AgentKind::Copilot => hook_events::COPILOT,
         AgentKind::Shell => &[],
+    }
+}
+
+/// The command Attend's entry for `event` runs: `<HOOK> <agent>`, Copilot's followed by
+/// the event (its payloads do not name it).
+fn want(agent: AgentKind, event: &str) -> String {
+    match agent {
+        AgentKind::Copilot => format!("{HOOK} {agent} {event}"),
+        _ => format!("{HOOK} {agent}"),
     }
 }
 
@@ -274,11 +300,10 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
         assert!(backups.is_empty(), "{agent}: nothing to back up");
 
         let value = json(&hook_file(&home, agent));
-        let want = format!("{HOOK} {agent}");
         for event in events(agent) {
             assert_eq!(
                 commands(&value, event),
-                vec![want.clone()],
+                vec![want(agent, event)],
                 "{agent} {event}"
             );
         }
@@ -298,6 +323,14 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                 assert_eq!(value["hooks"]["AfterTool"][0]["hooks"][0]["timeout"], 5000);
             }
             AgentKind::Cursor => assert_eq!(value["version"], 1),
+            AgentKind::Copilot => {
+                let stop = &value["hooks"]["agentStop"][0];
+                assert_eq!(
+                    (&stop["type"], &stop["timeoutSec"]),
+                    (&"command".into(), &5.into())
+                );
+                assert!(value.get("version").is_none(), "settings.json has none");
+            }
             AgentKind::Qwen => {
                 let stop = &value["hooks"]["Stop"][0];
                 assert!(stop.get("matcher").is_none(), "every tool: {stop}");
@@ -346,12 +379,11 @@ fn install_keeps_the_users_own_hooks_and_settings() {
                 assert_eq!(&after[key], value, "{agent} {key}");
             }
         }
-        let want = format!("{HOOK} {agent}");
         for event in events(agent) {
             assert_eq!(
                 commands(&after, event)
                     .iter()
-                    .filter(|c| **c == want)
+                    .filter(|c| **c == want(agent, event))
                     .count(),
                 1,
                 "{agent} {event}"
@@ -665,8 +697,21 @@ fn locations_follow_scope_and_the_agents_environment_overrides() {
         config_paths(AgentKind::Gemini, Scope::User, &dirs),
         vec![dirs.home.join(".gemini/settings.json")]
     );
+    assert_eq!(
+        config_paths(AgentKind::Copilot, Scope::User, &dirs),
+        vec![dirs.home.join(".copilot/settings.json")]
+    );
+    assert_eq!(
+        config_paths(AgentKind::Copilot, Scope::Project, &dirs),
+        vec![dirs.project.join(".github/hooks/attend.json")]
+    );
     dirs.claude_config_dir = Some(dirs.home.join("claude-alt"));
     dirs.codex_home = Some(dirs.home.join("codex-alt"));
+    dirs.copilot_home = Some(dirs.home.join("copilot-alt"));
+    assert_eq!(
+        config_paths(AgentKind::Copilot, Scope::User, &dirs),
+        vec![dirs.home.join("copilot-alt/settings.json")]
+    );
     assert_eq!(
         config_paths(AgentKind::Claude, Scope::User, &dirs),
         vec![dirs.home.join("claude-alt/settings.json")]
@@ -878,6 +923,67 @@ fn an_upgrade_keeps_attends_entries_where_they_stand() {
         assert_eq!(
             commands(&json(&path), event),
             vec![format!("{HOOK} {agent}"), "notify-send done".to_string()]
+        );
+    }
+}
+
+/// Copilot's project scope is a repository hook file of Attend's own,
+/// `.github/hooks/attend.json`, with the version such files carry; uninstalling deletes
+/// it. Entries of the older `attend hook copilot EVENT` form are rewritten in place, each
+/// keeping its own event.
+#[test]
+fn copilot_project_file_is_attends_own_and_older_entries_keep_their_event() {
+    let home = Home::new();
+    let plan = plan_install(
+        AgentKind::Copilot,
+        Scope::Project,
+        Path::new(EXE),
+        &home.dirs,
+    )
+    .unwrap();
+    plan.apply().unwrap();
+    let path = home.dirs.project.join(".github/hooks/attend.json");
+    let value = json(&path);
+    assert_eq!(value["version"], 1);
+    assert_eq!(
+        commands(&value, "agentStop"),
+        vec![want(AgentKind::Copilot, "agentStop")]
+    );
+    plan_uninstall(
+        AgentKind::Copilot,
+        Scope::Project,
+        Path::new(EXE),
+        &home.dirs,
+    )
+    .unwrap()
+    .apply()
+    .unwrap();
+    assert!(!path.exists(), "the file Attend created is gone");
+
+    let user = hook_file(&home, AgentKind::Copilot);
+    let old = Path::new("/usr/local/bin/attend");
+    plan_install_as(
+        AgentKind::Copilot,
+        Scope::User,
+        old,
+        HookForm::AttendHook,
+        &home.dirs,
+    )
+    .unwrap()
+    .apply()
+    .unwrap();
+    let value = json(&user);
+    assert_eq!(
+        commands(&value, "notification"),
+        vec!["/usr/local/bin/attend hook copilot notification".to_string()]
+    );
+    home.install(AgentKind::Copilot).apply().unwrap();
+    let value = json(&user);
+    for event in events(AgentKind::Copilot) {
+        assert_eq!(
+            commands(&value, event),
+            vec![want(AgentKind::Copilot, event)],
+            "{event}"
         );
     }
 }

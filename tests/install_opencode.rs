@@ -30,6 +30,7 @@ impl Home {
             claude_config_dir: None,
             codex_home: None,
             config_home: None,
+            copilot_home: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();

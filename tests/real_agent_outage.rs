@@ -144,6 +144,7 @@ fn waiting_tool(cli: Cli) -> Reply {
         Cli::Gemini => Reply::gemini_shell(command, "Wait for the go file"),
         Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
         Cli::OpenCode => Reply::opencode_bash(command, "Wait for the go file"),
+        Cli::Copilot => Reply::copilot_shell(command, "Wait for the go file"),
     }
 }
 
@@ -163,6 +164,8 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         Cli::OpenCode => edit_json(&home.config_dir().join("opencode.json"), |v| {
             v["permission"]["bash"] = json!("allow");
         }),
+        // Its allow list is a command-line flag (`--allow-tool`), not a setting.
+        Cli::Copilot => panic!("no outage scenario runs Copilot"),
     }
 }
 

@@ -12,7 +12,7 @@ mod support;
 
 use support::agents::Cli;
 use support::model_server::Reply;
-use support::notes::{notification_server, wait_notes};
+use support::notes::notification_server;
 use support::scenario::{resolutions, text, Options, Scenario, COMMAND, DONE, FIRST};
 
 /// Scenario 1: a prompt, the model answers text, the turn ends → done/unread with the
@@ -87,41 +87,11 @@ fn qwen_3_review_then_quit_stays_done_none_with_one_notification() {
     s.prompt("say hello");
     let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
     s.expect(&v, "done", "unread", Some(FIRST));
-    wait_notes(&s, &shown, 1);
-    s.attend(&["seen", &s.pane]);
-    s.expect(&s.show(), "done", "none", Some(FIRST));
-    let before = s.last_seq();
-    s.prompt("/quit");
-    let v = s.expect_exit_0();
-    s.expect(&v, "done", "none", Some(FIRST));
-    let ends = s.session_ends.as_ref().unwrap();
-    ends.wait_for("SessionEnd", 0, support::scenario::STEP)
-        .unwrap_or_else(|e| s.fail(&e));
-    let kinds: Vec<String> = s
-        .events_since(before)
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap_or("").to_string())
-        .collect();
-    assert!(
-        !kinds
-            .iter()
-            .any(|k| k.starts_with("agent.") || k == "attention.created"),
-        "the reviewed pane stays quiet: {kinds:?}"
-    );
-    // The marker for "no second notification": a completion on another pane after the
-    // exit is notified, and nothing came between.
     let marker = serde_json::json!({
         "hook_event_name": "Stop", "session_id": "qwen-3-marker", "cwd": "/tmp",
         "last_assistant_message": "marker",
     });
-    let out = s
-        .env
-        .attend_with(&["hook", "qwen"], marker.to_string().as_bytes(), &[]);
-    assert!(out.status.success(), "{out:?}");
-    wait_notes(&s, &shown, 2);
-    let notes = shown.lock().unwrap().clone();
-    assert!(notes[1].contains("marker"), "{notes:?}");
-    assert_eq!(notes.len(), 2, "one notification for the pane: {notes:?}");
+    s.review_then_quit(&shown, "/quit", &["hook", "qwen"], &marker);
 }
 
 /// Scenario 4: Qwen killed at its gate by another process (`kill -9 PID` of the pane's
@@ -139,25 +109,5 @@ fn qwen_4_kill_9_at_the_gate_drops_the_decision_and_shows_the_crash() {
     s.wait_ready();
     s.prompt("write the file");
     s.expect_gate();
-    let before = s.last_seq();
-    let pid = support::program_of(&s.env.state_dir(), &s.pane)
-        .unwrap_or_else(|| s.fail("no program pid"));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
-    let v = s.wait("the crash", |v| v["live"]["state"] == "exited");
-    assert_eq!(v["live"]["signal"], 9, "{v}");
-    assert_eq!(v["lifecycle"], "failed", "{v}");
-    assert_eq!(v["attention"], "error", "a kill from outside Attend: {v}");
-    assert!(
-        v["pending_decision"].is_null(),
-        "the decision is dropped: {v}"
-    );
-    assert_eq!(resolutions(&s.events_since(before)), ["abandoned"]);
-    assert!(
-        !std::fs::read_to_string(s.home.project.join("out.txt")).is_ok_and(|t| !t.is_empty()),
-        "the command never ran"
-    );
+    s.kill_9_at_the_gate();
 }

@@ -137,6 +137,7 @@ impl Agent {
             Cli::Codex => "OpenAI Codex",
             Cli::Gemini | Cli::Qwen => "Type your message",
             Cli::OpenCode => NOT_RECORDED,
+            Cli::Copilot => "/ commands",
         }
     }
 
@@ -146,6 +147,7 @@ impl Agent {
             Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
             Cli::OpenCode => NOT_RECORDED,
+            Cli::Copilot => "agentStop",
         }
     }
 
@@ -193,6 +195,10 @@ impl Agent {
                 self.check(self.term.answer_dialog("Allow execution", "1"));
             }
             Cli::OpenCode => unreachable!("{NOT_RECORDED}"),
+            // A reading command runs without a dialog; one that writes asks.
+            Cli::Copilot => {
+                self.check(self.hooks.wait_for("preToolUse", before, STEP));
+            }
         }
     }
 
@@ -349,6 +355,7 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
         },
         Cli::Qwen => Reply::qwen_shell(command, "Look around"),
         Cli::OpenCode => Reply::opencode_bash(command, "Look around"),
+        Cli::Copilot => Reply::copilot_shell(command, "Look around"),
     }
 }
 
@@ -364,7 +371,7 @@ fn allow_shell_commands(home: &mut AgentHome) {
         // Codex runs these in its workspace-write sandbox without asking. Gemini's
         // allow-list setting prints a deprecation warning on every screen, so its dialog is
         // answered instead ([`Agent::run_tool`]).
-        Cli::Codex | Cli::Gemini | Cli::Qwen | Cli::OpenCode => {}
+        Cli::Codex | Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot => {}
     }
 }
 
@@ -476,7 +483,7 @@ fn record_agent(cli: Cli) {
             agent.save("shortcuts-help", &help);
             agent.term.keys(&["BSpace"]);
         }
-        Cli::Gemini | Cli::Qwen | Cli::OpenCode => {
+        Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

@@ -620,6 +620,13 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "&argv(\"bash\")",
         "unit test data: the quiet time of a shell pane's argv, nothing is run",
     ),
+    (
+        "src/install/mod.rs",
+        "command_key: \"bash\",",
+        "the key of GitHub Copilot CLI's hook entries in its settings file; its value is \
+         Attend's own hook command (`attend-hook copilot EVENT`, a fixed event name), \
+         nothing is run here",
+    ),
 ];
 
 /// Every `.rs` file under `dir`.

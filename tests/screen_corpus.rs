@@ -25,11 +25,12 @@ use std::path::{Path, PathBuf};
 const KNOWN_FALSE_POSITIVES: &[(&str, &str, &str)] = &[];
 
 /// The agents that ship a manifest.
-const AGENTS: [AgentKind; 4] = [
+const AGENTS: [AgentKind; 5] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Gemini,
     AgentKind::OpenCode,
+    AgentKind::Copilot,
 ];
 
 /// Window titles each agent sets while it is idle or working, as recorded with the screens
@@ -51,6 +52,7 @@ fn titles(agent: &str) -> &'static [&'static str] {
         ],
         "gemini" => &["◇  Ready (proj)", "✦  Working… (proj)"],
         "opencode" => &["OpenCode", "OC | Scripted side answer"],
+        "copilot" => &["GitHub Copilot", "say hello - GitHub Copilot"],
         _ => &["bash", "dev@box: ~/proj"],
     }
 }

@@ -239,6 +239,20 @@ mod tests {
                 "\r",
                 "\u{1b}",
             ),
+            // Its numbers only move the selection (Enter confirms); deny is Esc: the "No"
+            // option is a text field that Enter alone does not submit.
+            (
+                Copilot,
+                "copilot/1.0.102/permission-dialog.txt",
+                "1\r",
+                "\u{1b}",
+            ),
+            (
+                Copilot,
+                "copilot/1.0.102/permission-dialog-always.txt",
+                "1\r",
+                "\u{1b}",
+            ),
         ];
         for (agent, path, allow, deny) in table {
             let s = fixture(path);
@@ -257,6 +271,9 @@ mod tests {
         let s = fixture("qwen/0.24.4/permission-dialog.txt");
         let a = resolve(Some(&manifest(Qwen)), &s, "always", false).unwrap();
         assert_eq!(a.keys, "2");
+        let s = fixture("copilot/1.0.102/permission-dialog-always.txt");
+        let a = resolve(Some(&manifest(Copilot)), &s, "always", false).unwrap();
+        assert_eq!(a.keys, "2\r");
     }
 
     /// Dialogs no hook names: the folder trust dialog of both Claude versions (2.1.332
@@ -282,6 +299,11 @@ mod tests {
         assert_eq!(keys(Codex, &s, "allow").as_deref(), Ok("1\r"));
         let s = fixture("gemini/0.61.0/folder-trust.txt");
         assert_eq!(keys(Gemini, &s, "deny").as_deref(), Ok("3"));
+        // Copilot: numbers move the selection; "3. No (Esc)" has its shortcut.
+        let s = fixture("copilot/1.0.102/folder-trust.txt");
+        assert_eq!(keys(Copilot, &s, "allow").as_deref(), Ok("1\r"));
+        assert_eq!(keys(Copilot, &s, "always").as_deref(), Ok("2\r"));
+        assert_eq!(keys(Copilot, &s, "deny").as_deref(), Ok("\u{1b}"));
     }
 
     #[test]

@@ -37,7 +37,9 @@
 //! `any`, `not`, and `options = { min = 2, cursor = true }` (a list of options with the
 //! selection cursor: an agent's dialog frame whatever its words, [`super::dialog`]). The
 //! first rule that matches wins; [`evaluate`] also reports the rule that *nearly* matched
-//! (the most satisfied top-level gates) for `attend explain`.
+//! (the most satisfied top-level gates) for `attend explain`. A rule may also say how the
+//! screen looks once its dialog closed without a hook (`closed = { region = …, match =
+//! … }`, [`Rule::closed`]); [`evaluate`] reports such a rule while no rule matches.
 //!
 //! Pure: parsing and evaluation only, no I/O. Prose that merely contains "proceed?" or
 //! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
@@ -90,6 +92,22 @@ pub struct Rule {
     /// answer by number types the number and Enter. Default false (the number picks).
     #[serde(default)]
     pub number_then_enter: bool,
+    /// How the screen looks once the agent closed this dialog without any hook saying so
+    /// (Copilot's Esc: its own prompt back, not working): while no rule matches, this
+    /// screen ends the gate whose dialog the chrome saw
+    /// (`docs/lifecycle-attention.md#gates-the-screen-closes`).
+    #[serde(default)]
+    pub closed: Option<Closed>,
+}
+
+/// The screen of a dialog closed without a hook ([`Rule::closed`]): a region and the
+/// gates that must hold there.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Closed {
+    pub region: Region,
+    #[serde(rename = "match")]
+    pub gate: Gate,
 }
 
 /// One answer choice of a rule: the option whose label matches `label` (exactly one on
@@ -224,9 +242,11 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
         if !names.insert(r.name.as_str()) {
             return Err(ManifestError::DuplicateRule(r.name.clone()));
         }
-        if matches!(r.region, Region::Bottom { lines: 0 })
-            || matches!(r.region, Region::AfterLastRule { max_lines: Some(0) })
-        {
+        let regions = std::iter::once(&r.region).chain(r.closed.as_ref().map(|c| &c.region));
+        if regions.into_iter().any(|region| {
+            matches!(region, Region::Bottom { lines: 0 })
+                || matches!(region, Region::AfterLastRule { max_lines: Some(0) })
+        }) {
             return Err(ManifestError::EmptyRegion(r.name.clone()));
         }
         let mut choices = std::collections::HashSet::new();
@@ -257,6 +277,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Gemini => Some(include_str!("../../data/manifests/gemini.toml")),
         AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
         AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
+        AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
         AgentKind::Cursor | AgentKind::Shell => None,
     }
 }
@@ -325,6 +346,8 @@ pub struct Evaluation<'m> {
     /// Among the other rules, the one with the most satisfied top-level gates (ties: the
     /// higher fraction, then manifest order); `None` when no gate of any held.
     pub nearest: Option<Near<'m>>,
+    /// When no rule matched: the first rule whose [`Rule::closed`] screen shows.
+    pub closed: Option<&'m Rule>,
 }
 
 /// Evaluates `manifest` on `screen` (needs-input only, live screen only:
@@ -355,6 +378,13 @@ pub fn evaluate<'m>(manifest: &'m Manifest, screen: &Screen) -> Evaluation<'m> {
                 total,
             });
         }
+    }
+    if out.matched.is_none() {
+        out.closed = manifest.rules.iter().find(|r| {
+            r.closed
+                .as_ref()
+                .is_some_and(|c| c.gate.holds(&screen.region(&c.region)))
+        });
     }
     out
 }
@@ -449,6 +479,17 @@ mod tests {
                 "allow-execution",
             ),
             (Gemini, "gemini/0.61.0/folder-trust.txt", "folder-trust"),
+            (
+                Copilot,
+                "copilot/1.0.102/permission-dialog.txt",
+                "command-approval",
+            ),
+            (
+                Copilot,
+                "copilot/1.0.102/permission-dialog-always.txt",
+                "command-approval",
+            ),
+            (Copilot, "copilot/1.0.102/folder-trust.txt", "folder-trust"),
         ];
         for (agent, path, rule) in table {
             let screen = Screen::new(&fixture(path), "");
@@ -464,6 +505,35 @@ mod tests {
                 "{path}: the dialog frame"
             );
         }
+    }
+
+    /// Copilot's Esc on its approval dialog fires no hook: the screen after it (its prompt
+    /// back, the idle status row) is the rule's closed screen; an approved command still
+    /// running (`○ Working · … esc esc interrupt`) is not, nor is the open dialog.
+    #[test]
+    fn copilot_closed_approval_is_the_idle_prompt_not_a_running_command() {
+        let m = shipped_manifest(AgentKind::Copilot);
+        let closed = |path: &str| {
+            let e = evaluate(&m, &Screen::new(&fixture(path), "GitHub Copilot"));
+            (
+                e.matched.map(|r| r.name.clone()),
+                e.closed.map(|r| r.name.clone()),
+            )
+        };
+        let approval = Some("command-approval".to_string());
+        assert_eq!(
+            closed("negative/copilot/1.0.102-cancelled.txt"),
+            (None, approval.clone())
+        );
+        assert_eq!(closed("negative/copilot/1.0.102-working.txt"), (None, None));
+        assert_eq!(
+            closed("copilot/1.0.102/permission-dialog.txt"),
+            (approval, None)
+        );
+        // The dialog's words quoted in a reply above the input: no dialog.
+        let quoted = " ● The dialog reads:\n │ Do you want to run this command?\n │ ❯ 1. Yes    │\n │   2. No, and tell Copilot what to do differently (Esc to stop) │\n ╰────────╯\n\n────────\n❯\n────────\n ← open sidebar · Interactive · Manual Approval · / commands";
+        let e = evaluate(&m, &Screen::new(quoted, ""));
+        assert!(e.matched.is_none());
     }
 
     #[test]

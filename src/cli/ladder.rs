@@ -249,10 +249,15 @@ pub fn explain_text(x: &Json) -> String {
         ),
         None => String::new(),
     };
+    // A dialog closed without a hook: the rule whose closed screen shows.
+    let closed = match ch["closed_rule"].as_str() {
+        Some(r) => format!("; closed {r}"),
+        None => String::new(),
+    };
     line(
         "chrome",
         format!(
-            "matched {}{nearest}; manifest {}",
+            "matched {}{nearest}{closed}; manifest {}",
             s(&ch["matched_rule"]),
             s(&ch["manifest"])
         ),

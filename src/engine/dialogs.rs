@@ -7,7 +7,7 @@
 //! Pure: [`chrome_dialog_step`] takes the pane and what the chrome shows and returns the
 //! signal to apply, if any.
 
-use crate::model::{DecisionKind, Live, Pane, Rung, SignalKind, Timestamp};
+use crate::model::{DecisionKind, Lifecycle, Live, Pane, Rung, SignalKind, Timestamp};
 
 /// What the needs-input chrome shows on a pane's live screen now: the matched dialog rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +95,40 @@ pub fn chrome_dialog_step(
     }
 }
 
+/// The signal that ends a gate the agent closed on screen without any hook
+/// (`docs/lifecycle-attention.md#gates-the-screen-closes`; GitHub Copilot CLI's Esc on its
+/// approval dialog: no hook, the turn ends). `closed`: no rule matches the screen and a
+/// rule's closed screen shows (the agent's prompt back, not working); `seen_at`: when the
+/// chrome last saw a dialog. For a running, `blocked` pane:
+/// - a permission decision a hook opened whose dialog the chrome saw after it opened →
+///   `GateDismissed` (resolved `dismissed`, the user acted at the terminal; idle);
+/// - no decision (an answer Attend typed resolved it at once) after a dialog was seen →
+///   `GateDismissed` (idle: a denial by Esc ends the turn without a hook);
+/// - else `None` (the dialog not seen yet, a question the chrome opened: that is
+///   [`chrome_dialog_step`]'s).
+///
+/// The caller applies it only once the dialog has been gone for [`DIALOG_GONE_MS`]
+/// ([`dismissal_due`]).
+pub fn closed_gate_step(
+    pane: &Pane,
+    closed: bool,
+    seen_at: Option<Timestamp>,
+) -> Option<SignalKind> {
+    if !closed || !matches!(pane.live, Live::Running) || pane.lifecycle != Lifecycle::Blocked {
+        return None;
+    }
+    let seen = seen_at?;
+    let ends = match &pane.pending_decision {
+        Some(d) => {
+            d.kind == DecisionKind::Permission
+                && d.source.rung != Rung::NeedsInputChrome
+                && seen >= d.opened_at
+        }
+        None => true,
+    };
+    ends.then_some(SignalKind::GateDismissed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,7 +146,7 @@ mod tests {
         );
     }
     use crate::engine::World;
-    use crate::model::{AgentKind, Lifecycle, Signal, Source};
+    use crate::model::{AgentKind, Signal, Source};
 
     fn dialog(kind: DecisionKind) -> ShownDialog {
         ShownDialog {
@@ -264,6 +298,83 @@ mod tests {
                 None,
                 Timestamp(3)
             ),
+            None
+        );
+    }
+
+    /// A gate the agent closed on screen without a hook (Copilot's Esc): dismissed once
+    /// its dialog was seen after the gate opened and the closed screen shows; after an
+    /// answer Attend typed (no decision left) the blocked pane goes idle the same way.
+    #[test]
+    fn a_gate_whose_dialog_closed_without_a_hook_is_dismissed() {
+        let mut w = World::new();
+        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+        let gate = Signal::new(
+            SignalKind::PermissionRequested {
+                prompt: "Run command: echo hi > out.txt".into(),
+                options: vec![],
+                answer_keys: vec![],
+                tool_use_id: None,
+            },
+            Source::hook("copilot", "Notification"),
+            Timestamp(10),
+        );
+        w.apply_signal(p, &gate).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(pane.lifecycle, Lifecycle::Blocked);
+        // The dialog not seen since the gate opened (an earlier one at 5), or no closed
+        // screen (an approved command still running): nothing.
+        assert_eq!(closed_gate_step(pane, true, Some(Timestamp(5))), None);
+        assert_eq!(closed_gate_step(pane, true, None), None);
+        assert_eq!(closed_gate_step(pane, false, Some(Timestamp(12))), None);
+        let step = closed_gate_step(pane, true, Some(Timestamp(12)));
+        assert_eq!(step, Some(SignalKind::GateDismissed));
+        w.apply_signal(p, &chrome(step.unwrap(), 13)).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(pane.lifecycle, Lifecycle::Idle);
+        assert!(pane.pending_decision.is_none());
+        assert_eq!(pane.attention(), crate::model::Attention::None);
+        // Not blocked any more: nothing.
+        assert_eq!(closed_gate_step(pane, true, Some(Timestamp(12))), None);
+
+        // Answered from Attend (resolved at once, the lifecycle still blocked): idle too.
+        w.apply_signal(
+            p,
+            &Signal {
+                at: Timestamp(20),
+                ..gate.clone()
+            },
+        )
+        .unwrap();
+        let answer = crate::model::Action::Answer {
+            choice: "deny".into(),
+        };
+        w.apply_action(p, &answer, Timestamp(21)).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(
+            (pane.lifecycle, pane.pending_decision.is_none()),
+            (Lifecycle::Blocked, true)
+        );
+        assert_eq!(
+            closed_gate_step(pane, true, Some(Timestamp(21))),
+            Some(SignalKind::GateDismissed)
+        );
+    }
+
+    #[test]
+    fn a_question_the_chrome_opened_is_not_a_closed_gate() {
+        let mut w = World::new();
+        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+        let ask = chrome_dialog_step(
+            &w.panes[&p],
+            Some(&dialog(DecisionKind::Question)),
+            None,
+            Timestamp(2),
+        )
+        .unwrap();
+        w.apply_signal(p, &chrome(ask, 2)).unwrap();
+        assert_eq!(
+            closed_gate_step(&w.panes[&p], true, Some(Timestamp(3))),
             None
         );
     }

@@ -1,11 +1,13 @@
-//! Attend's entries in the agents' JSON hook files (Claude and Gemini `settings.json`,
-//! Codex and Cursor `hooks.json`), edited through a concrete syntax tree (`jsonc-parser`)
-//! so the user's key order, indentation, newlines and (Gemini) comments stay as written.
+//! Attend's entries in the agents' JSON hook files (Claude, Gemini, Qwen and Copilot
+//! `settings.json`, Codex and Cursor `hooks.json`, Copilot's `.github/hooks/attend.json`),
+//! edited through a concrete syntax tree (`jsonc-parser`) so the user's key order,
+//! indentation, newlines and (Gemini) comments stay as written.
 //!
 //! Shapes (`docs/adapters.md#hook-configuration-files`):
-//! - grouped (Claude, Codex, Gemini): `{"hooks": {"<Event>": [{"matcher": "…", "hooks":
-//!   [{"type": "command", "command": "…", "timeout": N}]}]}}`;
-//! - flat (Cursor): `{"version": 1, "hooks": {"<event>": [{"command": "…"}]}}`.
+//! - grouped (Claude, Codex, Gemini, Qwen): `{"hooks": {"<Event>": [{"matcher": "…",
+//!   "hooks": [{"type": "command", "command": "…", "timeout": N}]}]}}`;
+//! - flat (Cursor, Copilot): `{"version": 1, "hooks": {"<event>": [{"command": "…"}]}}`,
+//!   Copilot's entries `{"type": "command", "bash": "… <event>", "timeoutSec": N}`.
 
 use super::command::Matcher;
 use super::error::InstallError;
@@ -26,8 +28,33 @@ pub(super) enum Shape {
         name: Option<&'static str>,
         match_all: &'static [&'static str],
     },
-    /// Cursor's flat entries; a new file also gets `"version": 1`.
-    Flat,
+    /// One entry object per event (Cursor, Copilot), as [`Flat`] says.
+    Flat(Flat),
+}
+
+/// The fields of a flat entry: Cursor `{"command": "…"}`, Copilot `{"type": "command",
+/// "bash": "…", "timeoutSec": N}`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Flat {
+    /// The key that holds the command (`command`, Copilot `bash`).
+    pub command_key: &'static str,
+    /// `"type": "command"` leads the entry.
+    pub typed: bool,
+    /// The timeout's key and value, in the agent's unit (Copilot `timeoutSec`, seconds).
+    pub timeout: Option<(&'static str, u64)>,
+    /// A new file also gets `"version": 1` (Cursor's `hooks.json`, a repository's
+    /// `.github/hooks/*.json` for Copilot).
+    pub version: bool,
+}
+
+impl Flat {
+    /// Cursor's entries: `{"command": "…"}`, `"version": 1` in a new file.
+    pub(super) const CURSOR: Flat = Flat {
+        command_key: "command",
+        typed: false,
+        timeout: None,
+        version: true,
+    };
 }
 
 /// Attend's hooks for one JSON file.
@@ -39,6 +66,9 @@ pub(super) struct JsonHooks<'a> {
     pub allow_comments: bool,
     /// The command line every entry runs.
     pub command: String,
+    /// Each entry's command ends with its event's name (`attend-hook copilot agentStop`):
+    /// for agents whose payloads do not name their event (Copilot).
+    pub event_argument: bool,
     pub matcher: &'a Matcher,
 }
 
@@ -67,7 +97,7 @@ impl JsonHooks<'_> {
         };
         let was_empty = object.properties().is_empty();
         self.remove_ours(&object);
-        if was_empty && matches!(self.shape, Shape::Flat) {
+        if was_empty && matches!(self.shape, Shape::Flat(Flat { version: true, .. })) {
             object.append("version", CstInputValue::Number("1".into()));
         }
         let hooks = object
@@ -113,14 +143,14 @@ impl JsonHooks<'_> {
         Some(value)
     }
 
-    /// True for the content of a file Attend created and then emptied: `{}`, and for Cursor
-    /// also `{"version": 1}`.
+    /// True for the content of a file Attend created and then emptied: `{}`, and where a new
+    /// file gets a version (Cursor) also `{"version": 1}`.
     pub(super) fn is_blank(&self, value: &Value) -> bool {
         let Value::Object(map) = value else {
             return false;
         };
         map.is_empty()
-            || (matches!(self.shape, Shape::Flat)
+            || (matches!(self.shape, Shape::Flat(Flat { version: true, .. }))
                 && map.len() == 1
                 && map.get("version") == Some(&Value::from(1)))
     }
@@ -163,11 +193,39 @@ impl JsonHooks<'_> {
         })
     }
 
+    /// The command of the entry for `event`: [`Self::command`], followed by the event's
+    /// name with [`Self::event_argument`].
+    fn command_for(&self, event: &str) -> String {
+        if self.event_argument {
+            format!("{} {event}", self.command)
+        } else {
+            self.command.clone()
+        }
+    }
+
+    /// The key of a hook object that holds its command.
+    fn command_key(&self) -> &'static str {
+        match self.shape {
+            Shape::Flat(flat) => flat.command_key,
+            Shape::Grouped { .. } => "command",
+        }
+    }
+
     /// Attend's entry for one event.
     fn entry(&self, event: &str) -> CstInputValue {
-        let command = CstInputValue::String(self.command.clone());
+        let command = CstInputValue::String(self.command_for(event));
         match self.shape {
-            Shape::Flat => CstInputValue::Object(vec![("command".into(), command)]),
+            Shape::Flat(flat) => {
+                let mut entry = Vec::new();
+                if flat.typed {
+                    entry.push(("type".into(), CstInputValue::String("command".into())));
+                }
+                entry.push((flat.command_key.into(), command));
+                if let Some((key, timeout)) = flat.timeout {
+                    entry.push((key.into(), CstInputValue::Number(timeout.to_string())));
+                }
+                CstInputValue::Object(entry)
+            }
             Shape::Grouped {
                 timeout,
                 name,
@@ -220,7 +278,7 @@ impl JsonHooks<'_> {
     /// Whether an entry (a group, or a flat entry) holds one of Attend's commands.
     fn entry_has_ours(&self, entry: &Value) -> bool {
         match self.shape {
-            Shape::Flat => self.is_ours_hook(entry),
+            Shape::Flat(_) => self.is_ours_hook(entry),
             Shape::Grouped { .. } => entry
                 .get("hooks")
                 .and_then(Value::as_array)
@@ -229,13 +287,13 @@ impl JsonHooks<'_> {
     }
 
     fn is_ours_hook(&self, hook: &Value) -> bool {
-        hook.get("command")
+        hook.get(self.command_key())
             .and_then(Value::as_str)
             .is_some_and(|c| self.matcher.is_ours_command(c))
     }
 
-    /// Sets the command of every hook of Attend's whose command differs from
-    /// [`Self::command`], where it stands. Returns whether anything was rewritten.
+    /// Sets the command of every hook of Attend's whose command differs from its event's
+    /// [`Self::command_for`], where it stands. Returns whether anything was rewritten.
     fn rewrite_ours(&self, root: &CstRootNode) -> bool {
         let Some(hooks) = root
             .object_value()
@@ -245,13 +303,18 @@ impl JsonHooks<'_> {
         };
         let mut rewritten = false;
         for event in hooks.properties() {
+            let name = event
+                .name()
+                .and_then(|n| n.decoded_value().ok())
+                .unwrap_or_default();
+            let wanted = self.command_for(&name);
             for entry in event
                 .array_value()
                 .map(|l| l.elements())
                 .unwrap_or_default()
             {
                 let objects: Vec<CstObject> = match self.shape {
-                    Shape::Flat => entry.as_object().into_iter().collect(),
+                    Shape::Flat(_) => entry.as_object().into_iter().collect(),
                     Shape::Grouped { .. } => entry
                         .as_object()
                         .and_then(|group| group.array_value("hooks"))
@@ -265,15 +328,15 @@ impl JsonHooks<'_> {
                         .unwrap_or_default(),
                 };
                 for hook in objects {
-                    let Some(prop) = hook.get("command") else {
+                    let Some(prop) = hook.get(self.command_key()) else {
                         continue;
                     };
                     let old = prop.value().and_then(|v| v.to_serde_value());
                     let Some(Value::String(old)) = old else {
                         continue;
                     };
-                    if old != self.command && self.matcher.is_ours_command(&old) {
-                        prop.set_value(CstInputValue::String(self.command.clone()));
+                    if old != wanted && self.matcher.is_ours_command(&old) {
+                        prop.set_value(CstInputValue::String(wanted.clone()));
                         rewritten = true;
                     }
                 }
@@ -296,7 +359,7 @@ impl JsonHooks<'_> {
             let mut removed_here = false;
             for entry in list.elements() {
                 let removed = match self.shape {
-                    Shape::Flat => self.remove_if_ours(entry.clone()),
+                    Shape::Flat(_) => self.remove_if_ours(entry.clone()),
                     Shape::Grouped { .. } => {
                         let inner = entry.as_object().and_then(|g| g.array_value("hooks"));
                         match inner {

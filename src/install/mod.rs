@@ -30,17 +30,17 @@ use crate::model::AgentKind;
 use command::Matcher;
 pub use command::{hook_exe, HookForm};
 pub use error::InstallError;
-use json::{JsonHooks, Shape};
+use json::{Flat, JsonHooks, Shape};
 use std::path::{Path, PathBuf};
 
 /// Which configuration layer to edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
-    /// `$XDG_CONFIG_HOME/opencode/`).
+    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`).
     User,
-    /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.opencode/` in
-    /// the project).
+    /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.qwen/`,
+    /// `.opencode/`, `.github/hooks/` in the project).
     Project,
 }
 
@@ -58,12 +58,14 @@ pub struct Dirs {
     /// `$XDG_CONFIG_HOME`: where OpenCode's user directory is (`<it>/opencode`) instead of
     /// `~/.config/opencode`.
     pub config_home: Option<PathBuf>,
+    /// `$COPILOT_HOME`: GitHub Copilot CLI's user directory instead of `~/.copilot`.
+    pub copilot_home: Option<PathBuf>,
 }
 
 impl Dirs {
     /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`,
-    /// `$CODEX_HOME` and `$XDG_CONFIG_HOME` (empty or relative counts as unset, as the XDG
-    /// rules say for the latter), and the given project directory.
+    /// `$CODEX_HOME`, `$COPILOT_HOME` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
+    /// or relative counts as unset, as the XDG rules say), and the given project directory.
     pub fn from_env(project: &Path) -> Dirs {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         Dirs {
@@ -77,6 +79,7 @@ impl Dirs {
             config_home: var("XDG_CONFIG_HOME")
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
+            copilot_home: var("COPILOT_HOME").map(PathBuf::from),
         }
     }
 }
@@ -251,6 +254,10 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
+        AgentKind::Copilot => vec![match scope {
+            Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
+            Scope::Project => dirs.project.join(".github/hooks/attend.json"),
+        }],
         AgentKind::Shell => Vec::new(),
     }
 }
@@ -326,6 +333,25 @@ const GEMINI_EVENTS: &[&str] = &[
 /// `TodoCompleted`.
 const QWEN_EVENTS: &[&str] = CLAUDE_EVENTS;
 
+/// GitHub Copilot CLI's hook events Attend maps (docs/adapters.md "GitHub Copilot CLI");
+/// not `userPromptTransformed`, `preMcpToolCall`, `postResult` and `prePRDescription`,
+/// which say nothing of the pane's state.
+const COPILOT_EVENTS: &[&str] = &[
+    "sessionStart",
+    "userPromptSubmitted",
+    "preToolUse",
+    "permissionRequest",
+    "notification",
+    "postToolUse",
+    "postToolUseFailure",
+    "agentStop",
+    "errorOccurred",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "sessionEnd",
+];
+
 /// How one file is edited.
 enum Editor<'a> {
     Json(JsonHooks<'a>),
@@ -365,10 +391,12 @@ impl Editor<'_> {
 }
 
 /// Timeouts: Claude 5 s; Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
-/// more); Gemini 5000 ms; Qwen 5 s. The hook client itself gives up after 300 ms. With `pane`, the
-/// entries Attend gives an agent it starts (`… --pane-hooks`, [`pane`]).
+/// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s. The hook client itself gives up after
+/// 300 ms. With `pane`, the entries Attend gives an agent it starts (`… --pane-hooks`,
+/// [`pane`]); `scope` picks the file's form where it differs (Copilot).
 fn editors<'a>(
     agent: AgentKind,
+    scope: Scope,
     attend_exe: &Path,
     form: HookForm,
     matcher: &'a Matcher,
@@ -385,6 +413,7 @@ fn editors<'a>(
             events,
             allow_comments,
             command: command.clone(),
+            event_argument: false,
             matcher,
         })
     };
@@ -398,10 +427,11 @@ fn editors<'a>(
             grouped(CODEX_EVENTS, 3, None, &[], false),
         ],
         AgentKind::Cursor => vec![Editor::Json(JsonHooks {
-            shape: Shape::Flat,
+            shape: Shape::Flat(Flat::CURSOR),
             events: CURSOR_EVENTS,
             allow_comments: false,
             command: command.clone(),
+            event_argument: false,
             matcher,
         })],
         // Gemini strips comments from its settings files, so they are allowed there.
@@ -409,6 +439,21 @@ fn editors<'a>(
         // Qwen reads its settings like Gemini (comments stripped); timeouts in seconds,
         // a group without a matcher matches every tool.
         AgentKind::Qwen => vec![grouped(QWEN_EVENTS, 5, Some("attend"), &[], true)],
+        // Copilot's payloads name no event: each entry passes its own. A repository's
+        // `.github/hooks/*.json` has a version, `settings.json` none.
+        AgentKind::Copilot => vec![Editor::Json(JsonHooks {
+            shape: Shape::Flat(Flat {
+                command_key: "bash",
+                typed: true,
+                timeout: Some(("timeoutSec", 5)),
+                version: scope == Scope::Project,
+            }),
+            events: COPILOT_EVENTS,
+            allow_comments: false,
+            command,
+            event_argument: true,
+            matcher,
+        })],
         // Not hook entries: a plugin file ([`opencode`]).
         AgentKind::OpenCode | AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
     })
@@ -426,7 +471,7 @@ fn plan(
         return plan_opencode(scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
-    let editors = editors(agent, attend_exe, form, &matcher, false)?;
+    let editors = editors(agent, scope, attend_exe, form, &matcher, false)?;
     let mut changes = Vec::new();
     for (path, editor) in config_paths(agent, scope, dirs).into_iter().zip(&editors) {
         let path = files::resolve(path);

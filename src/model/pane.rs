@@ -22,6 +22,9 @@ pub enum AgentKind {
     /// OpenCode (`opencode`), reporting through Attend's JS plugin.
     #[serde(rename = "opencode")]
     OpenCode,
+    /// GitHub Copilot CLI (`copilot`): camelCase hooks that name their event only on the
+    /// command line.
+    Copilot,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -29,13 +32,14 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 7] = [
+    pub const ALL: [AgentKind; 8] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
         AgentKind::Gemini,
         AgentKind::Qwen,
         AgentKind::OpenCode,
+        AgentKind::Copilot,
         AgentKind::Shell,
     ];
 
@@ -48,6 +52,7 @@ impl AgentKind {
             AgentKind::Gemini => "gemini",
             AgentKind::Qwen => "qwen",
             AgentKind::OpenCode => "opencode",
+            AgentKind::Copilot => "copilot",
             AgentKind::Shell => "shell",
         }
     }
@@ -69,8 +74,8 @@ impl AgentKind {
     }
 
     /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor, `qwen` → Qwen, `opencode` → OpenCode); anything else is a
-    /// shell.
+    /// `cursor-agent` → Cursor, `qwen` → Qwen, `opencode` → OpenCode, `copilot` → Copilot);
+    /// anything else is a shell.
     pub fn from_program(program: &str) -> AgentKind {
         let name = program.rsplit('/').next().unwrap_or(program);
         match name {
@@ -80,6 +85,7 @@ impl AgentKind {
             "gemini" => AgentKind::Gemini,
             "qwen" => AgentKind::Qwen,
             "opencode" => AgentKind::OpenCode,
+            "copilot" => AgentKind::Copilot,
             _ => AgentKind::Shell,
         }
     }
@@ -262,13 +268,16 @@ mod tests {
             ("qwen", AgentKind::Qwen),
             ("/opt/node/bin/opencode", AgentKind::OpenCode),
             ("opencode-ai", AgentKind::Shell),
-            ("bash", AgentKind::Shell),
+            ("/opt/npm/bin/copilot", AgentKind::Copilot),
+            ("copilot-wrapper", AgentKind::Shell),
+            ("htop", AgentKind::Shell),
         ] {
             assert_eq!(AgentKind::from_program(program), agent, "{program}");
         }
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
+        assert!(AgentKind::names(true).ends_with("opencode, copilot"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -117,6 +117,9 @@ pub struct Nearest {
 pub struct ChromeResult {
     pub matched: Option<Matched>,
     pub nearest: Option<Nearest>,
+    /// No rule matched and this rule's closed screen shows: its dialog, if it was up,
+    /// closed without a hook (`adapters::manifest::Rule::closed`).
+    pub closed: Option<String>,
 }
 
 /// One pane's chrome: the screen last evaluated and what it gave.
@@ -155,6 +158,7 @@ impl ChromeState {
                 satisfied: n.satisfied,
                 total: n.total,
             }),
+            closed: e.closed.map(|r| r.name.clone()),
         };
         let first = self.evaluated_at.is_none();
         let changed = result.matched.as_ref().map(|m| &m.rule)

@@ -92,6 +92,7 @@ fn agent_names(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::Cursor => &["cursor-agent", "cursor", "node"],
         AgentKind::Qwen => &["qwen", "node"],
         AgentKind::OpenCode => &["opencode"],
+        AgentKind::Copilot => &["copilot", "node"],
         AgentKind::Shell => &[],
     }
 }

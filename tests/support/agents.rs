@@ -33,6 +33,9 @@ pub const QWEN_MODEL: &str = "qwen-scripted";
 
 /// The model OpenCode's `scripted` provider offers (`scripted/gpt-4.1`, as recorded).
 pub const OPENCODE_MODEL: &str = "gpt-4.1";
+/// The model name GitHub Copilot CLI is given (`COPILOT_MODEL`, required with its own
+/// provider): a name it knows, so that it needs no token limits of its own.
+pub const COPILOT_MODEL: &str = "gpt-4.1";
 
 /// Set to `1` to make a missing CLI fail the test instead of skipping it (CI sets it).
 pub const REQUIRE_VAR: &str = "ATTEND_REQUIRE_REAL_AGENTS";
@@ -45,19 +48,21 @@ pub enum Cli {
     Gemini,
     Qwen,
     OpenCode,
+    Copilot,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 5] = [
+    pub const ALL: [Cli; 6] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
         Cli::Qwen,
         Cli::OpenCode,
+        Cli::Copilot,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
-    /// `qwen`, `opencode`.
+    /// `qwen`, `opencode`, `copilot`.
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
@@ -65,6 +70,7 @@ impl Cli {
             Cli::Gemini => "gemini",
             Cli::Qwen => "qwen",
             Cli::OpenCode => "opencode",
+            Cli::Copilot => "copilot",
         }
     }
 
@@ -76,6 +82,7 @@ impl Cli {
             Cli::Gemini => "@google/gemini-cli",
             Cli::Qwen => "@qwen-code/qwen-code",
             Cli::OpenCode => "opencode-ai",
+            Cli::Copilot => "@github/copilot",
         }
     }
 
@@ -88,6 +95,7 @@ impl Cli {
             Cli::Gemini => &["0.61.0"],
             Cli::Qwen => &["0.24.4"],
             Cli::OpenCode => &["1.18.33"],
+            Cli::Copilot => &["1.0.102"],
         }
     }
 
@@ -165,6 +173,7 @@ impl Cli {
             ],
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
             Cli::OpenCode => &[],
+            Cli::Copilot => super::hook_events::COPILOT_ALL,
         }
     }
 
@@ -269,13 +278,50 @@ fn install_once() -> Result<(), String> {
         .clone()
 }
 
+/// Where GitHub Copilot CLI unpacks itself (235 MB on its first run, into
+/// `$XDG_CACHE_HOME/copilot/pkg/`): one directory beside its npm prefix that every test
+/// home shares (`<cache>/copilot-<version>-xdg-cache`).
+pub fn copilot_cache() -> PathBuf {
+    cache_dir().join(format!("copilot-{}-xdg-cache", Cli::Copilot.version()))
+}
+
+/// Runs `copilot --version` once per test process with [`copilot_cache`], so that its
+/// first-run unpacking is done before tests start it side by side.
+fn unpack_copilot(bin: &Path) -> Result<(), String> {
+    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
+    RESULT
+        .get_or_init(|| {
+            let out = Command::new(bin)
+                .arg("--version")
+                .env("PATH", agent_path())
+                .env("XDG_CACHE_HOME", copilot_cache())
+                .env("COPILOT_OFFLINE", "true")
+                .env("COPILOT_AUTO_UPDATE", "false")
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "copilot --version failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ))
+            }
+        })
+        .clone()
+}
+
 /// The pinned `cli` binary, installing it with `build-aux/agents.sh` when missing.
 /// `None` (after writing `SKIPPED: <reason>` straight to stderr, past the test harness's
 /// output capture) when it cannot be had; panics instead when `ATTEND_REQUIRE_REAL_AGENTS=1`.
 pub fn require(cli: Cli) -> Option<PathBuf> {
     let found = cli
         .installed_binary()
-        .or_else(|_| install_once().and_then(|()| cli.installed_binary()));
+        .or_else(|_| install_once().and_then(|()| cli.installed_binary()))
+        .and_then(|bin| match cli {
+            Cli::Copilot => unpack_copilot(&bin).map(|()| bin),
+            _ => Ok(bin),
+        });
     match found {
         Ok(bin) => Some(bin),
         Err(reason) if std::env::var(REQUIRE_VAR).as_deref() == Ok("1") => {
@@ -388,6 +434,8 @@ impl AgentHome {
     /// - Qwen: `home/.qwen/settings.json` (OpenAI-compatible auth, the approval mode that
     ///   asks, auto-update, usage statistics, telemetry, ripgrep and the background memory
     ///   agents off).
+    /// - Copilot: `home/.copilot/config.json` (the project in `trustedFolders`: no folder
+    ///   trust dialog).
     ///
     /// Panics on I/O errors or when `git init` fails (test set-up).
     pub fn new(cli: Cli, binary: PathBuf, server: &ModelServer) -> AgentHome {
@@ -421,7 +469,7 @@ impl AgentHome {
 
     /// The CLI's configuration directory: `home/.claude`, `home/.codex` (`CODEX_HOME`),
     /// `home/.gemini`, `home/.qwen`, `home/.config/opencode` (`XDG_CONFIG_HOME` is
-    /// `home/.config`).
+    /// `home/.config`), `home/.copilot`.
     pub fn config_dir(&self) -> PathBuf {
         self.home.join(match self.cli {
             Cli::Claude => ".claude",
@@ -429,6 +477,7 @@ impl AgentHome {
             Cli::Gemini => ".gemini",
             Cli::Qwen => ".qwen",
             Cli::OpenCode => ".config/opencode",
+            Cli::Copilot => ".copilot",
         })
     }
 
@@ -524,6 +573,10 @@ impl AgentHome {
                     "share": "disabled",
                 }),
             ),
+            Cli::Copilot => write_json(
+                &self.config_dir().join("config.json"),
+                &json!({"trustedFolders": [project]}),
+            ),
         }
     }
 
@@ -531,8 +584,26 @@ impl AgentHome {
     /// [`Cli::hook_events`]: Claude and Gemini in their `settings.json` (Gemini's timeout
     /// in ms), Codex in `$CODEX_HOME/hooks.json`, and the Codex launch gets
     /// `--dangerously-bypass-hook-trust` (untrusted hooks do not run; the flag also implies
-    /// `--no-daemon`).
+    /// `--no-daemon`). Copilot's payloads do not name their event: its entries
+    /// (`{type, bash, timeoutSec}` in `settings.json`) run `command` behind [`tag_event`],
+    /// which records the event too.
     pub fn install_hooks(&mut self, command: &str) {
+        if self.cli == Cli::Copilot {
+            let hooks: serde_json::Map<String, Value> = self
+                .cli
+                .hook_events()
+                .iter()
+                .map(|event| {
+                    let entry = json!({"type": "command", "bash": tag_event(command, event), "timeoutSec": 10});
+                    (event.to_string(), json!([entry]))
+                })
+                .collect();
+            let path = self.config_dir().join("settings.json");
+            let mut settings = read_json(&path);
+            settings["hooks"] = Value::Object(hooks);
+            write_json(&path, &settings);
+            return;
+        }
         let timeout = if self.cli == Cli::Gemini { 10_000 } else { 10 };
         let groups = json!([{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]);
         let hooks: serde_json::Map<String, Value> = self
@@ -543,7 +614,7 @@ impl AgentHome {
             .collect();
         match self.cli {
             Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
-            Cli::Claude | Cli::Gemini | Cli::Qwen => {
+            Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
                 settings["hooks"] = Value::Object(hooks);
@@ -642,6 +713,22 @@ impl AgentHome {
                 ] {
                     env.push((key.into(), "1".into()));
                 }
+            }
+            Cli::Copilot => {
+                // No GitHub sign-in, telemetry or update check; its own provider at the
+                // scripted server; the unpacked CLI shared between homes.
+                env.push(("COPILOT_OFFLINE".into(), "true".into()));
+                env.push(("COPILOT_AUTO_UPDATE".into(), "false".into()));
+                env.push((
+                    "COPILOT_PROVIDER_BASE_URL".into(),
+                    format!("{}/v1", self.server_url),
+                ));
+                env.push(("COPILOT_MODEL".into(), COPILOT_MODEL.into()));
+                env.retain(|(k, _)| k != "XDG_CACHE_HOME");
+                env.push((
+                    "XDG_CACHE_HOME".into(),
+                    copilot_cache().display().to_string(),
+                ));
             }
         }
         args.extend(self.extra_args.iter().cloned());
@@ -824,12 +911,24 @@ impl HookRecorder {
     }
 }
 
-/// A payload's event name: `hook_event_name`, else `type` (Codex notify), else "".
+/// A payload's event name: the event [`tag_event`] recorded (Copilot), else
+/// `hook_event_name`, else `type` (Codex notify), else "".
 pub fn event_name(payload: &Value) -> &str {
-    payload["hook_event_name"]
+    payload[RECORDED_EVENT]
         .as_str()
+        .or_else(|| payload["hook_event_name"].as_str())
         .or_else(|| payload["type"].as_str())
         .unwrap_or("")
+}
+
+/// The field [`tag_event`] puts first in a recorded payload: the event its hook entry
+/// was registered for (for CLIs whose payloads do not name their event).
+pub const RECORDED_EVENT: &str = "attend_recorded_event";
+
+/// A recorder's `command` that also records `event`: the payload (one JSON object on
+/// stdin, starting with `{`) gets `"attend_recorded_event": "<event>"` as its first field.
+pub fn tag_event(command: &str, event: &str) -> String {
+    format!("sed '1s/^{{/{{\"{RECORDED_EVENT}\":\"{event}\",/' | {{ {command}; }}")
 }
 
 /// One program in a private tmux server (its own socket in a temp dir, killed on drop).

@@ -61,3 +61,44 @@ pub const GEMINI: &[&str] = &[
 /// Attend does not use.
 /// Its hook schema is Claude Code's, so the list is the same.
 pub const QWEN: &[&str] = CLAUDE;
+
+/// GitHub Copilot CLI 1.0.102: the hook events `install-hooks` writes, by name; the CLI
+/// also fires `userPromptTransformed`, `preMcpToolCall`, `postResult` and
+/// `prePRDescription`, which Attend does not use.
+pub const COPILOT: &[&str] = &[
+    "agentStop",
+    "errorOccurred",
+    "notification",
+    "permissionRequest",
+    "postToolUse",
+    "postToolUseFailure",
+    "preCompact",
+    "preToolUse",
+    "sessionEnd",
+    "sessionStart",
+    "subagentStart",
+    "subagentStop",
+    "userPromptSubmitted",
+];
+
+/// GitHub Copilot CLI 1.0.102: every hook type (its `HookType` list), what the harness
+/// records.
+pub const COPILOT_ALL: &[&str] = &[
+    "sessionStart",
+    "userPromptSubmitted",
+    "userPromptTransformed",
+    "preToolUse",
+    "preMcpToolCall",
+    "permissionRequest",
+    "notification",
+    "postToolUse",
+    "postToolUseFailure",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "errorOccurred",
+    "postResult",
+    "prePRDescription",
+    "sessionEnd",
+];

@@ -13,7 +13,7 @@
 //!   `response.completed`.
 //! - Gemini: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (SSE of
 //!   `GenerateContentResponse` chunks) and `…:generateContent` (one JSON response).
-//! - OpenAI Chat Completions: `POST …/chat/completions` (Qwen Code), `"stream": true` →
+//! - OpenAI Chat Completions: `POST …/chat/completions` (Qwen Code, Copilot), `"stream": true` →
 //!   SSE `data:` lines of `chat.completion.chunk` objects (a `delta` with the role and
 //!   the text, or a `tool_calls` delta with the name and then the arguments; one chunk
 //!   with the `finish_reason`; a usage chunk when `stream_options.include_usage`) and
@@ -181,6 +181,18 @@ impl Reply {
     /// OpenCode's `bash` tool (`{"command", "description"}`); under `"permission":
     /// {"bash": "ask"}` the TUI shows "△ Permission required".
     pub fn opencode_bash(command: &str, description: &str) -> Reply {
+        Reply::bash(command, description)
+    }
+
+    /// GitHub Copilot CLI's `bash` (`{"command", "description"}`); in its default
+    /// (manual) approval mode a command that writes asks "Do you want to run this
+    /// command?".
+    pub fn copilot_shell(command: &str, description: &str) -> Reply {
+        Reply::bash(command, description)
+    }
+
+    /// A tool named `bash` taking `{"command", "description"}`.
+    fn bash(command: &str, description: &str) -> Reply {
         Reply::Tool {
             name: "bash".into(),
             input_json: json!({"command": command, "description": description}).to_string(),
@@ -197,7 +209,7 @@ pub enum Api {
     Responses,
     /// `POST …:generateContent` / `…:streamGenerateContent` (Gemini CLI).
     Gemini,
-    /// `POST …/chat/completions` (OpenAI Chat Completions: Qwen Code).
+    /// `POST …/chat/completions` (OpenAI Chat Completions: Qwen Code, GitHub Copilot CLI).
     Chat,
     /// Anything else; answered 404.
     Other,

@@ -4,7 +4,7 @@
 //! the pane (`attend run`, 40×120). Every step is asserted through `attend show --json`.
 #![allow(dead_code)]
 
-use super::agents::{require, AgentHome, Cli, HookRecorder, CI_MARKERS};
+use super::agents::{require, tag_event, AgentHome, Cli, HookRecorder, CI_MARKERS};
 use super::model_server::{ModelServer, Reply};
 use super::Env;
 use serde_json::{json, Value};
@@ -35,7 +35,8 @@ pub struct Scenario {
     pub server: ModelServer,
     pub home: AgentHome,
     pub pane: String,
-    /// A recorder of the SessionEnd payloads (Claude and Gemini).
+    /// A recorder of the SessionEnd payloads (every CLI but Codex; Copilot's
+    /// `sessionEnd`).
     pub session_ends: Option<HookRecorder>,
     /// A recorder of Codex's `notify` payloads.
     pub notifies: Option<HookRecorder>,
@@ -95,7 +96,7 @@ impl Scenario {
                 // OpenCode has no hook commands to record beside Attend's (and no session
                 // end event).
                 (cli != Cli::Codex && cli != Cli::OpenCode)
-                    .then(|| record_also(&home, "SessionEnd")),
+                    .then(|| record_also(&home, session_end(cli))),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
         } else {
@@ -308,32 +309,29 @@ impl Scenario {
     /// box to take keys. Qwen Code fires SessionStart while it still initializes (a
     /// spinner where its input box goes; keys typed meanwhile are lost): for it, also
     /// until its input box is drawn; OpenCode (no session before the first prompt) until
-    /// its input box's footer is.
+    /// its input box's footer is. Copilot starts its session with the first prompt and
+    /// loads its hooks after it drew its input box (`● Loading: 15 hooks` in the status
+    /// row): for it, until the status row is the idle one.
     pub fn wait_ready(&self) {
         self.wait("the CLI is up", |v| {
             !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
         });
-        let input_box = match self.cli {
-            Cli::Qwen => Some("Type your message"),
-            Cli::OpenCode => Some("ctrl+p commands"),
-            _ => None,
-        };
-        if let Some(marker) = input_box {
-            let deadline = Instant::now() + self.step();
-            loop {
-                let screen = self
-                    .env
-                    .attend1()
-                    .get_screen(&self.pane)
-                    .unwrap_or_default();
-                if screen.contains(marker) {
-                    break;
-                }
-                if Instant::now() >= deadline {
-                    self.fail(&format!("the input box ({marker:?}) never showed"));
-                }
-                std::thread::sleep(Duration::from_millis(100));
+        match self.cli {
+            Cli::Qwen => {
+                self.wait_screen("Qwen's input box", |s| s.contains("Type your message"));
             }
+            Cli::OpenCode => {
+                self.wait_screen("OpenCode's input box", |s| s.contains("ctrl+p commands"));
+            }
+            Cli::Copilot => {
+                self.wait_screen("Copilot's idle status row", |s| {
+                    s.trim_end()
+                        .lines()
+                        .last()
+                        .is_some_and(|l| l.contains("/ commands"))
+                });
+            }
+            _ => {}
         }
         std::thread::sleep(Duration::from_millis(1500));
     }
@@ -381,21 +379,14 @@ impl Scenario {
             self.wait("the dialog on screen", |v| {
                 v["title"].as_str().is_some_and(|t| t.starts_with('✳'))
             });
-            let deadline = Instant::now() + STEP;
-            loop {
-                let screen = self
-                    .env
-                    .attend1()
-                    .get_screen(&self.pane)
-                    .unwrap_or_default();
-                if screen.contains("No, suggest changes") && screen.contains("Waiting for user") {
-                    break;
-                }
-                if Instant::now() >= deadline {
-                    self.fail("Qwen's dialog never showed its options");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
+            self.wait_screen("Qwen's dialog with its options", |s| {
+                s.contains("No, suggest changes") && s.contains("Waiting for user")
+            });
+        } else if self.cli == Cli::Copilot {
+            // Its title does not change; the notification hook comes with the dialog.
+            self.wait_screen("Copilot's approval dialog", |s| {
+                s.contains("Do you want to run this command?") && s.ends_with('╯')
+            });
         } else {
             self.wait("the dialog on screen", |v| {
                 v["title"]
@@ -431,7 +422,7 @@ impl Scenario {
                 .attend1()
                 .get_screen(&self.pane)
                 .unwrap_or_default();
-            if check(&screen) {
+            if check(screen.trim_end()) {
                 return screen;
             }
             if Instant::now() >= deadline {
@@ -515,8 +506,17 @@ pub fn install_hooks(env: &Env, home: &AgentHome) {
     );
 }
 
+/// The event that ends a CLI's session: `SessionEnd`, Copilot's `sessionEnd`.
+pub fn session_end(cli: Cli) -> &'static str {
+    match cli {
+        Cli::Copilot => "sessionEnd",
+        _ => "SessionEnd",
+    }
+}
+
 /// Also records every `event` payload: a second hook command beside Attend's in the CLI's
-/// `settings.json` (Claude, Gemini), to count what the CLI fired.
+/// `settings.json` (Claude, Gemini, Qwen; Copilot's flat entry, the event recorded with
+/// [`tag_event`]), to count what the CLI fired.
 pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
     let recorder = HookRecorder::new(home.dir.path().join(format!("recorded-{event}")));
     let path = home.config_dir().join("settings.json");
@@ -525,9 +525,10 @@ pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
     let groups = settings["hooks"][event]
         .as_array_mut()
         .expect("install-hooks registered the event");
-    groups.push(
-        json!({"hooks": [{"type": "command", "command": recorder.command(), "timeout": 5000}]}),
-    );
+    groups.push(match home.cli {
+        Cli::Copilot => json!({"type": "command", "bash": tag_event(&recorder.command(), event), "timeoutSec": 5}),
+        _ => json!({"hooks": [{"type": "command", "command": recorder.command(), "timeout": 5000}]}),
+    });
     std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
     recorder
 }
@@ -676,5 +677,125 @@ impl Scenario {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+}
+
+impl Scenario {
+    /// Waits for the CLI's prompt, types `prompt` and waits for the permission gate its
+    /// scripted tool call opens ([`Scenario::expect_gate`]); returns that pane state.
+    pub fn prompt_to_the_gate(&self, prompt: &str) -> Value {
+        self.wait_ready();
+        self.prompt(prompt);
+        self.expect_gate()
+    }
+
+    /// Scenarios 1 and 3's turn: waits for the CLI's prompt, says hello, and the turn ends
+    /// done/unread with the model's text ([`FIRST`]); returns that pane state.
+    pub fn hello_turn_done(&self) -> Value {
+        self.wait_ready();
+        self.prompt("say hello");
+        let v = self.wait("the turn's end", |v| v["lifecycle"] == "done");
+        self.expect(&v, "done", "unread", Some(FIRST));
+        v
+    }
+
+    /// Scenario 2's answer: `attend answer PANE allow` resolves the open gate at once
+    /// (nothing required any more), the tool runs and the turn ends done with [`DONE`]
+    /// ([`Scenario::expect_tool_ran`]), and the only decision resolved after `before` is
+    /// the answered one.
+    pub fn allow_and_expect_the_tool_ran(&self, before: u64) -> Value {
+        self.attend(&["answer", &self.pane, "allow"]);
+        let v = self.show();
+        if !v["pending_decision"].is_null() || v["attention"] == "permission_required" {
+            self.fail("answering resolves the decision at once");
+        }
+        let v = self.expect_tool_ran("unread");
+        assert_eq!(resolutions(&self.events_since(before)), ["answered"]);
+        v
+    }
+
+    /// Scenario 3 after its turn ended done/unread with [`FIRST`] (docs/real-agents.md):
+    /// one notification was shown; the human reviews the pane (`attend seen`: done/none)
+    /// and quits the CLI by typing `quit` (exit 0, its session end recorded); the pane
+    /// stays done/none — no lifecycle event, no attention — and a completion on another
+    /// pane (`attend ARGS` with `marker` on stdin) is the only other notification.
+    /// Returns the recorded session end's payload.
+    pub fn review_then_quit(
+        &self,
+        shown: &std::sync::Mutex<Vec<String>>,
+        quit: &str,
+        marker_args: &[&str],
+        marker: &Value,
+    ) -> Value {
+        use super::notes::wait_notes;
+        wait_notes(self, shown, 1);
+        self.attend(&["seen", &self.pane]);
+        self.expect(&self.show(), "done", "none", Some(FIRST));
+        let before = self.last_seq();
+        self.prompt(quit);
+        let v = self.expect_exit_0();
+        self.expect(&v, "done", "none", Some(FIRST));
+        let ends = self.session_ends.as_ref().expect("a session end recorder");
+        let end = ends
+            .wait_for(session_end(self.cli), 0, STEP)
+            .unwrap_or_else(|e| self.fail(&e));
+        let kinds: Vec<String> = self
+            .events_since(before)
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert!(
+            !kinds
+                .iter()
+                .any(|k| k.starts_with("agent.") || k == "attention.created"),
+            "the reviewed pane stays quiet: {kinds:?}"
+        );
+        // The marker for "no second notification": a completion on another pane after the
+        // exit is notified, and nothing came between.
+        let out = self
+            .env
+            .attend_with(marker_args, marker.to_string().as_bytes(), &[]);
+        assert!(out.status.success(), "{out:?}");
+        wait_notes(self, shown, 2);
+        let notes = shown.lock().unwrap().clone();
+        assert!(notes[1].contains("marker"), "{notes:?}");
+        assert_eq!(notes.len(), 2, "one notification for the pane: {notes:?}");
+        end
+    }
+
+    /// Scenario 4 at the CLI's open gate: `kill -9` of the pane's program (from this
+    /// process, not `attend kill`) → exited by signal 9, failed/error, the decision dropped
+    /// (abandoned), and the tool's command never ran (no `out.txt` in the project).
+    /// Returns the program's session as it was before the kill (its pid first).
+    pub fn kill_9_at_the_gate(&self) -> Vec<u32> {
+        let before = self.last_seq();
+        let pid = super::program_of(&self.env.state_dir(), &self.pane)
+            .unwrap_or_else(|| self.fail("no program pid"));
+        let mut members = vec![pid];
+        members.extend(
+            super::session_members(pid)
+                .into_iter()
+                .filter(|m| *m != pid),
+        );
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        let v = self.wait("the crash", |v| v["live"]["state"] == "exited");
+        assert_eq!(v["live"]["signal"], 9, "{v}");
+        assert_eq!(v["lifecycle"], "failed", "{v}");
+        assert_eq!(v["attention"], "error", "a kill from outside Attend: {v}");
+        assert!(
+            v["pending_decision"].is_null(),
+            "the decision is dropped: {v}"
+        );
+        assert_eq!(resolutions(&self.events_since(before)), ["abandoned"]);
+        assert!(
+            !std::fs::read_to_string(self.home.project.join("out.txt"))
+                .is_ok_and(|t| !t.is_empty()),
+            "the command never ran"
+        );
+        members
     }
 }

@@ -204,14 +204,23 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
     0
 }
 
-/// Gemini's `BeforeModel` payload carries the whole conversation in `llm_request`
-/// (megabytes in a long session, over [`MAX_PAYLOAD`]); Attend reads only the model and
-/// how many messages it holds (a retry sends the same request again), so only that is
-/// sent: `llm_request` becomes `{"model", "message_count"}` (docs/adapters.md, "Gemini
-/// CLI"). Every other payload, and one that is not such a JSON object, is returned as it
-/// is (the checks that follow refuse what is malformed).
+/// What the hook client sends of a payload:
+/// - Gemini's `BeforeModel` payload carries the whole conversation in `llm_request`
+///   (megabytes in a long session, over [`MAX_PAYLOAD`]); Attend reads only the model and
+///   how many messages it holds (a retry sends the same request again), so only that is
+///   sent: `llm_request` becomes `{"model", "message_count"}` (docs/adapters.md, "Gemini
+///   CLI");
+/// - GitHub Copilot CLI's `agentStop` carries no reply text: the turn's last reply is
+///   read from the end of its transcript and added ([`crate::transcript`];
+///   docs/adapters.md, "GitHub Copilot CLI").
+///
+/// Every other payload, and one that is not such a JSON object, is returned as it is (the
+/// checks that follow refuse what is malformed).
 pub fn digest(agent: &str, event: &str, payload: String) -> String {
     const BEFORE_MODEL: &str = "BeforeModel";
+    if agent == "copilot" && event == "agentStop" {
+        return crate::transcript::with_last_message(payload);
+    }
     let named = event == BEFORE_MODEL || (event.is_empty() && payload.contains(BEFORE_MODEL));
     if agent != "gemini" || !named {
         return payload;

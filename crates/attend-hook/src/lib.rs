@@ -2,7 +2,8 @@
 //! before every tool call stays small: `attend-hook AGENT [EVENT]` (src/main.rs), and what
 //! the daemon shares with it — the fixed names ([`names`]), the state and runtime
 //! directories ([`paths`]), the spool format and its writer ([`spool`]), the payload
-//! limit, the terminal environment names and the `/proc` stat reader ([`procstat`])
+//! limit, the terminal environment names and the `/proc` stat reader ([`procstat`]), and
+//! the reply text of a Copilot turn read from its transcript ([`transcript`])
 //! (docs/decisions/0004-hook-executable.md).
 //!
 //! Its dependencies are `libc`, `serde` and `serde_json` only: no async runtime, no D-Bus
@@ -17,6 +18,7 @@ pub mod names;
 pub mod paths;
 pub mod procstat;
 pub mod spool;
+pub mod transcript;
 pub mod wire;
 
 pub use client::{run, Entry, Failure, HookCall, Invocation, EXECUTABLE};

@@ -8,14 +8,15 @@
 //!
 //! The per-agent tables live in `claude` (shared by Codex and Qwen Code hooks, whose
 //! schemas copy Claude's), `codex` (`--notify` and the approval dialog), `qwen` (its
-//! approval dialog and resume), `cursor`, `gemini` and `opencode` (the events of Attend's
-//! OpenCode plugin);
+//! approval dialog and resume), `cursor`, `gemini`, `opencode` (the events of Attend's
+//! OpenCode plugin) and `copilot`;
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
 
 mod claude;
 mod codex;
+mod copilot;
 mod cursor;
 mod gemini;
 mod mapped;
@@ -145,6 +146,7 @@ pub fn map_hook_with(
             qwen::identity(&p),
         ),
         AgentKind::OpenCode => (opencode::map(&event, &p), opencode::identity(&event, &p)),
+        AgentKind::Copilot => (copilot::map(&event, &p, policy), copilot::identity(&p)),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);

@@ -17,6 +17,10 @@
 //! through a plugin file, not hook entries. Their panes report through `attend
 //! install-hooks`.
 //!
+//! GitHub Copilot CLI gets nothing either: it reads hooks from its settings, the
+//! repository's `.github/hooks/` and plugins (`--plugin-dir` could carry them; not used
+//! yet), so its panes report through `attend install-hooks` too.
+//!
 //! Every entry runs `<dir>/attend-hook <agent> --pane-hooks` (the entries `attend
 //! install-hooks` writes, marked), and the pane gets `ATTEND_PANE_HOOKS=<agent>`, which
 //! makes a globally installed entry of the same agent exit at once: each event is
@@ -62,6 +66,7 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::Codex => codex::plan(setup, &located, &var)?,
         AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen | AgentKind::Shell => None,
         AgentKind::OpenCode => None,
+        AgentKind::Copilot => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks

@@ -96,7 +96,14 @@ pub struct PaneSetup<'a> {
 /// and Codex's notify argv.
 pub(super) fn entries(setup: &PaneSetup<'_>) -> Result<(Value, Option<Vec<String>>), InstallError> {
     let matcher = Matcher::new(setup.agent, setup.attend_exe);
-    let editors = editors(setup.agent, setup.attend_exe, setup.form, &matcher, true)?;
+    let editors = editors(
+        setup.agent,
+        crate::install::Scope::User,
+        setup.attend_exe,
+        setup.form,
+        &matcher,
+        true,
+    )?;
     let mut hooks = Value::Null;
     let mut notify = None;
     for editor in &editors {

@@ -2,7 +2,9 @@
 //! pure [`chrome_dialog_step`] after every chrome change and every applied signal
 //! (`docs/lifecycle-attention.md#dialogs-no-hook-names`).
 use super::{LadderHost, Outcome};
-use crate::engine::{chrome_dialog_step, dismissal_due, ShownDialog, World, CHROME_ORIGIN};
+use crate::engine::{
+    chrome_dialog_step, closed_gate_step, dismissal_due, ShownDialog, World, CHROME_ORIGIN,
+};
 use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
 
 impl LadderHost {
@@ -13,9 +15,10 @@ impl LadderHost {
         }
     }
 
-    /// Queues the signal that keeps `pane`'s question decision in step with the dialog its
-    /// live screen shows (opens one for a dialog no hook names, closes it when the dialog
-    /// is gone), if any.
+    /// Queues the signal that keeps `pane`'s decision in step with the dialog its live
+    /// screen shows (opens a question for a dialog no hook names, closes it when the
+    /// dialog is gone; ends a gate whose dialog the agent closed without a hook,
+    /// [`closed_gate_step`]), if any.
     pub(super) fn sync_dialog(
         &mut self,
         world: &World,
@@ -47,10 +50,17 @@ impl LadderHost {
                 options: m.options.clone(),
                 choices: m.choices.clone(),
             });
-        if let Some(kind) = chrome_dialog_step(p, shown.as_ref(), answered_at, now) {
+        let closed = st.is_some_and(|st| st.chrome.result.closed.is_some());
+        let seen_at = st.and_then(|st| st.dialog_seen_at);
+        let step = chrome_dialog_step(p, shown.as_ref(), answered_at, now).or_else(|| {
+            shown
+                .is_none()
+                .then(|| closed_gate_step(p, closed, seen_at))
+                .flatten()
+        });
+        if let Some(kind) = step {
             // A frame without the dialog is not its end yet: the pane's timer asks again
             // (`schedule` arms it for `dialog_dismissal`).
-            let seen_at = st.and_then(|st| st.dialog_seen_at);
             if kind == crate::model::SignalKind::GateDismissed
                 && dismissal_due(seen_at, now).is_some()
             {
@@ -64,8 +74,9 @@ impl LadderHost {
 }
 
 impl LadderHost {
-    /// When `pane`'s open chrome question may be dismissed (its dialog left the screen
-    /// less than `DIALOG_GONE_MS` ago), for the pane's timer.
+    /// When `pane`'s open chrome question, or the gate its agent closed on screen
+    /// ([`closed_gate_step`]), may be dismissed (its dialog left the screen less than
+    /// `DIALOG_GONE_MS` ago), for the pane's timer.
     pub(super) fn dialog_dismissal(
         &self,
         world: &World,
@@ -78,7 +89,11 @@ impl LadderHost {
             .as_ref()
             .is_some_and(|d| d.source.rung == Rung::NeedsInputChrome);
         let st = self.panes.get(&pane)?;
-        if !by_chrome || st.chrome.result.matched.is_some() {
+        if st.chrome.result.matched.is_some() {
+            return None;
+        }
+        let closed = st.chrome.result.closed.is_some();
+        if !by_chrome && closed_gate_step(p, closed, st.dialog_seen_at).is_none() {
             return None;
         }
         dismissal_due(st.dialog_seen_at, now)

@@ -104,7 +104,7 @@ impl LadderHost {
     /// `needs_input_evidence?` (the evidence that decided each: rung, source, note,
     /// observed_at, age_ms, trust, claim), `rungs` (every rung: coverage, trust, latest
     /// evidence), `chrome` (manifest, matched rule, nearest rule with its satisfied and
-    /// total gates, evaluated_at), `self_report?` (pid, path), `health` (rung-health
+    /// total gates, the rule whose closed screen shows, evaluated_at), `self_report?` (pid, path), `health` (rung-health
     /// history: rung, from, to, reason, at), `taxonomy`, `diagnoses`.
     pub fn explain(&self, p: &Pane, now: Timestamp) -> Dict {
         let fresh;
@@ -166,6 +166,9 @@ impl LadderHost {
             chrome = chrome
                 .str("matched_rule", &m.rule)
                 .str("matched_reason", &m.reason);
+        }
+        if let Some(c) = &r.closed {
+            chrome = chrome.str("closed_rule", c);
         }
         if let Some(n) = &r.nearest {
             chrome = chrome
