@@ -107,6 +107,9 @@ pub struct Owner {
     /// (src/service/holders.rs `scan`): their programs run on, so they stay `running`
     /// and `Resume` refuses them.
     unadopted: std::collections::HashSet<PaneId>,
+    /// Panes whose holder was told that their program's exit is collected: it is ending,
+    /// and its socket may still answer for a moment, which is no program running.
+    collected: std::collections::HashSet<PaneId>,
     /// The PTYs' bounded event queue (src/service/pty.rs [`super::pty::event_channel`]).
     pty_tx: EventTx,
     cmd_tx: mpsc::Sender<Command>,
@@ -146,6 +149,7 @@ impl Owner {
             ptys,
             envs: HashMap::new(),
             unadopted: Default::default(),
+            collected: Default::default(),
             pty_tx,
             cmd_tx,
             conn,
@@ -416,7 +420,12 @@ impl Owner {
                 }
                 let pty = self.ptys.lock().remove(&pane);
                 // Its holder (if any) may end now.
-                pty.iter().for_each(|p| p.collected());
+                for p in pty.iter() {
+                    p.collected();
+                    if p.is_held() {
+                        self.collected.insert(pane);
+                    }
+                }
                 // An exit a holder recorded during an outage keeps its time.
                 let at = now();
                 let at = pty

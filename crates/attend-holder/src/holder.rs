@@ -135,8 +135,12 @@ pub fn run(args: Args) -> io::Result<()> {
     unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
     detach()?;
     let mut out = io::stdout().lock();
-    let listener = bind(&args.socket)?;
-    let spare = args.also_socket.as_deref().and_then(|p| bind(p).ok());
+    let mut sockets = Sockets::default();
+    let listener = sockets.bind(&args.socket)?;
+    let spare = args
+        .also_socket
+        .as_deref()
+        .and_then(|p| sockets.bind(p).ok());
     let ws = nix::pty::Winsize {
         ws_row: args.rows,
         ws_col: args.cols,
@@ -157,13 +161,13 @@ pub fn run(args: Args) -> io::Result<()> {
     out.flush()?;
     let mut go = String::new();
     if io::stdin().lock().read_line(&mut go)? == 0 {
-        remove_sockets(&args);
+        sockets.remove();
         return Err(io::Error::other("the daemon went away before the start"));
     }
     let child = match start_child(&args, &pty.slave) {
         Ok(pid) => pid,
         Err(errno) => {
-            remove_sockets(&args);
+            sockets.remove();
             writeln!(out, "error {errno}")?;
             out.flush()?;
             return Err(io::Error::from_raw_os_error(errno));
@@ -177,6 +181,7 @@ pub fn run(args: Args) -> io::Result<()> {
 
     let mut h = Holder {
         args,
+        sockets,
         listener,
         spare,
         client: None,
@@ -203,25 +208,40 @@ fn detach() -> io::Result<()> {
     }
 }
 
-fn remove_sockets(args: &Args) {
-    let _ = std::fs::remove_file(&args.socket);
-    if let Some(also) = &args.also_socket {
-        let _ = std::fs::remove_file(also);
-    }
-}
+/// The socket files this holder bound, each with its device and inode: a resumed pane
+/// keeps its id, so the holder that ends after its exit was collected may find its path
+/// already taken by the next holder of the same pane, whose socket it must not remove.
+#[derive(Default)]
+struct Sockets(Vec<(PathBuf, u64, u64)>);
 
-fn bind(path: &std::path::Path) -> io::Result<UnixListener> {
-    // A socket left by a holder that died: pane ids are never reused, so it is stale.
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-        _ => {}
+impl Sockets {
+    /// Binds a listening socket at `path` (mode 0600) and remembers which file it is.
+    fn bind(&mut self, path: &std::path::Path) -> io::Result<UnixListener> {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        // A socket left by a holder that died, or by the pane's previous holder that is
+        // ending (its program's exit was collected): the path is this holder's now.
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let listener = UnixListener::bind(path)?;
+        // 0600 whatever the umask, as every file Attend keeps (its directory is 0700 too):
+        // it carries keystrokes into the agent.
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        let meta = std::fs::metadata(path)?;
+        self.0.push((path.to_path_buf(), meta.dev(), meta.ino()));
+        Ok(listener)
     }
-    let listener = UnixListener::bind(path)?;
-    // 0600 whatever the umask, as every file Attend keeps (its directory is 0700 too): it
-    // carries keystrokes into the agent.
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-    Ok(listener)
+
+    /// Removes the socket files that are still the ones this holder bound.
+    fn remove(&self) {
+        use std::os::unix::fs::MetadataExt;
+        for (path, dev, ino) in &self.0 {
+            if std::fs::metadata(path).is_ok_and(|m| m.dev() == *dev && m.ino() == *ino) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
 }
 
 fn cloexec(fd: &OwnedFd) -> io::Result<()> {
@@ -333,6 +353,7 @@ fn now_ms() -> u64 {
 
 struct Holder {
     args: Args,
+    sockets: Sockets,
     listener: UnixListener,
     spare: Option<UnixListener>,
     client: Option<UnixStream>,
@@ -386,7 +407,7 @@ impl Holder {
             if other {
                 if self.client.is_some() {
                     if self.daemon_message() {
-                        remove_sockets(&self.args);
+                        self.sockets.remove();
                         return Ok(());
                     }
                 } else {
@@ -513,5 +534,29 @@ impl Holder {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ending_holder_leaves_the_socket_its_pane_next_holder_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p3.sock");
+        let mut old = Sockets::default();
+        let _old_listener = old.bind(&path).unwrap();
+        // The pane was resumed: its next holder binds the same path while the old one
+        // still ends.
+        let mut new = Sockets::default();
+        let _new_listener = new.bind(&path).unwrap();
+        old.remove();
+        assert!(
+            UnixStream::connect(&path).is_ok(),
+            "the next holder's socket must survive the old holder's end"
+        );
+        new.remove();
+        assert!(!path.exists(), "a holder removes its own socket");
     }
 }

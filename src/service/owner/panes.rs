@@ -152,7 +152,8 @@ impl Owner {
             )));
         }
         let held = self.unadopted.contains(&id)
-            || self.config.holders.as_ref().is_some_and(|h| h.is_alive(id));
+            || (!self.collected.contains(&id)
+                && self.config.holders.as_ref().is_some_and(|h| h.is_alive(id)));
         if held {
             return Err(Attend1Error::InvalidArgument(format!(
                 "pane {id}'s program still runs in its holder, which this daemon could not \
@@ -173,6 +174,7 @@ impl Owner {
         let agent = pane.agent;
         let env = self.envs.get(&id).cloned().unwrap_or_default();
         self.spawn(id, agent, &argv, cwd.as_deref(), env, (24, 80))?;
+        self.collected.remove(&id);
         let at = now();
         if let Some(p) = self.world.panes.get_mut(&id) {
             p.live = Live::Running;
