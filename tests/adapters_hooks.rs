@@ -42,6 +42,11 @@ const COPILOT: &str = "copilot/1.0.102/observed";
 const COPILOT_SESSION: &str = "88c0db96-eb7c-40c9-a71d-b487d8b9c3a1";
 /// The command of the Copilot recording's tool call.
 const COPILOT_COMMAND: &str = "echo hi > out.txt";
+/// Factory Droid 0.225.2: `observed/` recorded from `droid exec`, `documented/` from its
+/// hooks reference (the interactive mode asks for a Factory sign-in first).
+const DROID: &str = "droid/0.225.2";
+/// The session of the Droid recording's text turn.
+const DROID_SESSION: &str = "83538b0b-a5ca-4bf3-9786-0c31803e6eae";
 
 fn fixture(dir: &str, name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -182,6 +187,7 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Qwen => QWEN,
         AgentKind::OpenCode => "opencode/1.18.33/plugin",
         AgentKind::Copilot => COPILOT,
+        AgentKind::Droid => DROID,
         AgentKind::Shell => panic!("the shell has no hook fixtures"),
     }
 }
@@ -212,7 +218,7 @@ fn permission_prompt(m: &HookMapping) -> &str {
 }
 
 fn rows() -> Vec<Row> {
-    use AgentKind::{Claude, Codex, Copilot, Cursor, Gemini, Qwen, Shell};
+    use AgentKind::{Claude, Codex, Copilot, Cursor, Droid, Gemini, Qwen, Shell};
     use SignalKind::*;
     let idle = |name, agent, fixture| fixture_row(name, agent, fixture, IdentityOnly);
     vec![
@@ -1038,6 +1044,126 @@ fn rows() -> Vec<Row> {
             expect: Expect::Unknown,
             also: |_| {},
         },
+        // ------------------------------------------------------------ Factory Droid
+        fixture_row(
+            "droid_session_start_starts_session_with_identity",
+            Droid,
+            "observed/SessionStart",
+            SessionStarted {
+                source: Some("startup".into()),
+            },
+        )
+        .also(|m| {
+            assert_eq!(
+                m.signal.identity,
+                Identity {
+                    session_id: Some(DROID_SESSION.into()),
+                    resume_argv: Some(strings(&["droid", "--resume", DROID_SESSION])),
+                    cwd: Some("/tmp/proj".into()),
+                    title: None,
+                }
+            )
+        }),
+        fixture_row(
+            "droid_user_prompt_submit_starts_turn",
+            Droid,
+            "documented/UserPromptSubmit",
+            TurnStarted,
+        ),
+        // Droid's tool events carry no tool_use_id.
+        fixture_row(
+            "droid_pre_tool_use_starts_tool",
+            Droid,
+            "observed/PreToolUse",
+            ToolStarted {
+                tool: "Execute".into(),
+                tool_use_id: None,
+            },
+        ),
+        fixture_row(
+            "droid_post_tool_use_finishes_tool",
+            Droid,
+            "observed/PostToolUse",
+            ToolFinished {
+                tool: Some("Execute".into()),
+                tool_use_id: None,
+            },
+        ),
+        fixture_row(
+            "droid_permission_notification_names_the_gate",
+            Droid,
+            "documented/Notification-permission",
+            AgentNotification {
+                text: "Droid needs your permission to use Execute".into(),
+                gate: GateRef::Names(DecisionKind::Permission),
+            },
+        ),
+        fixture_row(
+            "droid_waiting_notification_is_plain",
+            Droid,
+            "documented/Notification-waiting",
+            AgentNotification {
+                text: "Droid is waiting for your input".into(),
+                gate: GateRef::None,
+            },
+        ),
+        // A typed notification follows the policy, whatever its words say.
+        payload_row(
+            "droid_typed_notification_follows_the_policy",
+            Droid,
+            None,
+            r#"{"hook_event_name":"Notification","notification_type":"idle_prompt","message":"no permission needed"}"#,
+            Expect::Kind(AgentNotification {
+                text: "no permission needed".into(),
+                gate: GateRef::None,
+            }),
+        ),
+        payload_row(
+            "droid_permission_request_opens_gate",
+            Droid,
+            None,
+            r#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Execute","tool_input":{"command":"touch marker.txt","riskLevel":"medium"}}"#,
+            Expect::Kind(PermissionRequested {
+                prompt: "Execute: touch marker.txt".into(),
+                options: Vec::new(),
+                answer_keys: allow_deny(),
+                tool_use_id: None,
+            }),
+        ),
+        // The payload carries no reply: the summary is what the hook client adds.
+        fixture_row(
+            "droid_stop_without_a_reply_stops_turn",
+            Droid,
+            "observed/Stop",
+            TurnStopped { summary: None },
+        ),
+        payload_row(
+            "droid_stop_with_the_reply_the_hook_client_added",
+            Droid,
+            None,
+            r#"{"hook_event_name":"Stop","session_id":"s","stop_hook_active":false,"last_assistant_message":"hello from the scripted model"}"#,
+            Expect::Kind(TurnStopped {
+                summary: Some("hello from the scripted model".into()),
+            }),
+        ),
+        idle(
+            "droid_subagent_stop_is_identity_only",
+            Droid,
+            "documented/SubagentStop",
+        ),
+        idle(
+            "droid_pre_compact_is_identity_only",
+            Droid,
+            "documented/PreCompact",
+        ),
+        fixture_row(
+            "droid_session_end_ends_session",
+            Droid,
+            "observed/SessionEnd",
+            SessionEnded {
+                reason: Some("other".into()),
+            },
+        ),
         // ------------------------------------------------------------ GitHub Copilot CLI
         copilot_row(
             "copilot_session_start_starts_session_with_identity",
@@ -1810,6 +1936,55 @@ fn qwen_recorded_session_turn_gate_and_end() {
         pane.resume_argv,
         Some(strings(&["qwen", "--resume", QWEN_SESSION]))
     );
+}
+
+/// The recorded `droid exec` turns in order: a text turn ends done/unread; a tool turn
+/// (the command ran, no gate) ends done; the session's end leaves the pane done.
+#[test]
+fn droid_recorded_exec_turns() {
+    let mut p = Pane1::new(AgentKind::Droid);
+    for name in ["SessionStart", "Stop"] {
+        p.feed(DROID, &format!("observed/{name}"));
+    }
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
+    p.feed(DROID, "documented/UserPromptSubmit");
+    p.feed(DROID, "observed/PreToolUse");
+    assert_eq!(p.state().lifecycle, Lifecycle::Working);
+    for name in ["PostToolUse", "Stop", "SessionEnd"] {
+        p.feed(DROID, &format!("observed/{name}"));
+    }
+    let pane = p.state();
+    assert_ne!(pane.lifecycle, Lifecycle::Working);
+    assert_ne!(pane.lifecycle, Lifecycle::Blocked);
+    assert!(pane.pending_decision.is_none());
+    assert_eq!(
+        pane.resume_argv,
+        Some(strings(&["droid", "--resume", DROID_SESSION]))
+    );
+}
+
+/// Droid's documented gate: the permission notification opens it (no PermissionRequest
+/// is registered), the approved command's PostToolUse approves it, the turn ends done.
+#[test]
+fn droid_documented_gate_is_opened_by_its_notification_and_approved_by_the_tool() {
+    let mut p = Pane1::new(AgentKind::Droid);
+    p.feed(DROID, "observed/SessionStart");
+    p.feed(DROID, "documented/UserPromptSubmit");
+    p.feed(DROID, "observed/PreToolUse-refused");
+    p.feed(DROID, "documented/Notification-permission");
+    assert_eq!(p.state().lifecycle, Lifecycle::Blocked);
+    assert_eq!(p.state().attention(), Attention::PermissionRequired);
+    let decision = p.state().pending_decision.clone().unwrap();
+    p.feed(DROID, "observed/PostToolUse");
+    assert!(p.log.iter().any(|e| e.kind
+        == EventKind::DecisionResolved {
+            id: decision.id,
+            resolution: Resolution::Approved,
+        }));
+    p.feed(DROID, "observed/Stop");
+    assert_eq!(p.state().lifecycle, Lifecycle::Done);
+    assert_eq!(p.state().attention(), Attention::Unread);
 }
 
 /// The recorded Copilot session in order: the gate opens with the dialog's notification

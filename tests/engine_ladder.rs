@@ -388,7 +388,12 @@ fn ladder_inventory_matches_contract_7() {
     assert_eq!(t(OpenCode, Rung::SelfReport), Trust::Absent);
     assert_eq!(t(Copilot, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(Copilot, Rung::SelfReport), Trust::Absent);
-    for a in [Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot] {
+    // Droid's hooks stay on trial: its interactive events are documented, not recorded.
+    assert_eq!(t(Droid, Rung::LifecycleHooks), Trust::Trial);
+    assert_eq!(t(Droid, Rung::SelfReport), Trust::Absent);
+    for a in [
+        Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot, Droid,
+    ] {
         assert_eq!(t(a, Rung::NeedsInputChrome), Trust::Authoritative);
         assert_eq!(t(a, Rung::WindowSampling), Trust::Authoritative);
     }

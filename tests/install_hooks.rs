@@ -1,6 +1,6 @@
 //! `attend install-hooks`: merging Attend's entries into the agents' own configs
 //! (install, idempotence, the user's other hooks, byte-identical round trip, dry-run diff,
-//! invalid files, backups), for Claude, Codex, Cursor, Gemini, Qwen and Copilot, in
+//! invalid files, backups), for Claude, Codex, Cursor, Gemini, Qwen, Copilot and Droid, in
 //! temporary homes.
 
 #[path = "support/hook_events.rs"]
@@ -19,13 +19,14 @@ const EXE: &str = "/opt/attend/bin/attend";
 /// The hook executable beside [`EXE`]: what new entries run.
 const HOOK: &str = "/opt/attend/bin/attend-hook";
 
-const AGENTS: [AgentKind; 6] = [
+const AGENTS: [AgentKind; 7] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
     AgentKind::Gemini,
     AgentKind::Qwen,
     AgentKind::Copilot,
+    AgentKind::Droid,
 ];
 
 struct Home {
@@ -226,6 +227,28 @@ trust_level = "trusted"
 }
 "#,
         ],
+        AgentKind::Droid => vec![
+            r#"{
+    "customModels": [
+        {
+            "model": "local-model",
+            "baseUrl": "http://127.0.0.1:8080/v1",
+            "apiKey": "${LOCAL_API_KEY}",
+            "provider": "generic-chat-completion-api"
+        }
+    ],
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Execute",
+                "hooks": [
+                    { "type": "command", "command": "\"$FACTORY_PROJECT_DIR\"/.factory/hooks/guard.sh" }
+                ]
+            }
+        ]
+    }
+}"#,
+        ],
         AgentKind::Shell => vec![],
     }
 }
@@ -271,6 +294,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::Qwen => hook_events::QWEN,
         AgentKind::OpenCode => &[],
         AgentKind::Copilot => hook_events::COPILOT,
+        AgentKind::Droid => hook_events::DROID,
         AgentKind::Shell => &[],
     }
 }
@@ -330,6 +354,14 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     (&"command".into(), &5.into())
                 );
                 assert!(value.get("version").is_none(), "settings.json has none");
+            }
+            AgentKind::Droid => {
+                assert_eq!(value["hooks"]["PreToolUse"][0]["matcher"], "*");
+                assert_eq!(value["hooks"]["PostToolUse"][0]["matcher"], "*");
+                let stop = &value["hooks"]["Stop"][0];
+                assert!(stop.get("matcher").is_none(), "{stop}");
+                assert_eq!(stop["hooks"][0]["timeout"], 5, "seconds");
+                assert!(home.paths(agent)[0].ends_with(".factory/settings.json"));
             }
             AgentKind::Qwen => {
                 let stop = &value["hooks"]["Stop"][0];
@@ -986,4 +1018,26 @@ fn copilot_project_file_is_attends_own_and_older_entries_keep_their_event() {
             "{event}"
         );
     }
+}
+
+/// Droid's project scope is the project's `.factory/settings.json` (its hooks reference);
+/// the user scope `~/.factory/settings.json`.
+#[test]
+fn droid_reads_its_hooks_from_the_factory_settings_files() {
+    let home = Home::new();
+    assert_eq!(
+        config_paths(AgentKind::Droid, Scope::Project, &home.dirs),
+        vec![home.dirs.project.join(".factory/settings.json")]
+    );
+    assert_eq!(
+        home.paths(AgentKind::Droid),
+        vec![home.dirs.home.join(".factory/settings.json")]
+    );
+    let plan = plan_install(AgentKind::Droid, Scope::Project, Path::new(EXE), &home.dirs).unwrap();
+    plan.apply().unwrap();
+    let value = json(&home.dirs.project.join(".factory/settings.json"));
+    assert_eq!(
+        commands(&value, "SessionStart"),
+        vec![format!("{HOOK} droid")]
+    );
 }

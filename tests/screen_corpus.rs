@@ -53,6 +53,8 @@ fn titles(agent: &str) -> &'static [&'static str] {
         "gemini" => &["◇  Ready (proj)", "✦  Working… (proj)"],
         "opencode" => &["OpenCode", "OC | Scripted side answer"],
         "copilot" => &["GitHub Copilot", "say hello - GitHub Copilot"],
+        // Factory Droid 0.225.2's only screen here: its sign-in offer.
+        "droid" => &["⛬ Droid"],
         _ => &["bash", "dev@box: ~/proj"],
     }
 }

@@ -172,7 +172,7 @@ pub enum Cmd {
     /// argument). Exits 0 once the arguments parse, delivered or not; a usage error exits
     /// 2 (agents' hook lines run `attend-hook`, which exits 0 on those too).
     Hook {
-        /// claude, codex, cursor, gemini, qwen, opencode or copilot.
+        /// claude, codex, cursor, gemini, qwen, opencode, copilot or droid.
         agent: String,
         /// [EVENT] (when the payload does not name it); with --notify, the last one is
         /// the JSON payload.
@@ -188,7 +188,7 @@ pub enum Cmd {
     },
     /// Add (or with --uninstall remove) Attend's hooks in an agent's configuration.
     InstallHooks {
-        /// claude, codex, cursor, gemini, qwen, opencode (OpenCode: Attend's plugin) or copilot.
+        /// claude, codex, cursor, gemini, qwen, opencode (OpenCode: Attend's plugin), copilot or droid.
         agent: String,
         /// The user's configuration or the current project's.
         #[arg(long, value_enum, default_value = "user")]
@@ -297,7 +297,7 @@ pub struct RunArgs {
     /// Working directory (default the current one).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// Agent kind (claude, codex, cursor, gemini, qwen, opencode, copilot, shell); detected
+    /// Agent kind (claude, codex, cursor, gemini, qwen, opencode, copilot, droid, shell); detected
     /// from PROGRAM.
     #[arg(long)]
     pub agent: Option<String>,

@@ -253,6 +253,7 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Cursor => vec![base(".cursor", &None).join("hooks.json")],
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
+        AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
         AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
         AgentKind::Copilot => vec![match scope {
             Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
@@ -326,6 +327,21 @@ const GEMINI_EVENTS: &[&str] = &[
     "AfterTool",
     "Notification",
 ];
+
+/// Factory Droid's hook events, as its hooks reference lists them (docs/adapters.md
+/// "Factory Droid"); its tool events get `"matcher": "*"`.
+const DROID_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Notification",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+];
+const DROID_TOOL_EVENTS: &[&str] = &["PreToolUse", "PostToolUse"];
 
 /// Qwen Code's hook events Attend maps (docs/adapters.md "Qwen Code"): Claude Code's, as
 /// its hook schema is Claude's; not `MessageDisplay` (fired over and over while a reply
@@ -439,6 +455,9 @@ fn editors<'a>(
         // Qwen reads its settings like Gemini (comments stripped); timeouts in seconds,
         // a group without a matcher matches every tool.
         AgentKind::Qwen => vec![grouped(QWEN_EVENTS, 5, Some("attend"), &[], true)],
+        // Droid reads Claude's settings shape (`~/.factory/settings.json`, timeouts in
+        // seconds); Droid 0.225.2 read no `hooks.json` beside it.
+        AgentKind::Droid => vec![grouped(DROID_EVENTS, 5, None, DROID_TOOL_EVENTS, false)],
         // Copilot's payloads name no event: each entry passes its own. A repository's
         // `.github/hooks/*.json` has a version, `settings.json` none.
         AgentKind::Copilot => vec![Editor::Json(JsonHooks {

@@ -25,6 +25,8 @@ pub enum AgentKind {
     /// GitHub Copilot CLI (`copilot`): camelCase hooks that name their event only on the
     /// command line.
     Copilot,
+    /// Factory Droid (`droid`): Claude Code's hook schema, Droid's tool names.
+    Droid,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -32,7 +34,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 8] = [
+    pub const ALL: [AgentKind; 9] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -40,6 +42,7 @@ impl AgentKind {
         AgentKind::Qwen,
         AgentKind::OpenCode,
         AgentKind::Copilot,
+        AgentKind::Droid,
         AgentKind::Shell,
     ];
 
@@ -53,6 +56,7 @@ impl AgentKind {
             AgentKind::Qwen => "qwen",
             AgentKind::OpenCode => "opencode",
             AgentKind::Copilot => "copilot",
+            AgentKind::Droid => "droid",
             AgentKind::Shell => "shell",
         }
     }
@@ -74,7 +78,8 @@ impl AgentKind {
     }
 
     /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor, `qwen` → Qwen, `opencode` → OpenCode, `copilot` → Copilot);
+    /// `cursor-agent` → Cursor, `qwen` → Qwen, `opencode` → OpenCode, `copilot` → Copilot,
+    /// `droid` → Droid);
     /// anything else is a shell.
     pub fn from_program(program: &str) -> AgentKind {
         let name = program.rsplit('/').next().unwrap_or(program);
@@ -86,6 +91,7 @@ impl AgentKind {
             "qwen" => AgentKind::Qwen,
             "opencode" => AgentKind::OpenCode,
             "copilot" => AgentKind::Copilot,
+            "droid" => AgentKind::Droid,
             _ => AgentKind::Shell,
         }
     }
@@ -269,6 +275,7 @@ mod tests {
             ("/opt/node/bin/opencode", AgentKind::OpenCode),
             ("opencode-ai", AgentKind::Shell),
             ("/opt/npm/bin/copilot", AgentKind::Copilot),
+            ("/opt/npm/bin/droid", AgentKind::Droid),
             ("copilot-wrapper", AgentKind::Shell),
             ("htop", AgentKind::Shell),
         ] {
@@ -277,7 +284,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -93,6 +93,8 @@ fn agent_names(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::Qwen => &["qwen", "node"],
         AgentKind::OpenCode => &["opencode"],
         AgentKind::Copilot => &["copilot", "node"],
+        // The native binary (`droid`), or the npm package's node shim that starts it.
+        AgentKind::Droid => &["droid", "node"],
         AgentKind::Shell => &[],
     }
 }

@@ -102,3 +102,18 @@ pub const COPILOT_ALL: &[&str] = &[
     "prePRDescription",
     "sessionEnd",
 ];
+
+/// Factory Droid 0.225.2: the hook events its hooks reference lists, in the order
+/// `install-hooks` writes them (`droid exec` fired `SessionStart`, `PreToolUse`,
+/// `PostToolUse`, `Stop` and `SessionEnd` here; the others need its interactive mode).
+pub const DROID: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Notification",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+];

@@ -212,7 +212,10 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
 ///   CLI");
 /// - GitHub Copilot CLI's `agentStop` carries no reply text: the turn's last reply is
 ///   read from the end of its transcript and added ([`crate::transcript`];
-///   docs/adapters.md, "GitHub Copilot CLI").
+///   docs/adapters.md, "GitHub Copilot CLI");
+/// - Factory Droid's `Stop` carries no reply text either: the turn's last reply is read
+///   from its transcript and added as `last_assistant_message`
+///   ([`crate::droid_transcript`]; docs/adapters.md, "Factory Droid").
 ///
 /// Every other payload, and one that is not such a JSON object, is returned as it is (the
 /// checks that follow refuse what is malformed).
@@ -220,6 +223,9 @@ pub fn digest(agent: &str, event: &str, payload: String) -> String {
     const BEFORE_MODEL: &str = "BeforeModel";
     if agent == "copilot" && event == "agentStop" {
         return crate::transcript::with_last_message(payload);
+    }
+    if agent == "droid" && names_event(event, &payload, "Stop") {
+        return crate::droid_transcript::with_last_message(payload);
     }
     let named = event == BEFORE_MODEL || (event.is_empty() && payload.contains(BEFORE_MODEL));
     if agent != "gemini" || !named {
@@ -245,6 +251,19 @@ pub fn digest(agent: &str, event: &str, payload: String) -> String {
         *request = serde_json::json!({"model": model, "message_count": count});
     }
     serde_json::Value::Object(map).to_string()
+}
+
+/// True when the hook call is event `name`: the EVENT argument, else (none given) the
+/// payload's `hook_event_name`.
+fn names_event(event: &str, payload: &str, name: &str) -> bool {
+    if !event.is_empty() {
+        return event == name;
+    }
+    payload.contains(name)
+        && serde_json::from_str::<serde_json::Value>(payload)
+            .ok()
+            .and_then(|v| v.get("hook_event_name")?.as_str().map(|e| e == name))
+            .unwrap_or(false)
 }
 
 /// The payload limit, with the daemon's words: `Err` when `payload` is over
@@ -351,6 +370,35 @@ mod tests {
             .unwrap_err()
             .contains("the limit is 1048576"));
         assert!(check_envelope("claude", "", r#"{"hook_event_name":"Stop"}"#).is_ok());
+    }
+
+    /// Droid's Stop (event named by the payload, as `install-hooks droid` registers it)
+    /// gets the reply from its transcript; its other events and other agents' Stop not.
+    #[test]
+    fn droids_stop_is_sent_with_the_turns_reply() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let reply = serde_json::json!({"type": "message", "message": {"role": "assistant",
+            "content": [{"type": "text", "text": "Hello."}]}});
+        std::fs::write(&path, reply.to_string() + "\n").unwrap();
+        let stop = |event: &str| {
+            serde_json::json!({"hook_event_name": event, "transcript_path": path}).to_string()
+        };
+        let added = |agent: &str, event: &str, payload: String| {
+            let v: serde_json::Value =
+                serde_json::from_str(&digest(agent, event, payload)).unwrap();
+            v.get("last_assistant_message")
+                .and_then(|m| m.as_str())
+                .map(str::to_string)
+        };
+        assert_eq!(added("droid", "", stop("Stop")).as_deref(), Some("Hello."));
+        assert_eq!(
+            added("droid", "Stop", stop("Stop")).as_deref(),
+            Some("Hello.")
+        );
+        assert_eq!(added("droid", "", stop("SubagentStop")), None);
+        assert_eq!(added("droid", "", stop("PreToolUse")), None);
+        assert_eq!(added("claude", "", stop("Stop")), None);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! the daemon shares with it — the fixed names ([`names`]), the state and runtime
 //! directories ([`paths`]), the spool format and its writer ([`spool`]), the payload
 //! limit, the terminal environment names and the `/proc` stat reader ([`procstat`]), and
-//! the reply text of a Copilot turn read from its transcript ([`transcript`])
-//! (docs/decisions/0004-hook-executable.md).
+//! the reply text of a Copilot or Droid turn read from its transcript ([`transcript`],
+//! [`droid_transcript`]) (docs/decisions/0004-hook-executable.md).
 //!
 //! Its dependencies are `libc`, `serde` and `serde_json` only: no async runtime, no D-Bus
 //! library (the few messages are encoded by hand in [`marshal`]), no SQLite, no argument
@@ -13,6 +13,7 @@
 pub mod address;
 pub mod client;
 pub mod context;
+pub mod droid_transcript;
 pub mod marshal;
 pub mod names;
 pub mod paths;

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 pub const WAIT: Duration = Duration::from_millis(120);
 
 /// How often the transcript is read again while waiting.
-const POLL: Duration = Duration::from_millis(10);
+pub(crate) const POLL: Duration = Duration::from_millis(10);
 
 /// The field added to an `agentStop` payload: the turn's last reply text.
 pub const LAST_MESSAGE_FIELD: &str = "lastAssistantMessage";
@@ -72,7 +72,7 @@ pub fn with_last_message(payload: String) -> String {
 /// The last [`TAIL_BYTES`] of the regular file at `path`, without a first line cut in
 /// half; `None` when it cannot be read or is no regular file (a payload may name any
 /// path: a FIFO or a device is never opened for long, the open does not wait).
-fn read_tail(path: &Path) -> Option<String> {
+pub(crate) fn read_tail(path: &Path) -> Option<String> {
     use std::os::unix::fs::OpenOptionsExt;
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
@@ -154,7 +154,7 @@ pub fn last_reply(lines: &str) -> Option<String> {
 }
 
 /// `text` cut to at most [`MAX_TEXT`] bytes on a character boundary.
-fn cut(text: String) -> String {
+pub(crate) fn cut(text: String) -> String {
     if text.len() <= MAX_TEXT {
         return text;
     }

@@ -1,11 +1,13 @@
-//! Claude Code hooks (2.1.197 and 2.1.332 observed) → signals. Codex and Qwen Code hooks
-//! use the same schema (their hook engines copy Claude's event names and fields), so
-//! [`map`] serves all three, with a [`Dialect`] for what differs in the table: the
-//! approval dialog, Qwen's `idle_prompt`.
+//! Claude Code hooks (2.1.197 and 2.1.332 observed) → signals. Codex, Qwen Code and
+//! Factory Droid hooks use the same schema (their hook engines copy Claude's event names
+//! and fields), so [`map`] serves all four, with a [`Dialect`] for what differs in the
+//! table: the approval dialog, Qwen's `idle_prompt`, Droid's untyped notifications.
 //!
-//! Rows and decisions: `docs/adapters.md` ("Claude Code", "Codex CLI", "Qwen Code").
+//! Rows and decisions: `docs/adapters.md` ("Claude Code", "Codex CLI", "Qwen Code",
+//! "Factory Droid").
 
 use super::codex;
+use super::droid;
 use super::mapped::{identity_with, Mapped};
 use super::notification::NotificationPolicy;
 use super::payload::{allow_deny_keys, labels, non_empty, shorten, tool_prompt, Payload};
@@ -48,6 +50,7 @@ pub(super) enum Dialect {
     Claude,
     Codex,
     Qwen,
+    Droid,
 }
 
 /// Claude identity: `session_id`, resume argv `["claude","--resume",<id>]`, `cwd`.
@@ -88,6 +91,7 @@ pub(super) fn map(
             },
             Dialect::Codex => codex::permission(p),
             Dialect::Qwen => qwen::permission(p),
+            Dialect::Droid => droid::permission(p),
         },
         // The human answered the question: their reply reaches the agent, which goes on
         // working ("turn started" resolves an open question:
@@ -106,10 +110,11 @@ pub(super) fn map(
                 .unwrap_or_else(|| format!("{} failed", tool.unwrap_or("tool"))),
         },
         "Notification" if dialect == Dialect::Qwen && qwen::repeats_stop(p) => IdentityOnly,
+        "Notification" if dialect == Dialect::Droid => droid::notification(p, policy),
         "Notification" => policy.signal(p),
         "Stop" => TurnStopped {
             summary: match dialect {
-                Dialect::Claude | Dialect::Qwen => stop_summary(p),
+                Dialect::Claude | Dialect::Qwen | Dialect::Droid => stop_summary(p),
                 // Codex reports the same completion again in `notify`, without
                 // background tasks: the summaries must stay equal to be one completion.
                 Dialect::Codex => p.str("last_assistant_message").map(str::to_string),

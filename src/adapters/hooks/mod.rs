@@ -6,10 +6,10 @@
 //! received it, and returns a [`HookMapping`] whose [`Signal`] the engine applies. No I/O,
 //! no clock; payload size is checked by the caller.
 //!
-//! The per-agent tables live in `claude` (shared by Codex and Qwen Code hooks, whose
-//! schemas copy Claude's), `codex` (`--notify` and the approval dialog), `qwen` (its
-//! approval dialog and resume), `cursor`, `gemini`, `opencode` (the events of Attend's
-//! OpenCode plugin) and `copilot`;
+//! The per-agent tables live in `claude` (shared by Codex, Qwen Code and Factory Droid
+//! hooks, whose schemas copy Claude's), `codex` (`--notify` and the approval dialog),
+//! `qwen` (its approval dialog and resume), `droid` (its notifications and resume),
+//! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin) and `copilot`;
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
@@ -18,6 +18,7 @@ mod claude;
 mod codex;
 mod copilot;
 mod cursor;
+mod droid;
 mod gemini;
 mod mapped;
 mod notification;
@@ -147,6 +148,10 @@ pub fn map_hook_with(
         ),
         AgentKind::OpenCode => (opencode::map(&event, &p), opencode::identity(&event, &p)),
         AgentKind::Copilot => (copilot::map(&event, &p, policy), copilot::identity(&p)),
+        AgentKind::Droid => (
+            claude::map(&event, &p, policy, claude::Dialect::Droid),
+            droid::identity(&p),
+        ),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);

@@ -67,6 +67,7 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen | AgentKind::Shell => None,
         AgentKind::OpenCode => None,
         AgentKind::Copilot => None,
+        AgentKind::Droid => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks
