@@ -250,6 +250,42 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
     assert_eq!(env.ok(&["stop-all", "--yes"]).trim(), "no running panes");
 }
 
+/// A flood's screen log is held back and written once the flood pauses
+/// (src/service/pty/screen_log.rs): the log ends with the flood's last line soon after,
+/// and a daemon killed then rebuilds the screen as it was.
+#[test]
+fn a_flood_is_in_the_screen_log_once_it_pauses_and_rebuilt_after_kill_9() {
+    let mut env = Env::with_daemon();
+    let pane = env.run(&["--", "sh", "-c", "seq 1 300000; echo END; exec cat"]);
+    env.wait_until("the flood's end on the screen", || {
+        screen(&env, &pane).contains("300000\nEND")
+    });
+    let logs = env.state_dir().join("screens");
+    env.wait_until("the flood's end in the screen log", || {
+        std::fs::read_dir(&logs).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| std::fs::read(e.path()).is_ok_and(|b| b.ends_with(b"300000\r\nEND\r\n")))
+        })
+    });
+    let kept: u64 = std::fs::read_dir(&logs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    assert!(
+        kept <= 2 * attend::service::pty::SCREEN_LOG_BYTES + 64,
+        "the log keeps at most two caps of the 2 MB flood: {kept}"
+    );
+    let before = screen(&env, &pane);
+    env.kill_daemon();
+    env.start_daemon();
+    assert_eq!(
+        screen(&env, &pane),
+        before,
+        "the screen is rebuilt as it was"
+    );
+}
+
 #[test]
 fn a_re_adopted_pane_shows_the_same_screen_and_its_old_bell_does_not_ring_again() {
     let mut env = Env::with_daemon();

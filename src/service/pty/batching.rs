@@ -51,16 +51,21 @@ pub(super) enum Take {
     At(Instant),
 }
 
+/// True when `q`'s output is part of a flood: it came less than [`HOT_GAP`] after the
+/// pane's previous batch ended (the screen log holds such output back too:
+/// src/service/pty/screen_log.rs).
+pub(super) fn is_flood(q: Queued) -> bool {
+    matches!((q.oldest, q.last_batch),
+        (Some(oldest), Some(last)) if oldest.saturating_duration_since(last) < HOT_GAP)
+}
+
 /// Whether a parser takes `q` now or later (the module docs give the rule).
 pub(super) fn decide(q: Queued, now: Instant) -> Take {
-    let (Some(oldest), Some(last)) = (q.oldest, q.last_batch) else {
+    // Quiet before this output (or nothing queued): take it at once.
+    let (true, Some(oldest)) = (is_flood(q), q.oldest) else {
         return Take::Now;
     };
     if q.urgent || q.bytes >= FLOOD_BATCH_BYTES {
-        return Take::Now;
-    }
-    // Quiet before this output: take it at once.
-    if oldest.saturating_duration_since(last) >= HOT_GAP {
         return Take::Now;
     }
     let due = oldest + FLOOD_DELAY;

@@ -38,6 +38,9 @@ pub(super) enum Parse {
     Chunk(Chunk),
     /// The program ended: the parser sends the output queued before this, then the exit.
     Exit(PtyExit),
+    /// The terminal was resized to `rows`×`cols` here, between the chunks before and
+    /// after (recorded in the screen log in that order).
+    Resize(u16, u16),
 }
 
 /// The grace window of a pane whose program ended: since when, and how many times the

@@ -3,8 +3,9 @@
 //! (src/service/pty/reactor.rs); a pane with queued items is scheduled once on the pool's
 //! run queue, so at most one parser works on a pane at a time and its events go out in
 //! queue order. A parser takes every chunk queued at once (a batch, up to
-//! [`MAX_BATCH_BYTES`]), feeds the screen, broadcasts the raw bytes and sends one
-//! `Output`, then puts the pane back at the end of the run queue if more came meanwhile
+//! [`MAX_BATCH_BYTES`]), feeds the screen, appends the batch to the screen log of a held
+//! pane in one write (src/service/pty/screen_log.rs), broadcasts the raw bytes and sends
+//! one `Output`, then puts the pane back at the end of the run queue if more came meanwhile
 //! (panes printing at once take turns). A pane flooding its terminal is put aside for a
 //! moment instead, so that its output is parsed in larger batches
 //! (src/service/pty/batching.rs).
@@ -19,6 +20,7 @@ use super::batching::{self, Queued, Take};
 use super::drain::{Chunk, Parse};
 use super::events::{EventTx, PtyEvent, PtyExit};
 use super::priority;
+use super::screen_log::ScreenLog;
 use super::shared::{lock, Shared};
 use crate::model::PaneId;
 use std::collections::VecDeque;
@@ -59,6 +61,8 @@ pub(super) struct PaneQueue {
     shared: Arc<Shared>,
     tx: EventTx,
     state: Mutex<QueueState>,
+    /// The screen log of a held pane; only the parser working on the pane writes it.
+    log: Mutex<Option<ScreenLog>>,
 }
 
 #[derive(Default)]
@@ -89,7 +93,8 @@ pub(super) struct Pool {
     capacity: usize,
 }
 
-/// Lock order: a pane's `state`, then the pool's `run` (never the other way round).
+/// Lock order: a pane's `state`, then its `log`, then the pool's `run` (never the other
+/// way round).
 #[derive(Default)]
 struct RunQueue {
     ready: VecDeque<Arc<PaneQueue>>,
@@ -191,16 +196,31 @@ impl Pool {
 }
 
 impl PaneQueue {
-    /// An empty queue for `pane` (reactor id `id`) whose parser feeds `shared` and
-    /// reports on `tx`.
-    pub(super) fn new(pane: PaneId, id: u64, shared: Arc<Shared>, tx: EventTx) -> Arc<Self> {
+    /// An empty queue for `pane` (reactor id `id`) whose parser feeds `shared`, appends
+    /// to `log` (held panes) and reports on `tx`.
+    pub(super) fn new(
+        pane: PaneId,
+        id: u64,
+        shared: Arc<Shared>,
+        tx: EventTx,
+        log: Option<ScreenLog>,
+    ) -> Arc<Self> {
         Arc::new(PaneQueue {
             pane,
             id,
             shared,
             tx,
             state: Mutex::new(QueueState::default()),
+            log: Mutex::new(log),
         })
+    }
+
+    /// Queues a resize behind the output queued so far (never refused): the screen log
+    /// records the new size between the bytes printed before and after it.
+    pub(super) fn push_resize(self: &Arc<Self>, pool: &Pool, rows: u16, cols: u16) {
+        let mut s = lock(&self.state);
+        s.items.push_back(Parse::Resize(rows, cols));
+        self.wake(pool, s);
     }
 
     /// Queues a chunk from the reactor; gives it back when the queue is full (a parser
@@ -247,7 +267,7 @@ impl PaneQueue {
 
     /// A parser's turn on this pane: one batch, then the exit if it came next.
     fn parse_batch(self: &Arc<Self>, pool: &Pool, resume: &dyn Resume) {
-        let (batch, exit, wake_reader) = {
+        let (batch, exit, wake_reader, sizes, flood) = {
             let mut s = lock(&self.state);
             s.delayed = false;
             let queued = Queued {
@@ -261,9 +281,17 @@ impl PaneQueue {
                 pool.later(self.clone(), at);
                 return;
             }
+            let flood = batching::is_flood(queued);
             let (mut batch, mut size, mut exit) = (Vec::new(), 0, None);
+            let mut sizes = Vec::new();
             while let Some(item) = s.items.pop_front() {
                 match item {
+                    // A batch never spans a resize: the sizes come before its bytes.
+                    Parse::Resize(rows, cols) if batch.is_empty() => sizes.push((rows, cols)),
+                    Parse::Resize(..) => {
+                        s.items.push_front(item);
+                        break;
+                    }
                     Parse::Chunk(c) => {
                         s.chunks -= 1;
                         s.bytes -= c.screen.len();
@@ -285,13 +313,22 @@ impl PaneQueue {
             if wake {
                 s.reader_waiting = false;
             }
-            (batch, exit, wake)
+            (batch, exit, wake, sizes, flood)
         };
         if wake_reader {
             resume.resume(self.id);
         }
+        if let Some(log) = lock(&self.log).as_mut() {
+            for (rows, cols) in sizes {
+                log.resize(rows, cols);
+            }
+            // The flood paused (nothing was queued when its flush time came), or ended.
+            if batch.is_empty() || exit.is_some() {
+                log.flush();
+            }
+        }
         if !batch.is_empty() {
-            output(self.pane, batch, &self.shared, &self.tx);
+            output(self.pane, batch, &self.shared, &self.tx, (&self.log, flood));
         }
         if let Some(exit) = exit {
             *lock(&self.shared.exit) = Some(exit);
@@ -303,9 +340,16 @@ impl PaneQueue {
             });
         }
         let mut s = lock(&self.state);
-        s.last_batch = Some(Instant::now());
+        let now = Instant::now();
+        s.last_batch = Some(now);
         if s.items.is_empty() {
-            s.scheduled = false;
+            // A flood's held screen log is written once it pauses for a moment.
+            if lock(&self.log).as_ref().is_some_and(ScreenLog::holds) {
+                s.delayed = true;
+                pool.later(self.clone(), now + batching::FLOOD_DELAY);
+            } else {
+                s.scheduled = false;
+            }
         } else {
             drop(s);
             pool.schedule(self.clone());
@@ -313,9 +357,15 @@ impl PaneQueue {
     }
 }
 
-/// One batch of chunks → screen + broadcast → one `Output` (waiting while the owner is
-/// behind: back-pressure, see the module docs).
-fn output(pane: PaneId, batch: Vec<Chunk>, shared: &Shared, tx: &EventTx) {
+/// One batch of chunks → screen log + screen + broadcast → one `Output` (waiting while the
+/// owner is behind: back-pressure, see the module docs).
+fn output(
+    pane: PaneId,
+    batch: Vec<Chunk>,
+    shared: &Shared,
+    tx: &EventTx,
+    (log, flood): (&Mutex<Option<ScreenLog>>, bool),
+) {
     let joined: Vec<u8>;
     let bytes = match batch.as_slice() {
         [one] => &one.screen,
@@ -328,6 +378,13 @@ fn output(pane: PaneId, batch: Vec<Chunk>, shared: &Shared, tx: &EventTx) {
             &joined
         }
     };
+    if let Some(log) = lock(log).as_mut() {
+        if flood {
+            log.hold(bytes, Instant::now());
+        } else {
+            log.append(bytes);
+        }
+    }
     let mut events = Vec::new();
     let mut printable = false;
     {

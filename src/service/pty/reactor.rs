@@ -6,9 +6,10 @@
 //! exit source per pane: a `pidfd` for a program this process started (reaped with
 //! `waitpid` once it is readable), or the socket of the pane's holder (its `Exit` frame;
 //! a holder that goes away without one hangs the program up and ends the pane with an
-//! unknown status). For every chunk read it runs the terminal scanner, appends the
-//! screen bytes to the pane's screen log (held panes) and queues the chunk for the
-//! parser pool (src/service/pty/parsers.rs). A pane whose parse queue is full is not read
+//! unknown status). For every chunk read it runs the terminal scanner and queues the
+//! chunk for the parser pool (src/service/pty/parsers.rs), which also writes the screen
+//! log of a held pane: the reader does nothing per chunk but what it must, so that a
+//! program printing fast waits for nothing else. A pane whose parse queue is full is not read
 //! (its program waits: back-pressure) until a parser resumes it; a pane reads at most
 //! [`READ_TURN`] bytes before the others get their turn. Once the exit is known,
 //! src/service/pty/drain.rs decides when to queue it behind the output. Other threads
@@ -16,14 +17,15 @@
 //! an exit learned elsewhere. No timers run while nothing happens: the only timeout is
 //! an exiting pane's drain grace.
 //!
-//! The reactor runs at the lower priority of screen work (src/service/pty/priority.rs).
+//! The reactor runs at the default priority: a pane's program waits whenever its reader
+//! does, so the reader is not screen work (src/service/pty/priority.rs); what it does per
+//! chunk is cheap (a scan that skips plain text with `memchr`, a copy, a queue push).
 
 use super::drain::{self, Chunk, Decision, Drain};
 use super::events::{EventTx, PtyExit};
+use super::fdio;
 use super::parsers::{parser_count, PaneQueue, Pool, Resume, PARSE_QUEUE};
-use super::screen_log::ScreenLog;
 use super::shared::{lock, Shared};
-use super::{fdio, priority};
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
 use crate::model::PaneId;
 use attend_holder::proto::{ExitRecord, ExitStatus, Frame};
@@ -70,7 +72,7 @@ pub(super) struct PaneIo {
     pub(super) master: Option<OwnedFd>,
     /// Output to process before the master's (a holder's buffer).
     pub(super) prefix: Vec<u8>,
-    pub(super) log: Option<ScreenLog>,
+    pub(super) log: Option<super::screen_log::ScreenLog>,
     pub(super) shared: Arc<Shared>,
     pub(super) tx: EventTx,
     pub(super) watch: Watch,
@@ -173,7 +175,6 @@ struct Pane {
     master: Option<OwnedFd>,
     prefix: VecDeque<u8>,
     scanner: TerminalScanner,
-    log: Option<ScreenLog>,
     shared: Arc<Shared>,
     queue: Arc<PaneQueue>,
     source: ExitSource,
@@ -233,7 +234,6 @@ impl Reactor {
     }
 
     fn run(mut self) {
-        priority::lower_this_thread();
         let mut events = Events::with_capacity(EVENTS);
         let mut watch_ready = Vec::new();
         loop {
@@ -299,8 +299,8 @@ impl Reactor {
             }
             Command::Exit(id, exit) => self.exit_known(id, exit),
             Command::Resize(id, rows, cols) => {
-                if let Some(log) = self.panes.get_mut(&id).and_then(|p| p.log.as_mut()) {
-                    log.resize(rows, cols);
+                if let Some(p) = self.panes.get(&id) {
+                    p.queue.push_resize(&self.host.pool, rows, cols);
                 }
             }
         }
@@ -381,14 +381,13 @@ impl Reactor {
             }
             Watch::None => ExitSource::EndOfOutput,
         };
-        let queue = PaneQueue::new(pane, id, shared.clone(), tx);
+        let queue = PaneQueue::new(pane, id, shared.clone(), tx, log);
         self.panes.insert(
             id,
             Pane {
                 master,
                 prefix: prefix.into(),
                 scanner: TerminalScanner::new(),
-                log,
                 shared,
                 queue,
                 source,
@@ -622,14 +621,11 @@ impl Pane {
         Turn::More
     }
 
-    /// One read: scanner → screen log → chunk.
+    /// One read: scanner → chunk.
     fn scan(&mut self, raw: &[u8]) -> Chunk {
         let mut events = Vec::new();
         let mut screen = Vec::with_capacity(raw.len());
         let printable = self.scanner.feed_filtered(raw, &mut events, &mut screen);
-        if let Some(log) = self.log.as_mut() {
-            log.append(&screen);
-        }
         for ev in &events {
             if let TerminalEvent::FocusReporting(on) = ev {
                 self.shared

@@ -11,12 +11,24 @@
 //! every file and at every resize. The terminal scanner takes every APC string out of what
 //! a program prints before the log sees it, so a marker is always the log's own. [`replay`]
 //! resizes the screen at each marker, as the live screen was.
+//!
+//! **Floods.** Output a pane floods its terminal with (src/service/pty/batching.rs) is
+//! not written as it comes: only the newest two caps of it are kept ([`ScreenLog::hold`],
+//! the older bytes could never be replayed anyway) and written when the flood pauses or
+//! at least every [`FLOOD_FLUSH`]. Writing every byte of a 256 MiB `cat` cost the daemon
+//! 0.6 s of CPU and the pane a third of its drain rate (docs/benchmarks.md "PTY
+//! throughput: the reader"); so a daemon killed during a flood rebuilds the screen of up
+//! to [`FLOOD_FLUSH`] before, and the output since comes from the holder, as always.
 
 use super::terminal::Terminal;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Longest a flood's output is held before it is written (see the module docs).
+pub const FLOOD_FLUSH: Duration = Duration::from_secs(1);
 
 /// Bytes per log file before it rotates (so 256–512 KiB of screen bytes per pane are kept:
 /// more than the default 2 000 lines of history hold in plain text).
@@ -30,6 +42,12 @@ pub struct ScreenLog {
     len: u64,
     /// The pane's terminal size (rows, cols), recorded at the start of every file.
     size: (u16, u16),
+    /// A flood's newest bytes, not yet written ([`ScreenLog::hold`]).
+    held: Vec<u8>,
+    /// Bytes of the flood that were dropped from `held` (too old to be kept).
+    held_dropped: bool,
+    /// When the oldest bytes in `held` came.
+    held_since: Option<Instant>,
 }
 
 const MARK_START: &[u8] = b"\x1b_attend-size=";
@@ -75,6 +93,12 @@ fn open(path: &Path, truncate: bool) -> io::Result<File> {
         .open(path)
 }
 
+/// The first line start at or after `from` (after its `\n`), else `from`: a log that
+/// begins mid-line or mid-sequence would replay a stray fragment.
+fn line_start(bytes: &[u8], from: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[from..]).map_or(from, |i| from + i + 1)
+}
+
 fn old(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(".old");
@@ -87,26 +111,28 @@ impl ScreenLog {
     pub fn create(path: PathBuf, size: (u16, u16)) -> io::Result<ScreenLog> {
         let _ = std::fs::remove_file(old(&path));
         let file = open(&path, true)?;
-        let mut log = ScreenLog {
-            path,
-            file,
-            len: 0,
-            size,
-        };
+        let mut log = ScreenLog::with(path, file, 0, size);
         log.write(&marker(size));
         Ok(log)
+    }
+
+    fn with(path: PathBuf, file: File, len: u64, size: (u16, u16)) -> ScreenLog {
+        ScreenLog {
+            path,
+            file,
+            len,
+            size,
+            held: Vec::new(),
+            held_dropped: false,
+            held_since: None,
+        }
     }
 
     /// The log at `path` continued (a re-adopted pane) with a terminal of `size` now.
     pub fn append_to(path: PathBuf, size: (u16, u16)) -> io::Result<ScreenLog> {
         let file = open(&path, false)?;
         let len = file.metadata()?.len();
-        let mut log = ScreenLog {
-            path,
-            file,
-            len,
-            size,
-        };
+        let mut log = ScreenLog::with(path, file, len, size);
         log.write(&marker(size));
         Ok(log)
     }
@@ -114,6 +140,7 @@ impl ScreenLog {
     /// Records that the pane's terminal is now `rows`×`cols`.
     pub fn resize(&mut self, rows: u16, cols: u16) {
         if self.size != (rows, cols) {
+            self.flush();
             self.size = (rows, cols);
             self.append(&marker(self.size));
         }
@@ -132,10 +159,66 @@ impl ScreenLog {
         let _ = std::fs::remove_file(path);
     }
 
-    /// Appends `bytes`, rotating first when the file is full. A failed write (full disk)
-    /// is given up for this chunk: the screen log is a convenience, never a reason to
-    /// hold the program's output back.
+    /// Appends `bytes` (after what a flood left held), rotating first when the file is
+    /// full. A failed write (full disk) is given up for this chunk: the screen log is a
+    /// convenience, never a reason to hold the program's output back.
     pub fn append(&mut self, bytes: &[u8]) {
+        self.flush();
+        self.write_rotating(bytes);
+    }
+
+    /// Keeps a flood's `bytes` (arrived at `now`) to write later: only the newest two
+    /// caps are kept (cut at a line start), and everything held is written once it has
+    /// waited [`FLOOD_FLUSH`]. The caller calls [`ScreenLog::flush`] when the flood
+    /// pauses ([`ScreenLog::holds`] says whether it must).
+    pub fn hold(&mut self, bytes: &[u8], now: Instant) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.held.extend_from_slice(bytes);
+        let keep = 2 * SCREEN_LOG_BYTES as usize;
+        if self.held.len() > keep {
+            let cut = line_start(&self.held, self.held.len() - keep);
+            self.held.drain(..cut);
+            self.held_dropped = true;
+        }
+        let since = *self.held_since.get_or_insert(now);
+        if now.saturating_duration_since(since) >= FLOOD_FLUSH {
+            self.flush();
+        }
+    }
+
+    /// True while a flood's bytes wait to be written.
+    pub fn holds(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    /// Writes what a flood left held: appended as usual, or, when older bytes of it were
+    /// dropped, as the whole log (its older bytes would join the newest with a gap).
+    pub fn flush(&mut self) {
+        self.held_since = None;
+        if self.held.is_empty() {
+            return;
+        }
+        let held = std::mem::take(&mut self.held);
+        if !std::mem::take(&mut self.held_dropped) {
+            self.write_rotating(&held);
+            return;
+        }
+        let split = line_start(&held, held.len().saturating_sub(SCREEN_LOG_BYTES as usize));
+        let older = [marker(self.size).as_slice(), &held[..split]].concat();
+        if std::fs::write(old(&self.path), older).is_err() {
+            let _ = std::fs::remove_file(old(&self.path));
+        }
+        if let Ok(f) = open(&self.path, true) {
+            self.file = f;
+            self.len = 0;
+            self.write(&marker(self.size));
+            self.write(&held[split..]);
+        }
+    }
+
+    fn write_rotating(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
@@ -189,6 +272,51 @@ mod tests {
         );
         ScreenLog::remove(&path);
         assert!(!path.exists());
+    }
+
+    /// A flood held back: nothing written until it is flushed (its time passed or the
+    /// caller saw it pause), then only its newest two caps, from a line start, and the
+    /// replay shows the same screen as the live terminal.
+    #[test]
+    fn a_flood_is_written_late_and_only_its_newest_two_caps() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p1.log");
+        let mut live = Terminal::new(10, 80, 100);
+        let mut log = ScreenLog::create(path.clone(), (10, 80)).unwrap();
+        log.append(b"before the flood\r\n");
+        live.feed(b"before the flood\r\n");
+        let t0 = Instant::now();
+        let mut all = Vec::new();
+        for i in 0..100_000u32 {
+            let line = format!("line {i}\r\n");
+            live.feed(line.as_bytes());
+            all.extend(line.as_bytes());
+            log.hold(line.as_bytes(), t0);
+        }
+        assert!(log.holds());
+        assert!(
+            without_markers(&ScreenLog::read(&path)).ends_with(b"before the flood\r\n"),
+            "held bytes are not written before their time"
+        );
+        // Its time passed: written with the next bytes held.
+        log.hold(b"last\r\n", t0 + FLOOD_FLUSH);
+        live.feed(b"last\r\n");
+        all.extend(b"last\r\n");
+        assert!(!log.holds());
+        let kept = ScreenLog::read(&path);
+        let text = without_markers(&kept);
+        assert!(all.ends_with(&text), "the newest bytes, in order");
+        assert!(text.starts_with(b"line "), "from a line start");
+        assert!(
+            text.len() as u64 > SCREEN_LOG_BYTES && kept.len() as u64 <= 2 * SCREEN_LOG_BYTES + 64
+        );
+        let mut rebuilt = Terminal::new(10, 80, 100);
+        replay(&kept, &mut rebuilt);
+        assert_eq!(rebuilt.screen().contents(), live.screen().contents());
+        // A short flood, nothing dropped: flushed as an ordinary append.
+        log.hold(b"short\r\n", t0);
+        log.flush();
+        assert!(without_markers(&ScreenLog::read(&path)).ends_with(b"last\r\nshort\r\n"));
     }
 
     fn without_markers(bytes: &[u8]) -> Vec<u8> {
