@@ -93,7 +93,7 @@ impl Sources {
         if all.iter().all(Option::is_none) {
             return None;
         }
-        Some(all.iter().any(|v| *v == Some(true)))
+        Some(all.contains(&Some(true)))
     }
 
     /// Why away, for the log: `screensaver`, `locked`, `idle`, joined by `+`.
@@ -229,10 +229,7 @@ async fn logind(tx: watch::Sender<Sources>, probed: tokio::sync::oneshot::Sender
     };
     let mut locked = session.receive_locked_hint_changed().await;
     let mut idle = session.receive_idle_hint_changed().await;
-    let mut owner = match session.inner().receive_owner_changed().await {
-        Ok(o) => Some(o),
-        Err(_) => None,
-    };
+    let mut owner = session.inner().receive_owner_changed().await.ok();
     let read = |session: &Login1SessionProxy<'static>| {
         let session = session.clone();
         async move {

@@ -1,4 +1,4 @@
-//! Sending away pushes (`docs/away.md#transports`) with `ureq` on tokio's blocking pool,
+//! Sending away pushes (`docs/away.md#delivery`) with `ureq` on tokio's blocking pool,
 //! one at a time in the order they were decided (a follow-up never overtakes its push):
 //!
 //! - ntfy: `POST SERVER/` with the JSON publish body (`topic`, `title`, `message`,
