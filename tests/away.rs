@@ -267,8 +267,13 @@ fn start(d: &mut Desk, vars: &[(&str, &str)]) {
 }
 
 fn wait_log(d: &Desk, what: &str) {
-    d.wait_until(&format!("the log line {what:?}"), || {
-        d.daemon_log().contains(what)
+    wait_log_count(d, what, 1);
+}
+
+/// Waits until the daemon's log has `what` at least `n` times.
+fn wait_log_count(d: &Desk, what: &str, n: usize) {
+    d.wait_until(&format!("{n} log lines {what:?}"), || {
+        d.daemon_log().matches(what).count() >= n
     });
 }
 
@@ -368,7 +373,7 @@ fn a_gate_left_open_while_locked_is_pushed_once_to_ntfy_and_followed_up_once() {
     assert_eq!(rx.got().len(), 2, "{:?}", rx.got());
 
     let log = d.daemon_log();
-    assert!(log.contains("away push sent"), "{log}");
+    assert_eq!(log.matches("away push sent").count(), 2, "{log}");
     assert_no_token(&log);
 }
 
@@ -407,7 +412,7 @@ fn the_screensaver_is_an_idle_source_and_include_text_puts_the_command_in_the_we
 
     // Back at the desk, then resolved: the follow-up still comes, once, without text.
     side.set_screensaver(false);
-    wait_log(&d, "away: the user is at the desk");
+    wait_log_count(&d, "away: the user is at the desk", 2);
     d.hook(None, &stop("s1"), &[]);
     d.wait_until("the follow-up", || rx.got().len() >= 2);
     let f = &rx.got()[1].body;

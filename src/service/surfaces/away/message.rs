@@ -5,6 +5,7 @@
 
 use super::super::notice::notice;
 use super::super::overview::pane_title;
+use crate::adapters::terminal::sanitize_text;
 use crate::engine::away::AwayItem;
 use crate::engine::{workspace_name, PaneView};
 use crate::model::{Attention, Pane};
@@ -27,11 +28,12 @@ pub struct Message {
     pub event: Phase,
     /// The machine's host name.
     pub host: String,
-    /// The workspace's display name (the last component of its key).
+    /// The workspace's display name (the last component of its key), cleaned of control
+    /// and escape sequences like every name Attend shows.
     pub workspace: String,
     /// The pane's id (`p3`), as `attend show` takes it.
     pub pane: String,
-    /// The pane's name (its id when it has none).
+    /// The pane's name, cleaned (its id when it has none).
     pub pane_name: String,
     /// The attention level's wire name: `permission_required` or `input_required`.
     pub kind: &'static str,
@@ -66,12 +68,11 @@ impl Message {
             source: "attend.away",
             event: Phase::Open,
             host: host.to_string(),
-            workspace: workspace_name(&p.workspace),
+            workspace: sanitize_text(&workspace_name(&p.workspace), 60),
             pane: view.id.clone(),
-            pane_name: if p.name.is_empty() {
-                view.id.clone()
-            } else {
-                p.name.clone()
+            pane_name: match sanitize_text(&p.name, 60) {
+                n if n.is_empty() => view.id.clone(),
+                n => n,
             },
             kind: item.level.as_str(),
             opened_at: item.opened_at.to_rfc3339(),
