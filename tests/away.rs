@@ -464,7 +464,8 @@ fn a_bad_away_entry_is_one_problem_and_the_daemon_starts() {
         printed.contains("away.delay: \"soon\" is not a duration"),
         "{printed}"
     );
-    start(&mut d, &[]);
+    let no_system = format!("unix:path={}", d.path("no-system-bus").display());
+    start(&mut d, &[("DBUS_SYSTEM_BUS_ADDRESS", no_system.as_str())]);
     let log = d.daemon_log();
     let warnings = log.lines().filter(|l| l.contains("away.delay")).count();
     assert_eq!(warnings, 1, "{log}");
