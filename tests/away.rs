@@ -288,7 +288,9 @@ fn open_gate(d: &Desk, session: &str) {
     });
 }
 
-/// Lets `d` pass, for the checks that nothing came: the delay several times over.
+/// For the checks that nothing came, where no marker can be waited for (nothing must
+/// happen): the delay passes four times over; a wrongly decided push would be due one
+/// delay after the gate opened.
 fn let_time_pass() {
     std::thread::sleep(DELAY * 4);
 }
