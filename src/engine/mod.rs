@@ -5,6 +5,7 @@
 //! The rules: `docs/lifecycle-attention.md` (signals, clearing rules, session end and exit,
 //! names and ordering) and spec 024.
 
+pub mod away;
 mod dialogs;
 pub mod ladder;
 mod order;

@@ -81,6 +81,12 @@ pub enum DaemonError {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // The HTTP client's own wire logs would show the away push's `Authorization` header
+    // (docs/away.md#privacy): never below warn, whatever RUST_LOG says.
+    let filter = ["ureq=warn", "ureq_proto=warn"]
+        .into_iter()
+        .filter_map(|d| d.parse().ok())
+        .fold(filter, |f, d| f.add_directive(d));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -17,6 +17,11 @@
 //! # Which notifications come with a sound, for which agents (default: none).
 //! levels = ["permission", "input", "error"]
 //! agents = ["claude"]
+//!
+//! [away]
+//! # Push a gate or question left open while the user is away (docs/away.md). Off.
+//! enabled = true
+//! ntfy_topic = "attend-…"
 //! ```
 //!
 //! Lenient by entry (`docs/configuration.md#bad-entries`): a bad entry (an unknown level,
@@ -24,10 +29,12 @@
 //! back to its default; the others stay in force. The daemon logs each problem once as a
 //! warning ([`load`]); `attend config check` prints them and exits 2 ([`read`]).
 
+mod away;
 mod levels;
 mod problem;
 mod sound;
 
+pub use away::{Away, Ntfy, Secret, DEFAULT_AWAY_DELAY, DEFAULT_NTFY_SERVER};
 pub use levels::level;
 pub use problem::Problem;
 pub use sound::{Sound, DEFAULT_THEME};
@@ -39,7 +46,7 @@ use std::time::Duration;
 use toml_edit::{DocumentMut, TableLike};
 
 /// The tables `config.toml` has.
-const TABLES: [&str; 3] = ["notifications", "panes", "sound"];
+const TABLES: [&str; 4] = ["notifications", "panes", "sound", "away"];
 
 /// Everything `config.toml` sets, defaults where it says nothing (or something bad).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +60,9 @@ pub struct Settings {
     /// `[sound]`: which notifications come with a sound (`docs/configuration.md#sound`);
     /// none by default.
     pub sound: Sound,
+    /// `[away]`: pushing gates and questions to a phone while the user is away
+    /// (`docs/away.md`); off by default.
+    pub away: Away,
 }
 
 impl Default for Settings {
@@ -68,6 +78,7 @@ impl Default for Settings {
             .collect(),
             remove_exited_after: None,
             sound: Sound::default(),
+            away: Away::default(),
         }
     }
 }
@@ -100,6 +111,7 @@ impl Settings {
                 "notifications" => settings.read_notifications(table, &mut problems),
                 "panes" => settings.read_panes(table, &mut problems),
                 "sound" => settings.sound.read(table, &mut problems),
+                "away" => settings.away.read(table, &mut problems),
                 other => problems.push(Problem::new(
                     format!("[{other}]"),
                     format!("unknown table (accepted: {})", TABLES.join(", ")),

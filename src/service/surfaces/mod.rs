@@ -4,9 +4,11 @@
 //! The owner publishes each committed batch — its events and a snapshot of every pane —
 //! to each running surface ([`Surfaces::publish`]); surfaces never touch the world
 //! themselves. What a click does goes back to the owner as the same [`crate::service::command::Command`]s the
-//! D-Bus methods send ([`Actions`]).
+//! D-Bus methods send ([`Actions`]). The away pushes ([`away`]) are a surface too, run
+//! when `[away]` in `config.toml` turns them on.
 
 mod actions;
+pub mod away;
 pub mod launch;
 pub mod notice;
 pub mod notifications;
@@ -98,10 +100,15 @@ pub async fn start(
             conn.clone(),
             rx,
             actions.clone(),
-            settings,
+            settings.clone(),
         ));
     } else {
         tracing::info!("desktop notifications off (--no-notifications)");
+    }
+    if settings.away.active() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        surfaces.subscribers.push(tx);
+        tokio::spawn(away::run(conn.clone(), rx, settings.away.clone()));
     }
     if opts.tray {
         let (tx, rx) = mpsc::unbounded_channel();
