@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use support::agents::{AgentHome, Cli, HookRecorder};
 use support::attend_bin;
 use support::model_server::Reply;
+use support::notes::{notification_server_with_closes, wait_notes};
 use support::scenario::{
     edit_json, text, Options, Scenario, COMMAND, DONE, FIRST, HOOKS_LOGGED, STEP,
 };
@@ -408,15 +409,7 @@ fn codex_auto_review_approval_closes_the_gate_when_the_reviewer_decides() {
             text(&verdict.to_string()),
             text(DONE),
         ],
-        |home| {
-            let path = home.config_dir().join("config.toml");
-            let config = std::fs::read_to_string(&path).unwrap();
-            std::fs::write(
-                &path,
-                format!("approvals_reviewer = \"auto_review\"\n{config}"),
-            )
-            .unwrap();
-        },
+        codex_auto_review,
     ) else {
         return;
     };
@@ -463,6 +456,117 @@ fn codex_auto_review_approval_closes_the_gate_when_the_reviewer_decides() {
         )]
     );
     s.expect_tool_ran("unread");
+}
+
+/// Codex with auto-review on (`approvals_reviewer = "auto_review"` in its `config.toml`).
+fn codex_auto_review(home: &AgentHome) {
+    let path = home.config_dir().join("config.toml");
+    let config = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("approvals_reviewer = \"auto_review\"\n{config}"),
+    )
+    .unwrap();
+}
+
+/// The reviewer's denial fires no hook and the turn goes on (Codex sends the refusal to
+/// the model): the screen's "✗ Request denied for codex to run …", where the reviewing
+/// row was, closes the gate at once (the approval dialog's `closed` screen, `by =
+/// "reviewer"`): resolved `dismissed` by the chrome, the pane back to `working` while the
+/// model (5 s slow) answers, and the permission notification sent for the gate is
+/// withdrawn — long before the turn's `Stop`.
+#[test]
+fn codex_auto_review_denial_closes_the_gate_and_withdraws_its_notification() {
+    let verdict = json!({"outcome": "deny", "risk_level": "high", "user_authorization": "low", "rationale": "the user did not ask for it"});
+    let options = Options {
+        notifications: true,
+        ..Options::default()
+    };
+    let Some(s) = Scenario::start_opts(
+        "codex-review-deny",
+        Cli::Codex,
+        vec![
+            Reply::codex_escalated(COMMAND, "Write a file"),
+            text(&verdict.to_string()),
+            text("Understood, nothing written."),
+        ],
+        options,
+        codex_auto_review,
+    ) else {
+        return;
+    };
+    let (_notes, shown, closed) = notification_server_with_closes(&s.env.bus.address);
+    // The reviewer takes 2 s to decide (the gate's notification goes out meanwhile), the
+    // model 5 s to answer the refusal.
+    s.server.slow_turn(2, Duration::from_secs(2));
+    s.server.slow_turn(3, Duration::from_secs(5));
+    s.wait_ready();
+    let before = s.last_seq();
+    s.prompt("write the file");
+    let v = s.wait("the gate", |v| v["lifecycle"] == "blocked");
+    if v["attention"] != "permission_required" {
+        s.fail("expected the gate open while the reviewer decides");
+    }
+    wait_notes(&s, &shown, 1);
+    let denied = s.wait_screen("the reviewer's denial", |t| {
+        t.contains("✗ Request denied for codex to run")
+    });
+    let v = s.wait("the gate closed", |v| v["pending_decision"].is_null());
+    // The model answers the refusal only 5 s after it: a gate closed by the turn's Stop
+    // would find the pane done.
+    if v["lifecycle"] != "working" || v["attention"] != "none" {
+        s.fail("expected working/none once the reviewer denied");
+    }
+    let explain = s.attend(&["explain", &s.pane]);
+    assert!(
+        explain.contains("approval-dialog"),
+        "explain names the rule whose closed screen shows: {explain}"
+    );
+    let deadline = Instant::now() + STEP;
+    while closed.lock().unwrap().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let still_working = s.show();
+    assert_eq!(
+        *closed.lock().unwrap(),
+        [1],
+        "the gate's notification is withdrawn: {:?}",
+        shown.lock().unwrap()
+    );
+    assert_eq!(still_working["lifecycle"], "working", "before the Stop");
+    let resolved: Vec<(String, String)> = s
+        .events_since(before)
+        .iter()
+        .filter(|e| e["kind"] == "decision.resolved")
+        .map(|e| {
+            (
+                e["how"].as_str().unwrap_or("").to_string(),
+                e["source"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resolved,
+        [(
+            "dismissed".to_string(),
+            "needs-input-chrome:screen.chrome".to_string()
+        )]
+    );
+    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "unread", Some("Understood, nothing written."));
+    assert!(
+        !s.home.project.join("out.txt").exists(),
+        "the denied command never ran"
+    );
+    if recording() {
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/screens/negative/codex");
+        std::fs::write(
+            dir.join("0.171.0-review-denied.txt"),
+            s.home.scrub_screen(&denied),
+        )
+        .unwrap();
+    }
 }
 
 /// A rejected key with Codex's default retries: Codex fires no hook while it reconnects,
