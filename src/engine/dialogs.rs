@@ -139,7 +139,7 @@ pub fn closed_gate_step(
         .filter(|d| d.kind == DecisionKind::Permission && d.source.rung != Rung::NeedsInputChrome);
     if closed.by_reviewer {
         let d = hooks_gate?;
-        let unseen = seen_at.is_none_or(|s| s < d.opened_at);
+        let unseen = !seen_at.is_some_and(|s| s >= d.opened_at);
         return (unseen && closed.since >= d.opened_at).then_some(SignalKind::GateDenied);
     }
     let seen = seen_at?;
