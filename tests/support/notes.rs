@@ -59,6 +59,12 @@ impl Notes {
     }
 }
 
+/// The notifications shown (summary — body), in order.
+pub type Shown = Arc<Mutex<Vec<String>>>;
+
+/// The ids of the notifications closed, in order.
+pub type Closed = Arc<Mutex<Vec<u32>>>;
+
 /// Serves [`Notes`] on `bus` until the connection is dropped; the notifications shown.
 pub fn notification_server(bus: &str) -> (zbus::blocking::Connection, Arc<Mutex<Vec<String>>>) {
     let (conn, shown, _) = notification_server_with_closes(bus);
@@ -67,13 +73,7 @@ pub fn notification_server(bus: &str) -> (zbus::blocking::Connection, Arc<Mutex<
 
 /// [`notification_server`] that also gives the ids the daemon closed
 /// (`CloseNotification`, in order); the first notification's id is 1.
-pub fn notification_server_with_closes(
-    bus: &str,
-) -> (
-    zbus::blocking::Connection,
-    Arc<Mutex<Vec<String>>>,
-    Arc<Mutex<Vec<u32>>>,
-) {
+pub fn notification_server_with_closes(bus: &str) -> (zbus::blocking::Connection, Shown, Closed) {
     let shown = Arc::new(Mutex::new(Vec::new()));
     let closed = Arc::new(Mutex::new(Vec::new()));
     let notes = Notes {
