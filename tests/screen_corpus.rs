@@ -308,3 +308,17 @@ fn closed_screens_name_their_rule() {
         .closed
         .is_none());
 }
+
+/// Claude Code 2.1.332's auto mode behind a gateway: the notice that its safety check
+/// cannot run (keys in its footer, no options: no dialog frame) and the call's approval
+/// after it are each named by their own rule.
+#[test]
+fn claude_auto_mode_notices_match_their_rules() {
+    let manifest = parse(shipped(AgentKind::Claude).unwrap()).unwrap();
+    for rule in ["auto-mode-check-unavailable", "auto-mode-approval"] {
+        let path = format!("claude/2.1.332/{rule}.txt");
+        let text = std::fs::read_to_string(screens_dir().join(&path)).unwrap();
+        let e = evaluate(&manifest, &Screen::new(&text, "✳ Claude Code"));
+        assert_eq!(e.matched.map(|r| r.name.as_str()), Some(rule), "{path}");
+    }
+}

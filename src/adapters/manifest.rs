@@ -486,6 +486,11 @@ mod tests {
                 "auto-mode-offer",
             ),
             (
+                Claude,
+                "claude/2.1.332/auto-mode-approval.txt",
+                "auto-mode-approval",
+            ),
+            (
                 Codex,
                 "codex/0.171.0/approval-dialog.txt",
                 "approval-dialog",
