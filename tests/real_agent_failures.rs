@@ -11,7 +11,10 @@
 //!   with the reason in the message; the usage limit also sets the needs-input reason.
 //! - A tool the settings allow (Claude 2.1.332's auto mode, a `permissions.allow` rule)
 //!   opens no gate; one a `permissions.deny` rule denies is a `warning` naming the command.
-//! - Codex's auto-review: the reviewer's approval closes the gate at once.
+//! - Claude Code 2.1.332's auto mode behind a gateway: its "Auto mode can't check actions"
+//!   notice and the approval after it, which no hook names, are questions.
+//! - Codex's auto-review: the reviewer's approval closes the gate at once, and so does its
+//!   denial (from the screen), withdrawing the gate's notification.
 //! - An API error that ends a Codex or Gemini turn, which no hook reports: the error the
 //!   agent draws fails the turn (`failed`/`error` with the reason in words).
 //!
@@ -363,7 +366,7 @@ fn claude_auto_mode_without_its_safety_check_is_a_question() {
     });
     let explain = s.attend(&["explain", &s.pane]);
     assert!(
-        explain.contains("auto-mode-check-unavailable"),
+        explain.contains("matched auto-mode-check-unavailable"),
         "explain names the rule: {explain}"
     );
     record(&s, "auto-mode-check-unavailable", &shown);
@@ -380,7 +383,7 @@ fn claude_auto_mode_without_its_safety_check_is_a_question() {
     });
     let explain = s.attend(&["explain", &s.pane]);
     assert!(
-        explain.contains("auto-mode-approval"),
+        explain.contains("matched auto-mode-approval"),
         "explain names the rule: {explain}"
     );
     record(&s, "auto-mode-approval", &shown);
@@ -608,7 +611,7 @@ fn codex_auto_review_denial_closes_the_gate_and_withdraws_its_notification() {
     }
     let explain = s.attend(&["explain", &s.pane]);
     assert!(
-        explain.contains("approval-dialog"),
+        explain.contains("closed approval-dialog"),
         "explain names the rule whose closed screen shows: {explain}"
     );
     let deadline = Instant::now() + STEP;
