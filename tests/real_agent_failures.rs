@@ -603,7 +603,12 @@ fn codex_auto_review_denial_closes_the_gate_and_withdraws_its_notification() {
     let denied = s.wait_screen("the reviewer's denial", |t| {
         t.contains("✗ Request denied for codex to run")
     });
+    let denied_at = Instant::now();
     let v = s.wait("the gate closed", |v| v["pending_decision"].is_null());
+    println!(
+        "gate closed {:?} after the denial was seen",
+        denied_at.elapsed()
+    );
     // The model answers the refusal only 5 s after it: a gate closed by the turn's Stop
     // would find the pane done.
     if v["lifecycle"] != "working" || v["attention"] != "none" {
@@ -618,6 +623,10 @@ fn codex_auto_review_denial_closes_the_gate_and_withdraws_its_notification() {
     while closed.lock().unwrap().is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
+    println!(
+        "notification closed {:?} after the denial was seen",
+        denied_at.elapsed()
+    );
     let still_working = s.show();
     assert_eq!(
         *closed.lock().unwrap(),
