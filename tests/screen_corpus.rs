@@ -261,3 +261,66 @@ fn negative_screens_are_scrubbed() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Screens of a dialog closed without a hook (`closed` of a rule,
+/// `docs/lifecycle-attention.md#gates-the-screen-closes`): no rule matches them, and the
+/// rule whose closed screen they are is named (what `attend explain` shows), with who
+/// closed it. The same screens while the dialog's outcome is not on screen yet are no
+/// closed screen.
+#[test]
+fn closed_screens_name_their_rule() {
+    use attend::adapters::manifest::ClosedBy;
+    let table = [
+        (
+            AgentKind::Copilot,
+            "negative/copilot/1.0.102-cancelled.txt",
+            "command-approval",
+            ClosedBy::User,
+        ),
+        (
+            AgentKind::Codex,
+            "negative/codex/0.171.0-review-denied.txt",
+            "approval-dialog",
+            ClosedBy::Reviewer,
+        ),
+    ];
+    for (agent, path, rule, by) in table {
+        let manifest = parse(shipped(agent).unwrap()).unwrap();
+        let text = std::fs::read_to_string(screens_dir().join(path)).unwrap();
+        let e = evaluate(&manifest, &Screen::new(&text, ""));
+        assert!(e.matched.is_none(), "{path}");
+        let closed = e
+            .closed
+            .unwrap_or_else(|| panic!("{path}: no closed screen"));
+        assert_eq!(closed.name, rule, "{path}");
+        assert_eq!(closed.closed.as_ref().unwrap().by, by, "{path}");
+    }
+    // Codex while its reviewer still decides (the reviewing row under an earlier
+    // denial): not closed yet.
+    let manifest = parse(shipped(AgentKind::Codex).unwrap()).unwrap();
+    let denied =
+        std::fs::read_to_string(screens_dir().join("negative/codex/0.171.0-review-denied.txt"))
+            .unwrap();
+    let reviewing = denied.replace(
+        "• Working (2s • esc to interrupt)",
+        "◦ Reviewing approval request (0s • esc to interrupt)",
+    );
+    assert_ne!(reviewing, denied);
+    assert!(evaluate(&manifest, &Screen::new(&reviewing, ""))
+        .closed
+        .is_none());
+}
+
+/// Claude Code 2.1.332's auto mode behind a gateway: the notice that its safety check
+/// cannot run (keys in its footer, no options: no dialog frame) and the call's approval
+/// after it are each named by their own rule.
+#[test]
+fn claude_auto_mode_notices_match_their_rules() {
+    let manifest = parse(shipped(AgentKind::Claude).unwrap()).unwrap();
+    for rule in ["auto-mode-check-unavailable", "auto-mode-approval"] {
+        let path = format!("claude/2.1.332/{rule}.txt");
+        let text = std::fs::read_to_string(screens_dir().join(&path)).unwrap();
+        let e = evaluate(&manifest, &Screen::new(&text, "✳ Claude Code"));
+        assert_eq!(e.matched.map(|r| r.name.as_str()), Some(rule), "{path}");
+    }
+}

@@ -39,7 +39,8 @@
 //! first rule that matches wins; [`evaluate`] also reports the rule that *nearly* matched
 //! (the most satisfied top-level gates) for `attend explain`. A rule may also say how the
 //! screen looks once its dialog closed without a hook (`closed = { region = …, match =
-//! … }`, [`Rule::closed`]); [`evaluate`] reports such a rule while no rule matches.
+//! … }`, [`Rule::closed`]; `by = "reviewer"` when the agent's own reviewer closed it,
+//! [`ClosedBy`]); [`evaluate`] reports such a rule while no rule matches.
 //!
 //! Pure: parsing and evaluation only, no I/O. Prose that merely contains "proceed?" or
 //! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
@@ -108,6 +109,23 @@ pub struct Closed {
     pub region: Region,
     #[serde(rename = "match")]
     pub gate: Gate,
+    /// Who closed the dialog (default [`ClosedBy::User`]).
+    #[serde(default)]
+    pub by: ClosedBy,
+}
+
+/// Who closes a gate without a hook ([`Closed::by`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClosedBy {
+    /// The user at the terminal (Copilot's Esc): the dialog was on screen and the turn
+    /// ended; the gate resolves `dismissed` and the pane goes `idle`.
+    #[default]
+    User,
+    /// The agent's own reviewer (Codex's auto-review denial): no dialog was drawn and the
+    /// turn goes on; the screen must appear after the gate opened, the gate resolves
+    /// `dismissed` and the pane is back to `working`.
+    Reviewer,
 }
 
 /// One answer choice of a rule: the option whose label matches `label` (exactly one on
@@ -468,6 +486,11 @@ mod tests {
                 Claude,
                 "claude/2.1.332/auto-mode-offer.txt",
                 "auto-mode-offer",
+            ),
+            (
+                Claude,
+                "claude/2.1.332/auto-mode-approval.txt",
+                "auto-mode-approval",
             ),
             (
                 Codex,

@@ -95,35 +95,56 @@ pub fn chrome_dialog_step(
     }
 }
 
+/// A rule's closed screen on the live screen ([`closed_gate_step`]): who closes its
+/// dialog and since when it has shown without a break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClosedScreen {
+    /// The agent's own reviewer closed it (Codex's auto-review denial), not the user.
+    pub by_reviewer: bool,
+    /// The first evaluation that saw it (it has shown since).
+    pub since: Timestamp,
+}
+
 /// The signal that ends a gate the agent closed on screen without any hook
-/// (`docs/lifecycle-attention.md#gates-the-screen-closes`; GitHub Copilot CLI's Esc on its
-/// approval dialog: no hook, the turn ends). `closed`: no rule matches the screen and a
-/// rule's closed screen shows (the agent's prompt back, not working); `seen_at`: when the
-/// chrome last saw a dialog. For a running, `blocked` pane:
-/// - a permission decision a hook opened whose dialog the chrome saw after it opened →
-///   `GateDismissed` (resolved `dismissed`, the user acted at the terminal; idle);
-/// - no decision (an answer Attend typed resolved it at once) after a dialog was seen →
-///   `GateDismissed` (idle: a denial by Esc ends the turn without a hook);
+/// (`docs/lifecycle-attention.md#gates-the-screen-closes`). `closed`: no rule matches the
+/// screen and a rule's closed screen shows; `seen_at`: when the chrome last saw a dialog.
+/// For a running, `blocked` pane:
+/// - closed by the user (GitHub Copilot CLI's Esc on its approval dialog: no hook, the
+///   turn ends; the agent's prompt back, not working):
+///   - a permission decision a hook opened whose dialog the chrome saw after it opened →
+///     `GateDismissed` (resolved `dismissed`, the user acted at the terminal; idle);
+///   - no decision (an answer Attend typed resolved it at once) after a dialog was seen →
+///     `GateDismissed` (idle: a denial by Esc ends the turn without a hook);
+/// - closed by the agent's reviewer (Codex's auto-review denial: no dialog drawn, the turn
+///   goes on): a permission decision a hook opened, no dialog seen since it opened, and
+///   the closed screen appeared after it opened → `GateDenied` (resolved `dismissed`;
+///   working);
 /// - else `None` (the dialog not seen yet, a question the chrome opened: that is
 ///   [`chrome_dialog_step`]'s).
 ///
-/// The caller applies it only once the dialog has been gone for [`DIALOG_GONE_MS`]
-/// ([`dismissal_due`]).
+/// The caller applies a `GateDismissed` only once the dialog has been gone for
+/// [`DIALOG_GONE_MS`] ([`dismissal_due`]); a `GateDenied` at once (no dialog was drawn).
 pub fn closed_gate_step(
     pane: &Pane,
-    closed: bool,
+    closed: Option<ClosedScreen>,
     seen_at: Option<Timestamp>,
 ) -> Option<SignalKind> {
-    if !closed || !matches!(pane.live, Live::Running) || pane.lifecycle != Lifecycle::Blocked {
+    let closed = closed?;
+    if !matches!(pane.live, Live::Running) || pane.lifecycle != Lifecycle::Blocked {
         return None;
+    }
+    let hooks_gate = pane
+        .pending_decision
+        .as_ref()
+        .filter(|d| d.kind == DecisionKind::Permission && d.source.rung != Rung::NeedsInputChrome);
+    if closed.by_reviewer {
+        let d = hooks_gate?;
+        let unseen = !seen_at.is_some_and(|s| s >= d.opened_at);
+        return (unseen && closed.since >= d.opened_at).then_some(SignalKind::GateDenied);
     }
     let seen = seen_at?;
     let ends = match &pane.pending_decision {
-        Some(d) => {
-            d.kind == DecisionKind::Permission
-                && d.source.rung != Rung::NeedsInputChrome
-                && seen >= d.opened_at
-        }
+        Some(_) => hooks_gate.is_some_and(|d| seen >= d.opened_at),
         None => true,
     };
     ends.then_some(SignalKind::GateDismissed)
@@ -156,6 +177,14 @@ mod tests {
             options: vec!["Yes, I trust this folder".into(), "No, exit".into()],
             choices: vec!["allow".into(), "deny".into()],
         }
+    }
+
+    /// The user's closed screen, shown since long ago.
+    fn user() -> Option<ClosedScreen> {
+        Some(ClosedScreen {
+            by_reviewer: false,
+            since: Timestamp(0),
+        })
     }
 
     fn chrome(kind: SignalKind, at: i64) -> Signal {
@@ -324,10 +353,10 @@ mod tests {
         assert_eq!(pane.lifecycle, Lifecycle::Blocked);
         // The dialog not seen since the gate opened (an earlier one at 5), or no closed
         // screen (an approved command still running): nothing.
-        assert_eq!(closed_gate_step(pane, true, Some(Timestamp(5))), None);
-        assert_eq!(closed_gate_step(pane, true, None), None);
-        assert_eq!(closed_gate_step(pane, false, Some(Timestamp(12))), None);
-        let step = closed_gate_step(pane, true, Some(Timestamp(12)));
+        assert_eq!(closed_gate_step(pane, user(), Some(Timestamp(5))), None);
+        assert_eq!(closed_gate_step(pane, user(), None), None);
+        assert_eq!(closed_gate_step(pane, None, Some(Timestamp(12))), None);
+        let step = closed_gate_step(pane, user(), Some(Timestamp(12)));
         assert_eq!(step, Some(SignalKind::GateDismissed));
         w.apply_signal(p, &chrome(step.unwrap(), 13)).unwrap();
         let pane = &w.panes[&p];
@@ -335,7 +364,7 @@ mod tests {
         assert!(pane.pending_decision.is_none());
         assert_eq!(pane.attention(), crate::model::Attention::None);
         // Not blocked any more: nothing.
-        assert_eq!(closed_gate_step(pane, true, Some(Timestamp(12))), None);
+        assert_eq!(closed_gate_step(pane, user(), Some(Timestamp(12))), None);
 
         // Answered from Attend (resolved at once, the lifecycle still blocked): idle too.
         w.apply_signal(
@@ -356,9 +385,56 @@ mod tests {
             (Lifecycle::Blocked, true)
         );
         assert_eq!(
-            closed_gate_step(pane, true, Some(Timestamp(21))),
+            closed_gate_step(pane, user(), Some(Timestamp(21))),
             Some(SignalKind::GateDismissed)
         );
+    }
+
+    /// The agent's reviewer denied the gate's call (Codex's auto-review: no dialog, no
+    /// hook, the turn goes on): a closed screen that appeared after the gate opened ends
+    /// it as `dismissed`, back to working; one shown since before (an earlier denial
+    /// still on screen), or a gate whose dialog was drawn, is not the reviewer's.
+    #[test]
+    fn a_gate_the_reviewer_denied_is_dismissed_and_the_turn_goes_on() {
+        let mut w = World::new();
+        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
+        let working = Signal::new(
+            SignalKind::TurnStarted,
+            Source::hook("codex", "UserPromptSubmit"),
+            Timestamp(5),
+        );
+        w.apply_signal(p, &working).unwrap();
+        let gate = Signal::new(
+            SignalKind::PermissionRequested {
+                prompt: "Bash: echo hi > out.txt".into(),
+                options: vec![],
+                answer_keys: vec![],
+                tool_use_id: None,
+            },
+            Source::hook("codex", "PermissionRequest"),
+            Timestamp(10),
+        );
+        w.apply_signal(p, &gate).unwrap();
+        let reviewer = |since| {
+            Some(ClosedScreen {
+                by_reviewer: true,
+                since: Timestamp(since),
+            })
+        };
+        let pane = &w.panes[&p];
+        assert_eq!(closed_gate_step(pane, reviewer(8), None), None);
+        assert_eq!(
+            closed_gate_step(pane, reviewer(12), Some(Timestamp(11))),
+            None
+        );
+        let step = closed_gate_step(pane, reviewer(12), Some(Timestamp(3)));
+        assert_eq!(step, Some(SignalKind::GateDenied));
+        w.apply_signal(p, &chrome(step.unwrap(), 12)).unwrap();
+        let pane = &w.panes[&p];
+        assert_eq!(pane.lifecycle, Lifecycle::Working);
+        assert!(pane.pending_decision.is_none());
+        assert_eq!(pane.attention(), crate::model::Attention::None);
+        assert_eq!(closed_gate_step(pane, reviewer(12), None), None);
     }
 
     #[test]
@@ -374,7 +450,7 @@ mod tests {
         .unwrap();
         w.apply_signal(p, &chrome(ask, 2)).unwrap();
         assert_eq!(
-            closed_gate_step(&w.panes[&p], true, Some(Timestamp(3))),
+            closed_gate_step(&w.panes[&p], user(), Some(Timestamp(3))),
             None
         );
     }

@@ -477,6 +477,12 @@ pub fn apply_signal(pane: &mut Pane, signal: &Signal, next_decision: &mut u64) -
                 cx.set_lifecycle(Lifecycle::Idle);
             }
         }
+        SignalKind::GateDenied => {
+            cx.resolve_decision(Resolution::Dismissed);
+            if cx.pane.lifecycle == Lifecycle::Blocked {
+                cx.set_lifecycle(Lifecycle::Working);
+            }
+        }
         SignalKind::SessionEnded { reason } => session_ended(&mut cx, reason.as_deref()),
         SignalKind::ProcessExited { code, signal } => process_exited(&mut cx, *code, *signal),
         SignalKind::Handover => {

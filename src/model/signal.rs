@@ -90,6 +90,11 @@ pub enum SignalKind {
     /// The user dismissed the gate (or interrupted) at the terminal, seen only through
     /// self-report or chrome.
     GateDismissed,
+    /// The agent's own reviewer denied the open gate's call and the turn goes on (Codex's
+    /// auto-review: no hook says so, seen only through chrome): the gate resolves
+    /// `dismissed` and the lifecycle is back to `working`
+    /// (`docs/lifecycle-attention.md#gates-the-screen-closes`).
+    GateDenied,
     /// The agent session ended; reasons clear/resume/compact are handovers.
     SessionEnded { reason: Option<String> },
     /// The pane's process exited.
@@ -131,6 +136,7 @@ impl SignalKind {
             SignalKind::TurnStopped { .. } => "turn_stopped",
             SignalKind::TurnFailed { .. } => "turn_failed",
             SignalKind::GateDismissed => "gate_dismissed",
+            SignalKind::GateDenied => "gate_denied",
             SignalKind::SessionEnded { .. } => "session_ended",
             SignalKind::ProcessExited { .. } => "process_exited",
             SignalKind::Handover => "handover",

@@ -10,7 +10,7 @@
 //! only when they changed since the last evaluation; the pacing of evaluations is
 //! `service::sampling`'s.
 
-use crate::adapters::manifest::{self, evaluate, Manifest, Screen};
+use crate::adapters::manifest::{self, evaluate, ClosedBy, Manifest, Screen};
 use crate::model::{AgentKind, DecisionKind, Timestamp};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -120,6 +120,12 @@ pub struct ChromeResult {
     /// No rule matched and this rule's closed screen shows: its dialog, if it was up,
     /// closed without a hook (`adapters::manifest::Rule::closed`).
     pub closed: Option<String>,
+    /// Who closes the dialog of [`ChromeResult::closed`] (`Closed::by`).
+    pub closed_by: ClosedBy,
+    /// Since when [`ChromeResult::closed`] has shown without a break (the evaluation
+    /// that first saw it): a reviewer's closed screen counts only when it appeared after
+    /// the gate opened.
+    pub closed_since: Option<Timestamp>,
 }
 
 /// One pane's chrome: the screen last evaluated and what it gave.
@@ -139,7 +145,7 @@ impl ChromeState {
             return false;
         }
         let e = evaluate(manifest, &screen);
-        let result = ChromeResult {
+        let mut result = ChromeResult {
             matched: e.matched.map(|r| {
                 let region = screen.region(&r.region);
                 Matched {
@@ -159,7 +165,20 @@ impl ChromeState {
                 total: n.total,
             }),
             closed: e.closed.map(|r| r.name.clone()),
+            closed_by: e
+                .closed
+                .and_then(|r| r.closed.as_ref())
+                .map(|c| c.by)
+                .unwrap_or_default(),
+            closed_since: None,
         };
+        if result.closed.is_some() {
+            result.closed_since = if result.closed == self.result.closed {
+                self.result.closed_since
+            } else {
+                Some(at)
+            };
+        }
         let first = self.evaluated_at.is_none();
         let changed = result.matched.as_ref().map(|m| &m.rule)
             != self.result.matched.as_ref().map(|m| &m.rule);

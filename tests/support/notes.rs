@@ -8,9 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A notification server in the test (`org.freedesktop.Notifications` on the test's
-/// bus): the summary of every `Notify`, in order.
+/// bus): the summary of every `Notify`, in order, and the id of every
+/// `CloseNotification`.
 pub struct Notes {
     shown: Arc<Mutex<Vec<String>>>,
+    closed: Arc<Mutex<Vec<u32>>>,
     next: std::sync::atomic::AtomicU32,
 }
 
@@ -39,7 +41,9 @@ impl Notes {
         }
     }
 
-    fn close_notification(&self, _id: u32) {}
+    fn close_notification(&self, id: u32) {
+        self.closed.lock().unwrap().push(id);
+    }
 
     fn get_capabilities(&self) -> Vec<String> {
         vec!["actions".into(), "body".into()]
@@ -55,11 +59,26 @@ impl Notes {
     }
 }
 
+/// The notifications shown (summary — body), in order.
+pub type Shown = Arc<Mutex<Vec<String>>>;
+
+/// The ids of the notifications closed, in order.
+pub type Closed = Arc<Mutex<Vec<u32>>>;
+
 /// Serves [`Notes`] on `bus` until the connection is dropped; the notifications shown.
 pub fn notification_server(bus: &str) -> (zbus::blocking::Connection, Arc<Mutex<Vec<String>>>) {
+    let (conn, shown, _) = notification_server_with_closes(bus);
+    (conn, shown)
+}
+
+/// [`notification_server`] that also gives the ids the daemon closed
+/// (`CloseNotification`, in order); the first notification's id is 1.
+pub fn notification_server_with_closes(bus: &str) -> (zbus::blocking::Connection, Shown, Closed) {
     let shown = Arc::new(Mutex::new(Vec::new()));
+    let closed = Arc::new(Mutex::new(Vec::new()));
     let notes = Notes {
         shown: shown.clone(),
+        closed: closed.clone(),
         next: std::sync::atomic::AtomicU32::new(0),
     };
     let conn = zbus::blocking::connection::Builder::address(bus)
@@ -70,7 +89,7 @@ pub fn notification_server(bus: &str) -> (zbus::blocking::Connection, Arc<Mutex<
         .unwrap()
         .build()
         .expect("the test's notification server");
-    (conn, shown)
+    (conn, shown, closed)
 }
 
 /// Waits (within [`STEP`]) until `shown` holds `n` notifications.

@@ -3,7 +3,8 @@
 //! (`docs/lifecycle-attention.md#dialogs-no-hook-names`).
 use super::{LadderHost, Outcome};
 use crate::engine::{
-    chrome_dialog_step, closed_gate_step, dismissal_due, ShownDialog, World, CHROME_ORIGIN,
+    chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, World,
+    CHROME_ORIGIN,
 };
 use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
 
@@ -50,7 +51,7 @@ impl LadderHost {
                 options: m.options.clone(),
                 choices: m.choices.clone(),
             });
-        let closed = st.is_some_and(|st| st.chrome.result.closed.is_some());
+        let closed = st.and_then(|st| closed_screen(&st.chrome.result));
         let seen_at = st.and_then(|st| st.dialog_seen_at);
         let step = chrome_dialog_step(p, shown.as_ref(), answered_at, now).or_else(|| {
             shown
@@ -92,10 +93,19 @@ impl LadderHost {
         if st.chrome.result.matched.is_some() {
             return None;
         }
-        let closed = st.chrome.result.closed.is_some();
+        let closed = closed_screen(&st.chrome.result);
         if !by_chrome && closed_gate_step(p, closed, st.dialog_seen_at).is_none() {
             return None;
         }
         dismissal_due(st.dialog_seen_at, now)
     }
+}
+
+/// The closed screen `result` shows, if any, for [`closed_gate_step`].
+fn closed_screen(result: &crate::service::chrome::ChromeResult) -> Option<ClosedScreen> {
+    result.closed.as_ref()?;
+    Some(ClosedScreen {
+        by_reviewer: result.closed_by == crate::adapters::manifest::ClosedBy::Reviewer,
+        since: result.closed_since?,
+    })
 }
