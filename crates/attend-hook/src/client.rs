@@ -21,7 +21,9 @@
 //!
 //! It prints nothing on stdout and always exits 0 (a broken Attend must not break the
 //! agent): a rejected payload, or an event that could be neither delivered nor spooled,
-//! gives exactly one `attend: …` line on stderr. The whole run stays within [`DEADLINE`].
+//! gives exactly one `attend: …` line on stderr. The whole run stays within [`DEADLINE`]
+//! after the payload was read and digested (a Copilot or Droid turn's end may first wait
+//! up to `crate::transcript::WAIT` for the agent's transcript: [`digest`]).
 
 use crate::context::{hook_body, Context};
 use crate::names::{ERROR_PREFIX, MAX_PAYLOAD, PANE_HOOKS_ENV, PANE_HOOKS_FLAG};
@@ -146,7 +148,6 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
         let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         return 0;
     }
-    let started = Instant::now();
     let arrived_at = now_ms();
     let pids = ancestors();
     let (event, payload) = match hook.notify_payload {
@@ -161,6 +162,8 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
         }
     };
     let payload = digest(hook.agent, event, payload);
+    // The call's budget starts now: a turn's end may have waited for its transcript.
+    let started = Instant::now();
     if let Err(e) = (entry.check)(hook.agent, event, &payload) {
         eprintln!("attend: hook not delivered: {e}");
         return 0;

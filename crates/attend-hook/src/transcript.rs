@@ -16,8 +16,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long the hook client waits for the transcript to reach this hook's `hook.start`
-/// line (a part of the hook's 300 ms; the rest is the call's, `crate::client::DEADLINE`).
-pub const WAIT: Duration = Duration::from_millis(120);
+/// line, before its call's own `crate::client::DEADLINE` starts. Usually a few ms; 120 ms
+/// were too few on a loaded machine (the CLI's event loop wrote the line later and the
+/// turn's end went out without its reply), and the agent waits for this hook either way
+/// (its hook timeout is 5 s).
+pub const WAIT: Duration = Duration::from_millis(1000);
 
 /// How often the transcript is read again while waiting.
 pub(crate) const POLL: Duration = Duration::from_millis(10);
@@ -180,6 +183,30 @@ mod tests {
 
     fn reply(text: &str) -> String {
         line(json!({"type": "assistant.message", "data": {"content": text, "toolRequests": []}}))
+    }
+
+    /// On a loaded machine the CLI wrote the turn's reply and this hook's `hook.start`
+    /// line a few hundred ms after the hook started: the client waits for them.
+    #[test]
+    fn a_transcript_written_late_still_gives_the_reply() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        std::fs::write(&path, user("hi")).unwrap();
+        let stamp = 1_796_000_000_000i64;
+        let late = path.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            let hook = line(
+                json!({"type": "hook.start", "data": {"hookType": "agentStop",
+                "input": {"timestamp": stamp}}}),
+            );
+            let mut f = std::fs::OpenOptions::new().append(true).open(late).unwrap();
+            std::io::Write::write_all(&mut f, (reply("Late reply.") + &hook).as_bytes()).unwrap();
+        });
+        let payload = json!({"timestamp": stamp, "transcriptPath": path}).to_string();
+        let out: Value = serde_json::from_str(&with_last_message(payload)).unwrap();
+        writer.join().unwrap();
+        assert_eq!(out[LAST_MESSAGE_FIELD], "Late reply.");
     }
 
     #[test]
