@@ -4,16 +4,20 @@
 //! `~/.factory/sessions/<cwd>/<id>.jsonl`, one JSON record per line) and adds the turn's
 //! last assistant text to the payload as `last_assistant_message` — Claude's field, which
 //! the adapter's `Stop` row reads — before it is sent or spooled. Droid writes the reply's
-//! record before it runs the `Stop` hook (recorded); a turn without one is polled for at
-//! most [`crate::transcript::WAIT`], then left without. Bounded like Copilot's
+//! record before it runs the `Stop` hook (recorded), so a turn without one is polled for
+//! only [`WAIT`] (not Copilot's longer wait, which every text-less turn end would pay),
+//! then left without. Bounded like Copilot's
 //! ([`crate::transcript`]): the last [`crate::transcript::TAIL_BYTES`] only, at most
 //! [`crate::transcript::MAX_TEXT`] bytes added. The text is the turn's reply, never a
 //! measure of activity (docs/decisions/0001-rejected-oracles.md).
 
-use crate::transcript::{cut, read_tail, POLL, WAIT};
+use crate::transcript::{cut, read_tail, transcript_of, POLL};
 use serde_json::Value;
-use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long a `Stop` without reply text in the transcript waits for one (Droid wrote it
+/// before the hook ran in every recorded turn).
+pub const WAIT: Duration = Duration::from_millis(120);
 
 /// The field added to a `Stop` payload: Claude Code's name for the turn's last reply.
 pub const LAST_MESSAGE_FIELD: &str = "last_assistant_message";
@@ -27,20 +31,11 @@ const REMINDER: &str = "<system-reminder>";
 /// when it already has the field, is no object, names no transcript, or the transcript
 /// has no reply text for the turn.
 pub fn with_last_message(payload: String) -> String {
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(&payload) else {
-        return payload;
-    };
-    if map.contains_key(LAST_MESSAGE_FIELD) {
-        return payload;
-    }
-    let Some(path) = map
-        .get("transcript_path")
-        .and_then(Value::as_str)
-        .map(Path::new)
-        .filter(|p| p.is_absolute())
+    let Some((mut map, path)) = transcript_of(&payload, "transcript_path", LAST_MESSAGE_FIELD)
     else {
         return payload;
     };
+    let path = path.as_path();
     let deadline = Instant::now() + WAIT;
     let text = loop {
         let reply = read_tail(path).and_then(|tail| last_reply(&tail));

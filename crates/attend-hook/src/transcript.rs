@@ -41,20 +41,11 @@ pub const MAX_TEXT: usize = 8 * 1024;
 /// unchanged when it already has the field, is no object, names no transcript, or the
 /// transcript has no reply text for the turn.
 pub fn with_last_message(payload: String) -> String {
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(&payload) else {
-        return payload;
-    };
-    if map.contains_key(LAST_MESSAGE_FIELD) {
-        return payload;
-    }
-    let Some(path) = map
-        .get("transcriptPath")
-        .and_then(Value::as_str)
-        .map(Path::new)
-        .filter(|p| p.is_absolute())
+    let Some((mut map, path)) = transcript_of(&payload, "transcriptPath", LAST_MESSAGE_FIELD)
     else {
         return payload;
     };
+    let path = path.as_path();
     let stamp = map.get("timestamp").and_then(Value::as_i64);
     let deadline = Instant::now() + WAIT;
     let text = loop {
@@ -70,6 +61,24 @@ pub fn with_last_message(payload: String) -> String {
     };
     map.insert(LAST_MESSAGE_FIELD.into(), Value::String(cut(text)));
     Value::Object(map).to_string()
+}
+
+/// A turn-end payload's object and the absolute transcript path its `path_key` names;
+/// `None` (send it as it is) when it is no JSON object, already has `field`, or names no
+/// absolute path.
+pub(crate) fn transcript_of(
+    payload: &str,
+    path_key: &str,
+    field: &str,
+) -> Option<(serde_json::Map<String, Value>, std::path::PathBuf)> {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(payload) else {
+        return None;
+    };
+    if map.contains_key(field) {
+        return None;
+    }
+    let path = Path::new(map.get(path_key)?.as_str()?).to_path_buf();
+    path.is_absolute().then_some((map, path))
 }
 
 /// The last [`TAIL_BYTES`] of the regular file at `path`, without a first line cut in
