@@ -7,6 +7,7 @@
 mod attention;
 mod decision;
 mod event;
+mod host;
 mod lifecycle;
 mod pane;
 mod pane_id;
@@ -20,6 +21,7 @@ pub use decision::{
     is_subagent_scope, subagent_scope, AnswerKey, Decision, DecisionKind, Resolution,
 };
 pub use event::{Event, EventKind};
+pub use host::{HostName, PaneRef, HOST_NAME_MAX};
 pub use lifecycle::{Lifecycle, Live};
 pub use pane::{AgentKind, Identity, Pane, StartQuiet};
 pub use pane_id::PaneId;
