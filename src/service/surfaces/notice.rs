@@ -25,8 +25,9 @@ pub struct Notice {
 }
 
 /// The word for what happened at `level`: `permission`, `question`, `failed`, `warning`,
-/// `done` (unread after a completion), `unread`.
-fn what(level: Attention, view: &PaneView) -> &'static str {
+/// `done` (unread after a completion), `unread`. One mapping for every message Attend
+/// sends about a level: desktop notifications and away pushes (`surfaces::away`).
+pub(super) fn what(level: Attention, view: &PaneView) -> &'static str {
     match level {
         Attention::PermissionRequired => "permission",
         Attention::InputRequired => "question",

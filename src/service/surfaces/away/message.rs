@@ -3,12 +3,12 @@
 //! the host, workspace, pane and kind only — never the command or the question; the
 //! text only with `include_text = true` (`docs/away.md#privacy`).
 
-use super::super::notice::notice;
+use super::super::notice::{notice, what};
 use super::super::overview::pane_title;
 use crate::adapters::terminal::sanitize_text;
 use crate::engine::away::AwayItem;
 use crate::engine::{workspace_name, PaneView};
-use crate::model::{Attention, Pane};
+use crate::model::Pane;
 use serde::Serialize;
 
 /// `open`: the item has been open for the delay while the user is away; `resolved`: a
@@ -46,6 +46,10 @@ pub struct Message {
     /// `workspace › pane`, as the desktop notification says it.
     #[serde(skip)]
     pub title: String,
+    /// The word for the kind, as the desktop notification says it (`permission`,
+    /// `question`).
+    #[serde(skip)]
+    pub word: &'static str,
 }
 
 impl Message {
@@ -78,6 +82,7 @@ impl Message {
             opened_at: item.opened_at.to_rfc3339(),
             text,
             title: pane_title(&view),
+            word: what(item.level, &view),
         }
     }
 
@@ -90,20 +95,11 @@ impl Message {
         }
     }
 
-    /// The word for the kind: `permission` or `question`.
-    fn word(&self) -> &'static str {
-        if self.kind == Attention::PermissionRequired.as_str() {
-            "permission"
-        } else {
-            "question"
-        }
-    }
-
     /// ntfy's title: `Attend on HOST: permission` (`… resolved`).
     pub fn ntfy_title(&self) -> String {
         match self.event {
-            Phase::Open => format!("Attend on {}: {}", self.host, self.word()),
-            Phase::Resolved => format!("Attend on {}: {} resolved", self.host, self.word()),
+            Phase::Open => format!("Attend on {}: {}", self.host, self.word),
+            Phase::Resolved => format!("Attend on {}: {} resolved", self.host, self.word),
         }
     }
 
@@ -111,8 +107,8 @@ impl Message {
     /// then the text when included.
     pub fn ntfy_message(&self) -> String {
         let line = match self.event {
-            Phase::Open => format!("{} waits for your {}", self.title, self.word()),
-            Phase::Resolved => format!("{}: the {} was resolved", self.title, self.word()),
+            Phase::Open => format!("{} waits for your {}", self.title, self.word),
+            Phase::Resolved => format!("{}: the {} was resolved", self.title, self.word),
         };
         match &self.text {
             Some(t) => format!("{line}\n{t}"),
@@ -124,7 +120,7 @@ impl Message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{AgentKind, Decision, DecisionKind, PaneId, Source, Timestamp};
+    use crate::model::{AgentKind, Attention, Decision, DecisionKind, PaneId, Source, Timestamp};
 
     fn gate_pane() -> (AwayItem, Pane) {
         let mut p = Pane::new(
