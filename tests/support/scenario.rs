@@ -719,7 +719,7 @@ impl Scenario {
     /// and quits the CLI by typing `quit` (exit 0, its session end recorded); the pane
     /// stays done/none — no lifecycle event, no attention — and a completion on another
     /// pane (`attend ARGS` with `marker` on stdin) is the only other notification.
-    /// Returns the recorded session end's payload.
+    /// Returns the recorded session end's payload (`Null` without a session-end recorder).
     pub fn review_then_quit(
         &self,
         shown: &std::sync::Mutex<Vec<String>>,
@@ -735,10 +735,13 @@ impl Scenario {
         self.prompt(quit);
         let v = self.expect_exit_0();
         self.expect(&v, "done", "none", Some(FIRST));
-        let ends = self.session_ends.as_ref().expect("a session end recorder");
-        let end = ends
-            .wait_for(session_end(self.cli), 0, STEP)
-            .unwrap_or_else(|e| self.fail(&e));
+        // A CLI without a session-end hook (OpenCode) records none: `Null`.
+        let end = match self.session_ends.as_ref() {
+            Some(ends) => ends
+                .wait_for(session_end(self.cli), 0, STEP)
+                .unwrap_or_else(|e| self.fail(&e)),
+            None => Value::Null,
+        };
         let kinds: Vec<String> = self
             .events_since(before)
             .iter()
