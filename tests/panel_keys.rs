@@ -3,8 +3,8 @@
 //! keys typed and windows resized through `xdotool` (XTEST, as a keyboard and a window
 //! manager do), widget state read back from the panel's `ATTEND_PANEL_DUMP` hook. Each
 //! shortcut is pressed and its effect on the daemon checked; the layout is checked by the
-//! allocation of the Resume and Kill buttons after a sequence of resizes. Screenshots are
-//! kept in `docs/screenshots/` (panel-520.png, panel-900.png, panel-1400.png,
+//! allocation of the Resume and Kill buttons after a sequence of resizes. Screenshots go to
+//! `target/screenshots/` (`ATTEND_UPDATE_SCREENSHOTS=1`: `docs/screenshots/`; panel-520.png, panel-900.png, panel-1400.png,
 //! panel-shortcuts.png).
 
 mod panel;

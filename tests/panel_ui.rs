@@ -3,8 +3,9 @@
 //! 2.1.197 payloads, and the real `attend-panel` on an Xvfb display. The panel's
 //! `ATTEND_PANEL_DUMP` hook reports what its widgets display; the tests compare that with
 //! `attend workspaces --json` / `attend ls --json`, act through the window's exported
-//! actions (`org.gtk.Actions`, the same actions its buttons use), and regenerate
-//! `docs/screenshots/panel.png`. Keys, sizes and scrolling: `tests/panel_keys.rs`.
+//! actions (`org.gtk.Actions`, the same actions its buttons use), and take a
+//! screenshot (`target/screenshots/panel.png`; `ATTEND_UPDATE_SCREENSHOTS=1` renews
+//! `docs/screenshots/panel.png`). Keys, sizes and scrolling: `tests/panel_keys.rs`.
 
 mod panel;
 mod support;

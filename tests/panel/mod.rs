@@ -638,9 +638,16 @@ fn capture(display: &str, which: &[&str], path: &Path, size: (u32, u32)) {
     assert!(f[2] > 100, "a rendered window has many colours: {info}");
 }
 
-/// Where screenshots are kept: `docs/screenshots/NAME`.
+/// Where a test writes its screenshot NAME: `target/screenshots/NAME`, so a test run
+/// leaves the checked-in pictures alone; with `ATTEND_UPDATE_SCREENSHOTS=1` the checked-in
+/// `docs/screenshots/NAME` itself (how the pictures in the docs are renewed).
 pub fn shot_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("docs/screenshots")
-        .join(name)
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = if std::env::var_os("ATTEND_UPDATE_SCREENSHOTS").is_some_and(|v| v == "1") {
+        root.join("docs/screenshots")
+    } else {
+        root.join("target/screenshots")
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
 }
