@@ -5,7 +5,9 @@
 #   package  also what build-aux/deb.sh needs: meson, dpkg-dev (dpkg-shlibdeps) and
 #            cargo-deb (pinned below; `cargo install` into ~/.cargo/bin, once)
 #   test     also what the test suite needs, the package stage's lintian and
-#            debootstrap included (docs/packaging.md)
+#            debootstrap included (docs/packaging.md), and openssh-server for the tests'
+#            own sshd on 127.0.0.1 (docs/reliability.md#sshd-tests): installed with its
+#            system service off, so nothing ever listens on port 22 because of this
 # Uses sudo when not root. Prints what it installs; silent when nothing is missing. Waits
 # a bounded time for another apt or dpkg (build-aux/apt.sh, ATTEND_APT_WAIT).
 set -eu
@@ -24,8 +26,44 @@ if [ "$mode" != build ]; then
   want="$want meson dpkg-dev"
 fi
 if [ "$mode" = test ]; then
-  want="$want tmux xvfb xauth xdotool imagemagick desktop-file-utils appstream dunst systemd groff-base zsh fish lintian debootstrap"
+  want="$want tmux xvfb xauth xdotool imagemagick desktop-file-utils appstream dunst systemd groff-base zsh fish lintian debootstrap openssh-client openssh-server"
 fi
+# openssh-server is installed for the tests only (they start their own sshd on a free
+# port of 127.0.0.1 with a private config): its system service must never run. Debian's
+# switch /etc/ssh/sshd_not_to_be_run keeps both its init script and ssh.service from
+# starting sshd (now and at every boot; removing the file turns the service back on);
+# during the install a policy-rc.d that refuses every start (unless the machine already
+# has one, as containers do) keeps the package's postinst from starting it, and where
+# systemctl exists the unit is disabled as well. Done only when this script installs the
+# package: an openssh-server installed before is left as it is.
+sudo_=""
+[ "$(id -u)" -eq 0 ] || sudo_=sudo
+policy_made=""
+ssh_installing=""
+ssh_off() {
+  ssh_installing=yes
+  $sudo_ mkdir -p /etc/ssh
+  $sudo_ touch /etc/ssh/sshd_not_to_be_run
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    trap ssh_off_end EXIT
+    trap 'exit 130' INT TERM
+    policy_made=yes
+    printf '#!/bin/sh\n# build-aux/deps.sh: no service starts while it installs packages\nexit 101\n' |
+      $sudo_ tee /usr/sbin/policy-rc.d >/dev/null
+    $sudo_ chmod 755 /usr/sbin/policy-rc.d
+  fi
+  echo "attend: openssh-server is for the tests' own sshd on 127.0.0.1: its system service stays off (/etc/ssh/sshd_not_to_be_run)" >&2
+}
+ssh_off_end() {
+  if [ -n "$policy_made" ]; then
+    $sudo_ rm -f /usr/sbin/policy-rc.d
+    policy_made=""
+  fi
+  if [ -n "$ssh_installing" ] && command -v systemctl >/dev/null 2>&1; then
+    $sudo_ systemctl disable --quiet ssh.service >/dev/null 2>&1 || true
+  fi
+  ssh_installing=""
+}
 missing=""
 for p in $want; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -35,8 +73,12 @@ if [ -n "$missing" ]; then
   # shellcheck source=build-aux/apt.sh
   . "$(dirname "$0")/apt.sh"
   attend_apt update
+  case " $missing " in
+  *" openssh-server "*) ssh_off ;;
+  esac
   # shellcheck disable=SC2086
   attend_apt install -y --no-install-recommends $missing
+  ssh_off_end
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "attend: cargo not found; install the Rust toolchain (rustup.rs) and retry" >&2

@@ -6,8 +6,9 @@
 # Stages and budgets (seconds; measured on 2 cores in docs/reliability.md "CI budget"):
 #   deps, agents, fmt, clippy, build, architecture (tests/architecture.rs: no import
 #   cycle, no file over 800 lines, no outside citation), unit (lib and bin tests), integration
-#   (tests/*.rs except the groups below), real-agents (real_*.rs, ladder_real_*.rs:
-#   the real Claude Code, Codex, Gemini, Qwen Code and OpenCode CLIs), reliability (reliability_*.rs),
+#   (tests/*.rs except the groups below; sshd_harness.rs and the other remote-host tests
+#   start their own sshd on 127.0.0.1, docs/reliability.md#sshd-tests), real-agents
+#   (real_*.rs, ladder_real_*.rs: the real Claude Code, Codex, Gemini, Qwen Code and OpenCode CLIs), reliability (reliability_*.rs),
 #   fuzz (fuzz_*.rs: the corpus and a bounded mutation run), meson (data validation, the
 #   install list), package (the Debian packages: build, lintian, install, remove;
 #   docs/packaging.md).
@@ -110,12 +111,15 @@ stage deps 420 build-aux/deps.sh test
 # The real agent CLIs (pinned, cached between runs); a failed install fails the run.
 stage agents 420 build-aux/agents.sh
 ATTEND_REQUIRE_REAL_AGENTS=1
+# The remote-host tests' own sshd and second user (tests/support/sshd.rs) must be there
+# (CI runs as root): a missing one fails the run instead of skipping.
+ATTEND_REQUIRE_SSHD=1
 PROPTEST_CASES=${PROPTEST_CASES:-10000}
 # One fixed seed: a CI run is repeatable (a red run means the tree, not the dice); the
 # fuzz targets explore new inputs in long runs (build-aux/fuzz.sh), whose finds are
 # saved into the corpus and proptest-regressions/ that every run replays first.
 PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261130}
-export ATTEND_REQUIRE_REAL_AGENTS PROPTEST_CASES PROPTEST_RNG_SEED
+export ATTEND_REQUIRE_REAL_AGENTS ATTEND_REQUIRE_SSHD PROPTEST_CASES PROPTEST_RNG_SEED
 stage fmt 60 cargo fmt --all --check
 stage clippy 540 cargo clippy --all-targets --locked -- -D warnings
 stage build 900 cargo build --all-targets --locked

@@ -628,3 +628,4 @@ pub mod hook_events;
 pub mod model_server;
 pub mod notes;
 pub mod scenario;
+pub mod sshd;
