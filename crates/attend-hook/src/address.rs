@@ -129,8 +129,8 @@ pub fn read_recorded(path: &Path) -> Option<Vec<u8>> {
     (!trimmed.is_empty()).then(|| trimmed.to_vec())
 }
 
-/// True when `path` is a socket (not following a symbolic link's absence: `stat`).
-fn is_socket(path: &Path) -> bool {
+/// True when `path` is a socket (`stat`: a symbolic link to one counts).
+pub fn is_socket(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket())
 }
 
