@@ -244,7 +244,15 @@ fn up_then_everything_finds_the_bus(w: &World) {
     assert_eq!(w.buses().len(), 1, "one dbus-daemon");
     let recorded = w.bus_dir().join("session-bus.address");
     assert_eq!(mode(&w.bus_dir()), 0o700);
-    assert_eq!(mode(&recorded), 0o600);
+    let files: Vec<(String, u32)> = std::fs::read_dir(w.bus_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(n, _)| n.starts_with("session-bus."))
+        .map(|(n, p)| (n, mode(&p)))
+        .collect();
+    assert_eq!(files.len(), 4, "socket, address, lock, log: {files:?}");
+    assert!(files.iter().all(|(_, m)| *m == 0o600), "{files:?}");
     assert_eq!(
         std::fs::read_to_string(&recorded).unwrap(),
         format!("unix:path={}\n", w.socket().display())

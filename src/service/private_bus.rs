@@ -14,7 +14,7 @@ use attend_hook::paths::runtime_dir;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -135,7 +135,10 @@ pub fn ensure() -> io::Result<Option<String>> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    super::private::tighten(&socket)?;
+    std::fs::set_permissions(
+        &socket,
+        std::fs::Permissions::from_mode(super::private::FILE_MODE),
+    )?;
     record(&recorded_path, &address)?;
     Ok(Some(address))
 }
