@@ -169,8 +169,8 @@ pub fn run(a: UpArgs) -> Result<i32, CliError> {
             CliError::new(
                 EXIT_UNREACHABLE,
                 format!(
-                    "{}\nWithout a desktop session bus, run `build-aux/quickstart.sh` (it \
-                     starts a private one) or `dbus-run-session -- attend daemon`.",
+                    "{}\nThat bus does not answer: unset DBUS_SESSION_BUS_ADDRESS and \
+                     `attend up` starts a private one.",
                     super::client::no_bus_message(e)
                 ),
             )
