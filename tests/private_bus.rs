@@ -118,8 +118,21 @@ impl World {
         !self.runtime && Path::new(&format!("/run/user/{}/bus", uid())).exists()
     }
 
+    /// Makes the hook spool unusable (its lock file a directory), so that a hook client
+    /// that does not reach the daemon says so on stderr instead of spooling silently (the
+    /// daemon would replay the spool, hiding a client that found no bus).
+    fn forbid_spool(&self) {
+        let lock = self.bus_dir().join(attend_hook::spool::LOCK_FILE);
+        match std::fs::remove_file(&lock) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("{}: {e}", lock.display()),
+        }
+        std::fs::create_dir(&lock).unwrap();
+    }
+
     /// A Claude hook of `session` through `program ARGS` (the hook client), which must
-    /// deliver it (nothing on stderr: nothing spooled).
+    /// deliver it live (nothing on stderr; with [`World::forbid_spool`] it cannot spool).
     fn hook(&self, program: &str, args: &[&str], session: &str) {
         let payload = json!({"session_id": session, "cwd": "/tmp/private-bus",
             "hook_event_name": "UserPromptSubmit", "prompt": "go"});
@@ -260,6 +273,7 @@ fn up_then_everything_finds_the_bus(w: &World) {
     // Every command finds the bus without the variable.
     assert!(w.panes().is_empty());
     w.ok(&["status"]);
+    w.forbid_spool();
     w.hook(attend_bin(), &["hook", "claude"], "s-attend-hook");
     let hook_exe = Path::new(attend_bin()).with_file_name("attend-hook");
     let mut sessions = 1;
@@ -328,6 +342,7 @@ fn a_dead_private_bus_is_ignored_and_replaced_by_the_next_up() {
     let new = w.buses();
     assert_eq!(new.len(), 1, "one fresh dbus-daemon");
     assert_ne!(new, old);
+    w.forbid_spool();
     w.hook(attend_bin(), &["hook", "claude"], "s-after");
     assert!(
         poll(TIMEOUT, || w.panes().len() == 1),
