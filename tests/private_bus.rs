@@ -132,30 +132,39 @@ impl World {
     }
 
     /// A Claude hook of `session` through `program ARGS` (the hook client), which must
-    /// deliver it live (nothing on stderr; with [`World::forbid_spool`] it cannot spool).
+    /// reach the daemon over the bus it found (with [`World::forbid_spool`] it cannot
+    /// spool). A call the busy daemon did not answer within the client's budget found the
+    /// bus all the same: it is sent again (bounded), as the agent's next hook would be.
     fn hook(&self, program: &str, args: &[&str], session: &str) {
         let payload = json!({"session_id": session, "cwd": "/tmp/private-bus",
             "hook_event_name": "UserPromptSubmit", "prompt": "go"});
-        let mut child = self
-            .program(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{program} {args:?}: {}",
-            text(&out.stderr)
-        );
+        let start = std::time::Instant::now();
+        loop {
+            let mut child = self
+                .program(program)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.to_string().as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            let err = text(&out.stderr);
+            if out.status.success() && err.is_empty() {
+                return;
+            }
+            assert!(
+                err.contains("did not answer") && start.elapsed() < TIMEOUT,
+                "{program} {args:?}: {err}\n{}",
+                self.logs()
+            );
+        }
     }
 
     /// The panes `attend ls --json` lists.
