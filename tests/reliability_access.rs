@@ -741,8 +741,10 @@ const SPAWNS: &[(&str, &str, &str)] = &[
     (
         "src/service/surfaces/launch.rs",
         "Command::new(program)",
-        "attend-panel / attend from our own directory, and a terminal's remote-control CLI \
-         (tmux, kitty, wezterm) whose pane/window ids are validated digits",
+        "attend-panel / attend from our own directory, `dbus-daemon --session` from PATH \
+         for `attend up`'s private bus (fixed arguments and a socket path in Attend's own \
+         runtime directory), and a terminal's remote-control CLI (tmux, kitty, wezterm) \
+         whose pane/window ids are validated digits",
     ),
     (
         "src/panel/client.rs",

@@ -223,7 +223,9 @@ pub enum Cmd {
         #[arg(long)]
         follow: bool,
     },
-    /// Start the daemon (if it is not running) and open the panel.
+    /// Start the daemon (if it is not running) and open the panel. Without a session bus,
+    /// start a private one first and print the line that sets DBUS_SESSION_BUS_ADDRESS
+    /// (`eval "$(attend up)"`).
     Up(up::UpArgs),
     /// The settings file, config.toml.
     Config {

@@ -42,6 +42,10 @@ pub fn main() -> i32 {
     if let Some(code) = hook::fast_path(&std::env::args_os().collect::<Vec<_>>()) {
         return code;
     }
+    // Without a session bus of its own, the private one `attend up` started: set in the
+    // environment here, while the process is still single-threaded (`set_var` races with
+    // other threads' `getenv`), for every library and child that looks for the bus.
+    crate::service::private_bus::adopt();
     // A pane holder (when no `attend-holder` is installed beside `attend`).
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if args

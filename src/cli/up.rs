@@ -1,10 +1,14 @@
 //! `attend up` (`docs/desktop-surfaces.md#attend-up-and-attend-demo---live`): makes sure
 //! the session service runs — D-Bus activation when it is installed, else `attend daemon`
 //! started detached (its log in the state directory) and awaited on the bus — and opens the
-//! panel (`attend-panel`, when built and a display is there).
+//! panel (`attend-panel`, when built and a display is there). Without a session bus it
+//! starts Attend's private one first (src/service/private_bus.rs) and prints the line that
+//! sets `DBUS_SESSION_BUS_ADDRESS` for the user's shell.
 
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
+use super::out;
 use crate::config::BUS_NAME;
+use crate::service::private_bus;
 use crate::service::surfaces::launch::{find_program, has_display, spawn_detached};
 use crate::service::surfaces::{PANEL_NAME, PANEL_PATH};
 use attend_hook::paths::state_dir;
@@ -130,8 +134,32 @@ async fn open_panel(c: &Client) -> String {
     }
 }
 
-/// Runs `attend up`; returns the exit code (3 without a session bus).
+/// Runs `attend up`; returns the exit code (3 when there is no session bus and no private
+/// one can be started).
+///
+/// Without a session bus of its own it uses Attend's private bus (started when needed,
+/// [`private_bus::ensure`]) and prints, on stdout, only the line that sets
+/// `DBUS_SESSION_BUS_ADDRESS` in a POSIX shell (`eval "$(attend up)"`); its other messages
+/// then go to stderr. With a bus of its own, everything goes to stdout as before.
 pub fn run(a: UpArgs) -> Result<i32, CliError> {
+    // Before the runtime below: `ensure` may set the variable (single-threaded here).
+    let private = private_bus::ensure().map_err(|e| {
+        CliError::new(
+            EXIT_UNREACHABLE,
+            format!("there is no session bus, and Attend cannot start a private one: {e}"),
+        )
+    })?;
+    if let Some(address) = &private {
+        out::line(&private_bus::export_line(address))?;
+    }
+    let is_private = private.is_some();
+    let say = move |text: &str| {
+        if is_private {
+            eprintln!("{text}");
+        } else {
+            let _ = out::line(text);
+        }
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -141,19 +169,26 @@ pub fn run(a: UpArgs) -> Result<i32, CliError> {
             CliError::new(
                 EXIT_UNREACHABLE,
                 format!(
-                    "{}\nWithout a desktop session bus, run `build-aux/quickstart.sh` (it \
-                     starts a private one) or `dbus-run-session -- attend daemon`.",
+                    "{}\nThat bus does not answer: unset DBUS_SESSION_BUS_ADDRESS and \
+                     `attend up` starts a private one.",
                     super::client::no_bus_message(e)
                 ),
             )
         })
         .await?;
         let how = ensure_daemon(&c, &a).await?;
-        let _ = super::out::line(&format!("attend: the daemon is {how}"));
+        say(&format!("attend: the daemon is {how}"));
         if !a.no_panel {
-            let _ = super::out::line(&format!("attend: {}", open_panel(&c).await));
+            say(&format!("attend: {}", open_panel(&c).await));
         }
-        let _ = super::out::line(
+        if is_private {
+            say(
+                "attend: the session bus is Attend's private one: `eval \"$(attend up)\"` sets \
+                 DBUS_SESSION_BUS_ADDRESS in this shell (attend commands and hooks find it \
+                 without)",
+            );
+        }
+        say(
             "attend: next: `attend run -- claude` runs an agent in a pane; `attend \
              install-hooks claude` follows the ones you start elsewhere; `attend status` \
              sums it up",

@@ -40,5 +40,9 @@ pub const APP_ID: &str = crate::config::APP_ID;
 /// Runs the panel with the process arguments (GApplication's options, e.g.
 /// `--gapplication-service` under D-Bus activation); returns the exit code.
 pub fn main() -> i32 {
+    // Without a session bus of its own, the private one `attend up` started
+    // (src/service/private_bus.rs): set while the process is still single-threaded, before
+    // GTK or any runtime starts (`set_var` races with other threads' `getenv`).
+    crate::service::private_bus::adopt();
     app::run()
 }

@@ -16,7 +16,8 @@
 //!    follow the owner's signals; [`attach`] serves attached terminals; [`pty`] runs the
 //!    programs (an agent with hooks of its own on its command line, [`pane_hooks`]), [`procwatch`]/[`procfs`] read `/proc`, [`clock`] is the one clock;
 //!    [`state_lock`] makes one daemon the owner of a state directory and [`private`] keeps
-//!    its files closed to other users; [`fd_limit`] gives the daemon the descriptors its
+//!    its files closed to other users; [`private_bus`] is the session bus `attend up`
+//!    starts where there is none; [`fd_limit`] gives the daemon the descriptors its
 //!    panes need.
 //! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
 //!    D-Bus, the panel and the tray alike.
@@ -40,6 +41,7 @@ pub mod ladder_host;
 pub mod owner;
 pub mod pane_hooks;
 pub mod private;
+pub mod private_bus;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;

@@ -62,7 +62,8 @@ pub fn tighten(path: &Path) -> io::Result<bool> {
 /// `daemon.lock`, `daemon.log`, `hooks.spool` (its lock and batches), the attach sockets
 /// `attach-<pid>.sock`, and the directories `screens` (the panes' screen logs),
 /// `holders` (the pane holders' sockets) and `panes` (the hook settings of the agents
-/// Attend starts).
+/// Attend starts), and the private session bus's files `session-bus.*` (its socket,
+/// recorded address, lock and log; [`super::private_bus`]).
 pub const OWN_FILES: &[&str] = &[
     "attend.db",
     "daemon.",
@@ -71,6 +72,7 @@ pub const OWN_FILES: &[&str] = &[
     "screens",
     "holders",
     "panes",
+    "session-bus.",
 ];
 
 /// [`tighten`]s the directory `dir`, the entries directly in it whose names start with
