@@ -24,7 +24,7 @@ if [ "$mode" != build ]; then
   want="$want meson dpkg-dev"
 fi
 if [ "$mode" = test ]; then
-  want="$want tmux xvfb xauth xdotool imagemagick desktop-file-utils appstream dunst systemd groff-base zsh fish lintian debootstrap"
+  want="$want openssh-client tmux xvfb xauth xdotool imagemagick desktop-file-utils appstream dunst systemd groff-base zsh fish lintian debootstrap"
 fi
 missing=""
 for p in $want; do

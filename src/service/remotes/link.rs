@@ -137,12 +137,11 @@ pub async fn connect(remote: &Remote) -> Result<Link, String> {
     let attempt = async {
         let pair = |e: std::io::Error| (format!("socket pair: {e}"), false);
         ours.set_nonblocking(true).map_err(pair)?;
-        let stream = tokio::net::UnixStream::from_std(ours).map_err(pair)?;
-        let conn = zbus::connection::Builder::unix_stream(stream)
-            .auth_mechanism(zbus::AuthMechanism::Anonymous)
-            .build()
+        let mut stream = tokio::net::UnixStream::from_std(ours).map_err(pair)?;
+        let guid = authenticate(&mut stream).await?;
+        let conn = bus_connection(stream, &guid)
             .await
-            .map_err(|e| (format!("no D-Bus session on the remote ({e})"), true))?;
+            .map_err(|e| (clean(&format!("the remote bus failed: {e}")), false))?;
         let version = remote_version(&conn).await.map_err(|e| (e, false))?;
         Ok::<_, (String, bool)>((conn, version))
     };
@@ -172,6 +171,60 @@ pub async fn connect(remote: &Remote) -> Result<Link, String> {
             Err(clean(if said.is_empty() { &e } else { &said }))
         }
     }
+}
+
+/// The client side of the SASL handshake, bounded (zbus's own reads a line of any
+/// length): `AUTH ANONYMOUS` (the bridge authenticated itself to the remote bus by its own
+/// uid), then `BEGIN`; the guid of the remote bus. No file descriptor crosses the link,
+/// so none is negotiated. Errors: (message, whether the carrier's stderr says it better).
+async fn authenticate(stream: &mut tokio::net::UnixStream) -> Result<String, (String, bool)> {
+    use tokio::io::AsyncWriteExt;
+    let io = |e: std::io::Error| (format!("the link failed: {e}"), true);
+    stream
+        .write_all(b"\0AUTH ANONYMOUS 617474656e64\r\n")
+        .await
+        .map_err(io)?;
+    // Byte by byte: nothing after the line may be taken from the connection.
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while line.last() != Some(&b'\n') {
+        if line.len() > crate::service::bridge::sasl::LINE_MAX {
+            let start = String::from_utf8_lossy(&line[..60]).into_owned();
+            let e = format!(
+                "the other end does not speak D-Bus (it sent {:?}…)",
+                clean(&start)
+            );
+            return Err((e, false));
+        }
+        match stream.read(&mut byte).await.map_err(io)? {
+            0 => return Err(("the link closed during the D-Bus handshake".into(), true)),
+            _ => line.push(byte[0]),
+        }
+    }
+    let text = String::from_utf8_lossy(&line).trim_end().to_string();
+    let guid = crate::service::bridge::sasl::ok_guid(text.as_bytes()).ok_or_else(|| {
+        let e = format!(
+            "the other end does not speak D-Bus (it sent {:?})",
+            clean(&text)
+        );
+        (e, false)
+    })?;
+    stream.write_all(b"BEGIN\r\n").await.map_err(io)?;
+    Ok(guid)
+}
+
+/// A bus connection on the authenticated stream: zbus's, then `Hello`.
+async fn bus_connection(
+    stream: tokio::net::UnixStream,
+    guid: &str,
+) -> zbus::Result<zbus::Connection> {
+    let conn = zbus::connection::Builder::authenticated_socket(stream, guid)?
+        .build()
+        .await?;
+    // The bus's first message must be `Hello`; zbus sends it only in its own handshake.
+    // (The name it returns is not needed here: the bus stamps every message's sender.)
+    zbus::fdo::DBusProxy::new(&conn).await?.hello().await?;
+    Ok(conn)
 }
 
 /// The remote daemon's version. Errors: no daemon owns the name there, or it does not

@@ -255,7 +255,20 @@ async fn watch(mut link: link::Link) -> String {
                 said
             }
         }
-        End::Connection(why) => why,
+        // The carrier usually says why (the bridge's "the session bus closed the
+        // connection", ssh's "Broken pipe"): a moment for it to exit and say so.
+        End::Connection(why) => {
+            let exited = tokio::time::timeout(Duration::from_secs(2), link.child.wait()).await;
+            let said = match exited {
+                Ok(_) => link.last_stderr().await,
+                Err(_) => String::new(),
+            };
+            if said.is_empty() || why.contains("daemon stopped") {
+                why
+            } else {
+                said
+            }
+        }
     };
     link::clean(&why)
 }
