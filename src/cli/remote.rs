@@ -17,7 +17,7 @@ pub enum RemoteCmd {
     /// Link to the Attend daemon of another machine, over ssh (the user's own ssh config
     /// and agent; no password prompt) or a --via carrier.
     Add {
-        /// The name its panes get here (NAME:p3): 1–32 of a-z, 0-9 and '-'.
+        /// The name its panes get here (NAME:p3): 1 to 32 of a-z, 0-9 and "-".
         name: String,
         /// [user@]host[:port] for ssh (with --via only a label).
         target: String,
