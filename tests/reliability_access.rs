@@ -704,6 +704,15 @@ fn no_payload_string_can_reach_a_shell() {
 /// its reason).
 const SPAWNS: &[(&str, &str, &str)] = &[
     (
+        "src/service/remotes/link.rs",
+        "Command::new(&argv[0])",
+        "the link to a remote Attend (docs/decisions/0014-remote-link.md): `ssh` with fixed \
+         options, `-p PORT` (digits) and `-- DEST` (a parsed [user@]host that cannot start \
+         with '-'), or the user's own `via` command from their config.toml, split into \
+         words (never run by a shell); then the remote command's words (the user's own \
+         `command`, default `attend bridge --stdio`). Nothing from a remote chooses them",
+    ),
+    (
         "data/opencode/attend.js",
         "spawn(HOOK[0], [...HOOK.slice(1), event]",
         "the hook argv install-hooks wrote (the absolute attend-hook path and `opencode`) \

@@ -1,7 +1,7 @@
 //! The `attend` command line's grammar (clap derive): every subcommand, its arguments and
 //! help text.
 
-use super::{install, ladder, settings, status, up};
+use super::{install, ladder, remote, settings, status, up};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -231,6 +231,18 @@ pub enum Cmd {
     Config {
         #[command(subcommand)]
         cmd: settings::ConfigCmd,
+    },
+    /// Other machines' Attend daemons this one links to (over ssh or a --via carrier).
+    Remote {
+        #[command(subcommand)]
+        cmd: remote::RemoteCmd,
+    },
+    /// Join stdin/stdout to this machine's session bus (the remote end of a link, run by
+    /// ssh: `attend bridge --stdio`).
+    Bridge {
+        /// Speak D-Bus on stdin/stdout (the only mode).
+        #[arg(long, required = true)]
+        stdio: bool,
     },
 }
 

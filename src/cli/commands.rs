@@ -184,6 +184,8 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
         | Cmd::Status { .. }
         | Cmd::Up(_)
         | Cmd::Config { .. }
+        | Cmd::Remote { .. }
+        | Cmd::Bridge { .. }
         | Cmd::InstallHooks { .. } => {
             unreachable!("handled before connecting")
         }

@@ -16,6 +16,7 @@ mod install;
 mod ladder;
 mod man;
 mod out;
+mod remote;
 mod render;
 mod rm;
 mod settings;
@@ -102,6 +103,8 @@ pub fn main() -> i32 {
         }
         Cmd::Man => report(out::write(&man::render(Cli::command())).map(|()| EXIT_OK)),
         Cmd::Config { cmd } => report(settings::run(cmd)),
+        Cmd::Remote { cmd } => report(remote::run(cmd)),
+        Cmd::Bridge { .. } => crate::service::bridge::run_stdio(),
         other => report(commands::run(other)),
     }
 }

@@ -166,6 +166,16 @@ pub trait Attend1 {
     /// `Version() → s`: the daemon's version (e.g. `0.1.0`).
     fn version(&self) -> zbus::Result<String>;
 
+    /// `Remotes() → aa{sv}`: every remote of `config.toml` and its link, by name: `name`
+    /// s, `target` s, `via` s and `command` s (when set), `state` s
+    /// (`connected`|`connecting`|`offline`), `since_at` x, `last_error` s and
+    /// `remote_version` s (when known) (`docs/dbus-api.md#remote`).
+    fn remotes(&self) -> zbus::Result<Vec<Dict>>;
+
+    /// `ReloadRemotes() → as`: reads `config.toml` again and applies its remotes (new
+    /// ones connect, removed or changed ones end); the bad remote entries, one line each.
+    fn reload_remotes(&self) -> zbus::Result<Vec<String>>;
+
     /// `Quit()`: the daemon stops; its panes' programs keep running.
     fn quit(&self) -> zbus::Result<()>;
 

@@ -232,8 +232,12 @@ pub async fn run_with_connection(
 ) -> Result<(), DaemonError> {
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
     let quit = std::sync::Arc::new(tokio::sync::Notify::new());
+    let remotes = super::remotes::Remotes::new();
     conn.object_server()
-        .at(OBJECT_PATH, Attend1::new(cmd_tx.clone(), quit.clone()))
+        .at(
+            OBJECT_PATH,
+            Attend1::new(cmd_tx.clone(), quit.clone(), remotes.clone()),
+        )
         .await?;
     let lost = name_lost(&conn).await?;
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
@@ -286,6 +290,8 @@ pub async fn run_with_connection(
     let (pty_tx, pty_rx) = super::pty::event_channel();
     // The user's config.toml, once: a bad entry is logged and only it falls back.
     let settings = super::settings::load();
+    // The links to other machines' daemons (src/service/remotes/), each its own task.
+    remotes.set(settings.remotes.clone());
     let mut owner = Owner::new(
         world,
         db,
@@ -360,6 +366,7 @@ pub async fn run_with_connection(
         }
     };
     owner.run(cmd_rx, pty_rx, shutdown).await;
+    remotes.set(Vec::new());
     drop(spool_watch);
     attach.abort();
     // The bus may be gone already: do not wait long for its answer.

@@ -11,6 +11,7 @@ use super::clock::now;
 use super::command::{ask, Command, EventTuple, LadderCommand};
 use super::error::Attend1Error;
 use super::intake::hook_request;
+use super::remotes::{remote_dict, Remotes};
 use super::surfaces::TerminalLocation;
 use super::wire::{event_data, Dict};
 use crate::model::{Action, Event, EventKind};
@@ -22,12 +23,18 @@ pub use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
 pub struct Attend1 {
     tx: mpsc::Sender<Command>,
     quit: std::sync::Arc<tokio::sync::Notify>,
+    remotes: Remotes,
 }
 
 impl Attend1 {
-    /// An interface that forwards every call to `tx`; `Quit` notifies `quit`.
-    pub fn new(tx: mpsc::Sender<Command>, quit: std::sync::Arc<tokio::sync::Notify>) -> Attend1 {
-        Attend1 { tx, quit }
+    /// An interface that forwards every call to `tx`; `Quit` notifies `quit`; `Remotes`
+    /// and `ReloadRemotes` use the link supervisor `remotes` (src/service/remotes/).
+    pub fn new(
+        tx: mpsc::Sender<Command>,
+        quit: std::sync::Arc<tokio::sync::Notify>,
+        remotes: Remotes,
+    ) -> Attend1 {
+        Attend1 { tx, quit, remotes }
     }
 }
 
@@ -242,6 +249,32 @@ impl Attend1 {
         }
         let ids = ask(&self.tx, |r| Command::RemoveExited(older_than, dry_run, r)).await?;
         Ok(ids.iter().map(|p| p.to_string()).collect())
+    }
+
+    /// Remotes() → aa{sv}: every remote of `config.toml` with its link's state, by name
+    /// (`docs/dbus-api.md#remote`).
+    #[zbus(out_args("remotes"))]
+    async fn remotes(&self) -> Vec<Dict> {
+        let list = self.remotes.list();
+        list.iter().map(|(r, s)| remote_dict(r, s)).collect()
+    }
+
+    /// ReloadRemotes() → as problems: reads `config.toml` again and makes the links its
+    /// `[remote.NAME]` tables (new ones connect, removed or changed ones end); the bad
+    /// remote entries, one line each (`docs/configuration.md#bad-entries`).
+    #[zbus(out_args("problems"))]
+    async fn reload_remotes(&self) -> Vec<String> {
+        let loaded = tokio::task::spawn_blocking(super::settings::read).await;
+        let Ok(loaded) = loaded else {
+            return vec!["config.toml: cannot be read".into()];
+        };
+        self.remotes.set(loaded.settings.remotes);
+        loaded
+            .problems
+            .iter()
+            .filter(|p| p.entry.starts_with("remote") || p.entry == "config.toml")
+            .map(|p| p.to_string())
+            .collect()
     }
 
     #[zbus(out_args("version"))]

@@ -22,10 +22,14 @@
 //! 4. Removing panes: [`removal`] drives the owner's steps (a kill first, bounded), for
 //!    D-Bus, the panel and the tray alike.
 //! 5. [`settings`] reads the user's `config.toml` once at start-up (notification levels,
-//!    sound, the automatic removal's age), entry by entry.
+//!    sound, the automatic removal's age, the remotes), entry by entry.
+//! 6. Other machines (`docs/decisions/0014-remote-link.md`): [`remotes`] keeps a link to
+//!    each remote daemon (ssh or a `via` carrier); [`bridge`] is `attend bridge --stdio`,
+//!    the remote end of such a link.
 
 pub mod args;
 pub mod attach;
+pub mod bridge;
 pub mod chrome;
 pub mod clock;
 pub mod command;
@@ -45,6 +49,7 @@ pub mod private_bus;
 pub mod procfs;
 pub mod procwatch;
 pub mod pty;
+pub mod remotes;
 pub mod removal;
 pub mod replace;
 pub mod replay;

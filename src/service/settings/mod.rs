@@ -22,6 +22,10 @@
 //! # Push a gate or question left open while the user is away (docs/away.md). Off.
 //! enabled = true
 //! ntfy_topic = "attend-…"
+//!
+//! [remote.buildbox]
+//! # Link to the Attend daemon of another machine (docs/decisions/0014-remote-link.md).
+//! target = "me@buildbox:22"
 //! ```
 //!
 //! Lenient by entry (`docs/configuration.md#bad-entries`): a bad entry (an unknown level,
@@ -32,11 +36,13 @@
 mod away;
 mod levels;
 mod problem;
+pub mod remote;
 mod sound;
 
 pub use away::{Away, Ntfy, Secret, DEFAULT_AWAY_DELAY, DEFAULT_NTFY_SERVER};
 pub use levels::level;
 pub use problem::Problem;
+pub use remote::{Remote, Target};
 pub use sound::{Sound, DEFAULT_THEME};
 
 use crate::model::Attention;
@@ -46,7 +52,7 @@ use std::time::Duration;
 use toml_edit::{DocumentMut, TableLike};
 
 /// The tables `config.toml` has.
-const TABLES: [&str; 4] = ["notifications", "panes", "sound", "away"];
+const TABLES: [&str; 5] = ["notifications", "panes", "sound", "away", "remote"];
 
 /// Everything `config.toml` sets, defaults where it says nothing (or something bad).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +69,9 @@ pub struct Settings {
     /// `[away]`: pushing gates and questions to a phone while the user is away
     /// (`docs/away.md`); off by default.
     pub away: Away,
+    /// `[remote.NAME]`: the other machines' Attend daemons to link to
+    /// (`docs/decisions/0014-remote-link.md`), in file order; none by default.
+    pub remotes: Vec<Remote>,
 }
 
 impl Default for Settings {
@@ -79,6 +88,7 @@ impl Default for Settings {
             remove_exited_after: None,
             sound: Sound::default(),
             away: Away::default(),
+            remotes: Vec::new(),
         }
     }
 }
@@ -112,6 +122,7 @@ impl Settings {
                 "panes" => settings.read_panes(table, &mut problems),
                 "sound" => settings.sound.read(table, &mut problems),
                 "away" => settings.away.read(table, &mut problems),
+                "remote" => remote::read(table, &mut settings.remotes, &mut problems),
                 other => problems.push(Problem::new(
                     format!("[{other}]"),
                     format!("unknown table (accepted: {})", TABLES.join(", ")),

@@ -1,0 +1,291 @@
+//! The link supervisor (`docs/decisions/0014-remote-link.md`): one tokio task per remote
+//! of `config.toml` (`[remote.NAME]`) that connects ([`link::connect`]), reports
+//! `connected` with the remote's version, and when the carrier exits or the connection
+//! closes reports `offline` since then with the last error, then reconnects with a
+//! backoff of 1 s doubling to 60 s.
+//!
+//! No timer runs while a link is up: the task waits on the carrier's exit and the
+//! connection's messages only (liveness is ssh's `ServerAliveInterval`), so an idle
+//! daemon stays without wake-ups. The table of states is read by `Remotes()`;
+//! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). Links carry
+//! no pane state yet: they are only kept up, watched and reported.
+
+pub mod link;
+
+use super::clock::now;
+use crate::config::BUS_NAME;
+use crate::model::{HostName, Timestamp};
+use crate::service::settings::Remote;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+/// The first wait before reconnecting.
+pub const BACKOFF_MIN: Duration = Duration::from_secs(1);
+/// The longest wait before reconnecting.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
+
+/// A link's state, as `Remotes()` and `attend remote ls` name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkState {
+    Connecting,
+    Connected,
+    Offline,
+}
+
+impl LinkState {
+    /// The wire name: `connecting`, `connected`, `offline`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkState::Connecting => "connecting",
+            LinkState::Connected => "connected",
+            LinkState::Offline => "offline",
+        }
+    }
+}
+
+/// One remote's link as reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub state: LinkState,
+    /// When the link entered `state`.
+    pub since: Timestamp,
+    /// Why the link last failed (cleaned, one line); kept while reconnecting.
+    pub last_error: Option<String>,
+    /// The remote daemon's version, once it answered.
+    pub remote_version: Option<String>,
+}
+
+struct Entry {
+    remote: Remote,
+    status: Status,
+    /// Which task may write `status` (a reload replaces the task).
+    generation: u64,
+    task: tokio::task::AbortHandle,
+}
+
+#[derive(Default)]
+struct Table {
+    entries: BTreeMap<HostName, Entry>,
+    generation: u64,
+}
+
+/// The supervisor: a handle to the table of links (cheap to clone).
+#[derive(Clone, Default)]
+pub struct Remotes {
+    table: Arc<Mutex<Table>>,
+}
+
+impl Remotes {
+    /// A supervisor with no remote.
+    pub fn new() -> Remotes {
+        Remotes::default()
+    }
+
+    /// Makes the links those of `remotes`: a removed or changed remote's task ends (its
+    /// carrier is killed), a new or changed one starts connecting; unchanged ones keep
+    /// their link. Must be called on a tokio runtime.
+    pub fn set(&self, remotes: Vec<Remote>) {
+        let mut table = self.lock();
+        let wanted: BTreeMap<HostName, Remote> =
+            remotes.into_iter().map(|r| (r.name.clone(), r)).collect();
+        table.entries.retain(|name, entry| {
+            let keep = wanted.get(name) == Some(&entry.remote);
+            if !keep {
+                entry.task.abort();
+            }
+            keep
+        });
+        for (name, remote) in wanted {
+            if table.entries.contains_key(&name) {
+                continue;
+            }
+            table.generation += 1;
+            let generation = table.generation;
+            let task = tokio::spawn(supervise(remote.clone(), generation, self.clone()));
+            table.entries.insert(
+                name,
+                Entry {
+                    remote,
+                    status: Status {
+                        state: LinkState::Connecting,
+                        since: now(),
+                        last_error: None,
+                        remote_version: None,
+                    },
+                    generation,
+                    task: task.abort_handle(),
+                },
+            );
+        }
+    }
+
+    /// Every remote with its link's status, by name.
+    pub fn list(&self) -> Vec<(Remote, Status)> {
+        self.lock()
+            .entries
+            .values()
+            .map(|e| (e.remote.clone(), e.status.clone()))
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records a new status for `name` if `generation` is still its task's.
+    fn report(&self, name: &HostName, generation: u64, change: impl FnOnce(&mut Status)) {
+        let mut table = self.lock();
+        if let Some(e) = table.entries.get_mut(name) {
+            if e.generation == generation {
+                change(&mut e.status);
+            }
+        }
+    }
+}
+
+/// The `Remotes()` dictionary of one remote (`docs/dbus-api.md#remote`): `name` s,
+/// `target` s, `via` s and `command` s (when set), `state` s, `since_at` x (ms since the
+/// epoch), `last_error` s and `remote_version` s (when known).
+pub fn remote_dict(remote: &Remote, status: &Status) -> crate::service::wire::Dict {
+    crate::service::wire::DictBuilder::new()
+        .str("name", remote.name.as_str())
+        .str("target", &remote.target)
+        .opt_str("via", remote.via.as_deref())
+        .opt_str("command", remote.command.as_deref())
+        .str("state", status.state.as_str())
+        .time("since_at", Some(status.since))
+        .opt_str("last_error", status.last_error.as_deref())
+        .opt_str("remote_version", status.remote_version.as_deref())
+        .build()
+}
+
+/// The next wait after `wait`: doubled, at most [`BACKOFF_MAX`].
+pub fn next_backoff(wait: Duration) -> Duration {
+    (wait * 2).min(BACKOFF_MAX)
+}
+
+/// One remote's task: connect, watch, report, back off, again; until aborted.
+async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
+    let name = remote.name.clone();
+    let mut wait = BACKOFF_MIN;
+    loop {
+        remotes.report(&name, generation, |s| {
+            if s.state != LinkState::Connecting {
+                s.state = LinkState::Connecting;
+                s.since = now();
+            }
+        });
+        let error = match link::connect(&remote).await {
+            Ok(link) => {
+                tracing::info!(remote = %name, version = %link.version, "remote linked");
+                remotes.report(&name, generation, |s| {
+                    s.state = LinkState::Connected;
+                    s.since = now();
+                    s.remote_version = Some(link.version.clone());
+                });
+                wait = BACKOFF_MIN;
+                watch(link).await
+            }
+            Err(e) => e,
+        };
+        tracing::warn!(remote = %name, error = %error, "remote offline");
+        remotes.report(&name, generation, |s| {
+            s.state = LinkState::Offline;
+            s.since = now();
+            s.last_error = Some(error.clone());
+        });
+        tokio::time::sleep(wait).await;
+        wait = next_backoff(wait);
+    }
+}
+
+/// Waits, without a timer, until the link ends: the carrier exits, the connection
+/// closes, or the remote daemon gives up its name. Why it ended (cleaned).
+async fn watch(mut link: link::Link) -> String {
+    use zbus::export::futures_core::Stream;
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender("org.freedesktop.DBus")
+        .and_then(|b| b.member("NameOwnerChanged"))
+        .and_then(|b| b.arg(0, BUS_NAME))
+        .map(|b| b.build());
+    let stream = match rule {
+        Ok(rule) => zbus::MessageStream::for_match_rule(rule, &link.conn, Some(8)).await,
+        Err(e) => Err(e),
+    };
+    let mut stream = match stream {
+        Ok(s) => s,
+        Err(e) => return link::clean(&format!("cannot watch the remote daemon: {e}")),
+    };
+    let daemon_gone = async {
+        loop {
+            let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut stream).poll_next(cx));
+            match next.await {
+                None => return "the connection closed".to_string(),
+                Some(Err(e)) => return format!("the connection failed: {e}"),
+                Some(Ok(msg)) => {
+                    let owner = msg
+                        .body()
+                        .deserialize::<(String, String, String)>()
+                        .map(|(_, _, new)| new);
+                    if owner.is_ok_and(|new| new.is_empty()) {
+                        return "the remote attend daemon stopped".to_string();
+                    }
+                }
+            }
+        }
+    };
+    enum End {
+        Carrier(String),
+        Connection(String),
+    }
+    let end = tokio::select! {
+        status = link.child.wait() => {
+            End::Carrier(status.map_or_else(|e| e.to_string(), |s| s.to_string()))
+        }
+        why = daemon_gone => End::Connection(why),
+    };
+    let why = match end {
+        End::Carrier(status) => {
+            let said = link.last_stderr().await;
+            if said.is_empty() {
+                format!("the link ended ({status})")
+            } else {
+                said
+            }
+        }
+        // The carrier usually says why (the bridge's "the session bus closed the
+        // connection", ssh's "Broken pipe"): a moment for it to exit and say so.
+        End::Connection(why) => {
+            let exited = tokio::time::timeout(Duration::from_secs(2), link.child.wait()).await;
+            let said = match exited {
+                Ok(_) => link.last_stderr().await,
+                Err(_) => String::new(),
+            };
+            if said.is_empty() || why.contains("daemon stopped") {
+                why
+            } else {
+                said
+            }
+        }
+    };
+    link::clean(&why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_doubles_from_one_second_to_a_minute() {
+        let mut w = BACKOFF_MIN;
+        let mut seen = vec![w.as_secs()];
+        for _ in 0..8 {
+            w = next_backoff(w);
+            seen.push(w.as_secs());
+        }
+        assert_eq!(seen, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(LinkState::Offline.as_str(), "offline");
+    }
+}

@@ -1,0 +1,193 @@
+//! The link to another machine's Attend (docs/decisions/0014-remote-link.md): two
+//! daemons on two private buses, the "remote" with its own state directory, linked by
+//! `attend remote add … --via` (a plain local command, no ssh) through
+//! `attend bridge --stdio`; the link's states in `attend remote ls`, its loss and its
+//! reconnection by itself, and bad remotes that get a clear one-line state while the rest
+//! goes on.
+
+mod support;
+
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+use support::{attend_bin, Bus, Env};
+
+/// Generous: reconnecting waits out a backoff of up to 8 s after the outage below, and
+/// ssh and the daemons start slowly on a loaded machine.
+const LINK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A world whose config.toml is its own (never the user's).
+fn env_on(bus: Bus, dir: tempfile::TempDir) -> Env {
+    let home = dir.path().to_path_buf();
+    let config = dir.path().join("config");
+    Env::with(
+        bus,
+        dir,
+        home,
+        vec![("XDG_CONFIG_HOME".into(), Some(config.into_os_string()))],
+        LINK_TIMEOUT,
+    )
+}
+
+/// The remote: a daemon on a bus at a fixed socket (so it can be started again there).
+fn remote_env() -> (Env, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("bus.sock");
+    let mut env = env_on(Bus::at(&socket), dir);
+    env.start_daemon();
+    (env, socket)
+}
+
+fn local_env() -> Env {
+    let mut env = env_on(Bus::start(), tempfile::tempdir().unwrap());
+    env.start_daemon();
+    env
+}
+
+/// `--via` and `--command` that reach the remote's bus with a plain local command.
+fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
+    let via = shlex::try_join([
+        "env",
+        &format!("DBUS_SESSION_BUS_ADDRESS=unix:path={}", socket.display()),
+        &format!("XDG_RUNTIME_DIR={}", remote.path("run").display()),
+    ])
+    .unwrap();
+    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
+    ["--via".into(), via, "--command".into(), command]
+}
+
+fn add(env: &Env, name: &str, target: &str, extra: &[String]) {
+    let mut args = vec!["remote", "add", name, target];
+    args.extend(extra.iter().map(String::as_str));
+    let out = env.ok(&args);
+    assert!(out.starts_with(&format!("added {name}")), "{out}");
+}
+
+/// `attend remote ls --json`'s entry for `name`.
+fn remote_of(env: &Env, name: &str) -> Option<Value> {
+    let all: Value = serde_json::from_str(&env.ok(&["remote", "ls", "--json"])).unwrap();
+    all.as_array()?.iter().find(|r| r["name"] == name).cloned()
+}
+
+fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    let mut last = None;
+    env.wait_until(&format!("{name}: {what}"), || {
+        last = remote_of(env, name);
+        last.as_ref().is_some_and(&cond)
+    });
+    last.unwrap()
+}
+
+fn error_of(r: &Value) -> String {
+    r["last_error"].as_str().unwrap_or("").to_string()
+}
+
+#[test]
+fn a_link_comes_up_goes_offline_with_the_error_and_reconnects_by_itself() {
+    let (mut remote, socket) = remote_env();
+    let local = local_env();
+    add(&local, "r1", "box", &via_args(&remote, &socket));
+    let r = wait_state(&local, "r1", "connected", |r| r["state"] == "connected");
+    assert_eq!(r["remote_version"], env!("CARGO_PKG_VERSION"));
+    assert!(r.get("last_error").is_none(), "{r}");
+    let table = local.ok(&["remote", "ls"]);
+    assert!(table.starts_with("NAME "), "{table}");
+    assert!(
+        table.contains("r1") && table.contains("connected"),
+        "{table}"
+    );
+
+    // The remote's bus goes away (and its daemon with it).
+    remote.bus.kill();
+    let r = wait_state(&local, "r1", "offline", |r| r["state"] == "offline");
+    let e = error_of(&r);
+    assert!(e.contains("session bus"), "{r}");
+    assert!(!e.contains('\n'), "{r}");
+    assert!(r["since_at"].is_string(), "{r}");
+    // The local daemon goes on.
+    local.ok(&["ls"]);
+
+    // Fixed: the bus and the daemon start again there; the link comes back by itself.
+    remote.bus = Bus::at(&socket);
+    remote.start_daemon();
+    wait_state(&local, "r1", "connected again", |r| {
+        r["state"] == "connected"
+    });
+
+    // The remote daemon alone stops: offline, saying so.
+    remote.stop_daemon();
+    let r = wait_state(&local, "r1", "offline", |r| r["state"] == "offline");
+    assert!(error_of(&r).contains("attend daemon"), "{r}");
+
+    local.ok(&["remote", "rm", "r1"]);
+    assert_eq!(remote_of(&local, "r1"), None);
+}
+
+#[test]
+fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
+    let (remote, socket) = remote_env();
+    let local = local_env();
+    add(&local, "good", "box", &via_args(&remote, &socket));
+    // A port nobody listens on, on this machine only (never another address).
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    add(&local, "closed", &format!("127.0.0.1:{port}"), &[]);
+    // Not attend: `cat bridge --stdio` fails; `yes` answers the handshake with garbage
+    // without end.
+    add(&local, "cat", "x", &["--via".into(), "cat".into()]);
+    let garbage = ["--via", "env", "--command", "yes"].map(String::from);
+    add(&local, "garbage", "x", &garbage);
+    // systemd-stdio-bridge as the remote command (Debian 12's ignores --user: -p).
+    let sd = format!("systemd-stdio-bridge -p unix:path={}", socket.display());
+    add(
+        &local,
+        "sd",
+        "x",
+        &["--via".into(), "env".into(), "--command".into(), sd],
+    );
+
+    let offline = |r: &Value| r["state"] == "offline" && !error_of(r).is_empty();
+    let r = wait_state(&local, "closed", "offline", offline);
+    assert!(error_of(&r).contains("refused"), "{r}");
+    let r = wait_state(&local, "cat", "offline", offline);
+    assert!(error_of(&r).contains("cat:"), "{r}");
+    let r = wait_state(&local, "garbage", "offline", offline);
+    assert!(error_of(&r).contains("does not speak D-Bus"), "{r}");
+    for name in ["closed", "cat", "garbage"] {
+        let r = remote_of(&local, name).unwrap();
+        assert!(!error_of(&r).contains('\n'), "{r}");
+    }
+    wait_state(&local, "good", "connected", |r| r["state"] == "connected");
+    wait_state(&local, "sd", "connected", |r| r["state"] == "connected");
+
+    // Bad input to the CLI: exit 2, one clear line, the file unchanged.
+    let config = local.path("config/attend/config.toml");
+    let before = std::fs::read_to_string(&config).unwrap();
+    for (args, says) in [
+        (vec!["remote", "add", "Bad", "x"], "bad host name"),
+        (vec!["remote", "add", "good", "x"], "exists already"),
+        (
+            vec!["remote", "add", "opt", "--", "-oProxyCommand=x"],
+            "starting with '-'",
+        ),
+        (vec!["remote", "rm", "nope"], "no remote named nope"),
+    ] {
+        let out = local.attend(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+    assert_eq!(
+        remote_of(&local, "good").unwrap()["state"],
+        "connected",
+        "the good link stays up"
+    );
+    local.ok(&["remote", "rm", "garbage"]);
+    assert_eq!(remote_of(&local, "garbage"), None);
+}
