@@ -191,3 +191,98 @@ fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
     local.ok(&["remote", "rm", "garbage"]);
     assert_eq!(remote_of(&local, "garbage"), None);
 }
+
+/// The link through a real sshd on 127.0.0.1 to a daemon of another user, on that user's
+/// own private bus (tests/support/sshd.rs; D-Bus authentication across uids: the bridge
+/// authenticates as the remote user, the local side anonymously to the bridge), with the
+/// default carrier — the real `ssh` with Attend's options, which the harness's client
+/// config (`-F`, through a two-line `ssh` on the local daemon's PATH) only adds the host,
+/// key and known host to. The connection killed (abrupt loss) and stopped (silent loss:
+/// only ssh's keep-alives notice it): offline within 5 s each time, connected again by
+/// itself afterwards.
+#[test]
+fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
+    use nix::sys::signal::Signal;
+    use std::time::Instant;
+    use support::sshd::{RemoteUser, Sshd, HOST_ALIAS};
+    let Some(user) = support::sshd::require() else {
+        return;
+    };
+    let sshd = Sshd::start(&user);
+    let remote = RemoteUser::start(&user);
+
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let ssh = bin.join("ssh");
+    std::fs::write(
+        &ssh,
+        format!(
+            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
+            sshd.client_config().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &ssh,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = dir.path().to_path_buf();
+    let config = dir.path().join("config");
+    let mut local = Env::with(
+        Bus::start(),
+        dir,
+        home,
+        vec![
+            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
+            ("PATH".into(), Some(path.into())),
+        ],
+        LINK_TIMEOUT,
+    );
+    local.start_daemon();
+
+    let command = shlex::try_join(
+        remote
+            .argv("attend", &["bridge", "--stdio"])
+            .iter()
+            .map(String::as_str),
+    )
+    .unwrap();
+    add(
+        &local,
+        "buildbox",
+        HOST_ALIAS,
+        &["--command".into(), command],
+    );
+    let r = wait_state(&local, "buildbox", "connected", |r| {
+        r["state"] == "connected"
+    });
+    assert_eq!(r["remote_version"], env!("CARGO_PKG_VERSION"), "{r}");
+
+    for (loss, signal) in [("abrupt", Signal::SIGKILL), ("silent", Signal::SIGSTOP)] {
+        let connections = sshd.wait_connections(1);
+        let start = Instant::now();
+        let hit = sshd.signal_connections(signal);
+        assert!(!hit.is_empty(), "{loss}: {connections:?}");
+        let r = wait_state(&local, "buildbox", "offline", |r| r["state"] == "offline");
+        let took = start.elapsed();
+        println!("{loss} link loss: offline after {took:?}: {}", error_of(&r));
+        assert!(took <= Duration::from_secs(5), "{loss}: {took:?} {r}");
+        if signal == Signal::SIGSTOP {
+            // The stopped session ends (its client is gone).
+            for pid in hit {
+                let _ =
+                    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
+            }
+        }
+        wait_state(&local, "buildbox", "connected again", |r| {
+            r["state"] == "connected"
+        });
+    }
+}

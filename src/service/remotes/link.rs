@@ -19,20 +19,23 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const TEXT_MAX: usize = 300;
 
 /// The ssh options of the default carrier: no password prompt (the user's agent and keys
-/// only), and a dead link noticed within about 15 s by ssh itself (no timer here).
+/// only), and a dead link — a cut connection, or a host that went silent — noticed by ssh
+/// itself within about 3 s (two keep-alives a second apart unanswered; no timer here, the
+/// keep-alives are ssh's and go out only while the link carries nothing).
 pub const SSH_OPTIONS: [&str; 7] = [
     "-T",
     "-o",
     "BatchMode=yes",
     "-o",
-    "ServerAliveInterval=5",
+    "ServerAliveInterval=1",
     "-o",
-    "ServerAliveCountMax=3",
+    "ServerAliveCountMax=2",
 ];
 
 /// The carrier's argv: `ssh SSH_OPTIONS [-p PORT] -- DEST COMMAND…`, or the `via`
 /// command's words followed by the remote command's words (split like a shell would,
-/// never run by one). Errors: a bad target, an empty or badly quoted `via`/`command`.
+/// never run by one); for ssh, the remote command as one shell-quoted line (what sshd
+/// gives the remote user's shell). Errors: a bad target, an empty or badly quoted `via`/`command`.
 pub fn carrier_argv(remote: &Remote) -> Result<Vec<String>, String> {
     let command = shlex::split(remote.command())
         .filter(|w| !w.is_empty())
@@ -51,7 +54,12 @@ pub fn carrier_argv(remote: &Remote) -> Result<Vec<String>, String> {
                 argv.extend(["-p".to_string(), port.to_string()]);
             }
             argv.extend(["--".to_string(), target.destination()]);
-            argv
+            // sshd hands the command to the remote user's shell as one line: quoted
+            // words, so each arrives as it was given.
+            let line = shlex::try_join(command.iter().map(String::as_str))
+                .map_err(|_| format!("bad command {:?}", remote.command()))?;
+            argv.push(line);
+            return Ok(argv);
         }
     };
     argv.extend(command);
@@ -318,13 +326,23 @@ mod tests {
         let argv = carrier_argv(&remote("me@box:2222", None, None)).unwrap();
         assert_eq!(
             argv.join(" "),
-            "ssh -T -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 \
+            "ssh -T -o BatchMode=yes -o ServerAliveInterval=1 -o ServerAliveCountMax=2 \
              -p 2222 -- me@box attend bridge --stdio"
         );
         let argv = carrier_argv(&remote("box", None, Some("systemd-stdio-bridge --user"))).unwrap();
         assert_eq!(
-            argv[argv.len() - 4..],
-            ["--", "box", "systemd-stdio-bridge", "--user"]
+            argv[argv.len() - 3..],
+            ["--", "box", "systemd-stdio-bridge --user"]
+        );
+        // The remote shell gets one line with the words quoted as given.
+        let argv = carrier_argv(&remote(
+            "box",
+            None,
+            Some("env 'A=x y' attend bridge --stdio"),
+        ));
+        assert_eq!(
+            argv.unwrap().last().unwrap(),
+            "env 'A=x y' attend bridge --stdio"
         );
         let argv = carrier_argv(&remote("ctr", Some("docker exec -i 'my ctr'"), None)).unwrap();
         assert_eq!(
