@@ -354,11 +354,19 @@ impl HostMirror {
             out.extend(self.settle(id));
             return out;
         }
+        if !self.panes.contains_key(&id) && self.panes.len() >= MAX_PANES_PER_HOST {
+            out.push(Effect::Dropped {
+                reason: format!("pane {id} over the limit of {MAX_PANES_PER_HOST}"),
+            });
+            return out;
+        }
         let Some(p) = self.panes.get_mut(&id) else {
-            // Not mirrored yet: read it; what the event raised is owed to it.
+            // Not mirrored yet: read it; what the event raised is owed to it (at most one
+            // entry per pane the limit leaves room for).
             let level = e.data.get("level").and_then(|v| v.as_str());
             if let Some(level) = level.filter(|_| kind == "attention.created") {
-                if let Some(level) = Attention::parse(level) {
+                let room = self.owed.len() < MAX_PANES_PER_HOST;
+                if let Some(level) = Attention::parse(level).filter(|_| room) {
                     self.owe(id, level, false);
                 }
             }

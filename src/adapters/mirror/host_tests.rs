@@ -374,8 +374,21 @@ fn a_hostile_remote_is_cleaned_and_bounded() {
     assert_eq!(dropped.len(), 2, "{dropped:?}");
     assert!(m.refreshed(&view("p5000", "none", "idle"))[0] != Effect::Snapshot);
     assert!(m.pane(PaneId(5000)).is_none());
+    // Events of panes beyond the limit ask for nothing and keep nothing.
+    for n in 0..3 {
+        let out = feed(
+            &mut m,
+            &created(n + 1, &format!("p{}", 6000 + n), "error"),
+            Origin::Signal,
+        );
+        assert!(
+            matches!(out[..], [Effect::Stamp { .. }, Effect::Dropped { .. }]),
+            "{out:?}"
+        );
+    }
+    assert_eq!(m.last_seq(), 3);
     let evil = Entry {
-        seq: 1,
+        seq: 4,
         kind: "agent.\x1b]0;x\x07work\u{202e}ing".into(),
         pane: "p1; rm -rf".into(),
         data: json!({"value": "\x1b[31mworking", "at": 3}),
@@ -384,7 +397,7 @@ fn a_hostile_remote_is_cleaned_and_bounded() {
     assert_eq!(
         out,
         [Effect::Stamp {
-            remote_seq: 1,
+            remote_seq: 4,
             kind: "agent.working".into(),
             pane: None,
             data: json!({"value": "working", "at": 3}),

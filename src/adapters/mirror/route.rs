@@ -128,16 +128,14 @@ pub fn next_key(p: &MirroredPane) -> Option<NextKey> {
 /// A local pane's `next` key, the rule of [`crate::engine::next_unread_order`].
 pub fn local_next_key(p: &Pane) -> Option<NextKey> {
     let a = p.attention();
-    (a > Attention::None && !p.focused).then(|| {
-        (
-            Reverse(a),
-            Reverse(p.attention_changed_at),
-            PaneRef {
-                host: None,
-                pane: p.id,
-            },
-        )
-    })
+    (a > Attention::None && !p.focused).then_some((
+        Reverse(a),
+        Reverse(p.attention_changed_at),
+        PaneRef {
+            host: None,
+            pane: p.id,
+        },
+    ))
 }
 
 /// The panes `next` visits, in order, local and mirrored together.
