@@ -77,6 +77,11 @@ fn drive(
     let mut seen = Vec::new();
     let mut queue: std::collections::VecDeque<Effect> = effects.into();
     while let Some(e) = queue.pop_front() {
+        assert!(
+            seen.len() < 100_000,
+            "the effects never end: {:?}",
+            &seen[..20]
+        );
         match &e {
             Effect::Snapshot => queue.extend(m.snapshot(panes)),
             Effect::CatchUp { after } => {
@@ -221,6 +226,31 @@ fn a_gap_asks_for_one_catch_up_and_reads_on_until_a_short_page() {
         notifies(&seen),
         [("buildbox:p1".to_string(), Attention::Warning)]
     );
+}
+
+#[test]
+fn a_gap_seen_while_catching_up_reads_once_more() {
+    let panes = [view("p1", "none", "working")];
+    let (mut m, _) = connected(&panes, &[]);
+    let log: Vec<Entry> = (1..=5).map(|s| created(s, "p1", "warning")).collect();
+    assert_eq!(
+        feed(&mut m, &log[1], Origin::Signal),
+        [Effect::CatchUp { after: 0 }]
+    );
+    // The page is read before events 4 and 5 are committed; 5's signal comes meanwhile.
+    for e in &log[..3] {
+        feed(&mut m, e, Origin::CatchUp);
+    }
+    assert!(feed(&mut m, &log[4], Origin::Signal).is_empty());
+    assert_eq!(m.page_done(true), [Effect::CatchUp { after: 3 }]);
+    for e in &log[3..] {
+        feed(&mut m, e, Origin::CatchUp);
+    }
+    assert_eq!(
+        notifies(&m.page_done(true)),
+        [("buildbox:p1".to_string(), Attention::Warning)]
+    );
+    assert_eq!(m.last_seq(), 5);
 }
 
 #[test]
