@@ -3,7 +3,7 @@
 //! docs/decisions/0013-pane-ids-across-hosts.md's: NAME = `[a-z0-9][a-z0-9-]{0,31}`, a
 //! remote pane is `NAME:pN`, a local pane id never contains `:`.
 
-use super::PaneId;
+use super::pane_id::PaneId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
