@@ -6,6 +6,7 @@ pub mod dialog;
 pub mod hooks;
 pub mod keys;
 pub mod manifest;
+pub mod mirror;
 pub mod notices;
 pub mod terminal;
 pub mod turn_errors;

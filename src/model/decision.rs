@@ -13,6 +13,14 @@ pub enum DecisionKind {
 }
 
 impl DecisionKind {
+    /// Every kind.
+    pub const ALL: [DecisionKind; 2] = [DecisionKind::Permission, DecisionKind::Question];
+
+    /// Parses a wire name; `None` outside the vocabulary.
+    pub fn parse(s: &str) -> Option<DecisionKind> {
+        DecisionKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
     /// `"permission"` or `"question"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -148,5 +156,14 @@ mod tests {
             opened_at: Timestamp(0),
         };
         assert_eq!(d.choices(), ["allow", "deny"]);
+    }
+
+    #[test]
+    fn decision_kinds_parse_their_wire_names_only() {
+        for k in DecisionKind::ALL {
+            assert_eq!(DecisionKind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(DecisionKind::parse("Permission"), None);
+        assert_eq!(DecisionKind::parse("approval"), None);
     }
 }

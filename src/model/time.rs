@@ -21,4 +21,27 @@ impl Timestamp {
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(self.0.max(0) as u64);
         humantime::format_rfc3339_millis(t).to_string()
     }
+
+    /// Parses an RFC 3339 time (`2026-11-30T05:00:00.000Z`, what [`Timestamp::to_rfc3339`]
+    /// writes); `None` for anything else or a time before the epoch.
+    pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
+        let t = humantime::parse_rfc3339_weak(s).ok()?;
+        let ms = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
+        i64::try_from(ms).ok().map(Timestamp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timestamp;
+
+    #[test]
+    fn rfc3339_round_trips_to_the_millisecond() {
+        for ms in [0, 1, 1_795_000_000_123] {
+            let t = Timestamp(ms);
+            assert_eq!(Timestamp::parse_rfc3339(&t.to_rfc3339()), Some(t));
+        }
+        assert_eq!(Timestamp::parse_rfc3339("yesterday"), None);
+        assert_eq!(Timestamp::parse_rfc3339(""), None);
+    }
 }

@@ -220,7 +220,9 @@ pub fn clean_text(s: &str) -> String {
     out
 }
 
-fn clean_strings(v: &mut serde_json::Value) {
+/// Cleans every string of a JSON value, object keys included, with [`clean_text`]: what a
+/// hook payload gets, and what a remote host's event data gets (`docs/remote.md`).
+pub fn clean_strings(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::String(s) => *s = clean_text(s),
         serde_json::Value::Array(a) => a.iter_mut().for_each(clean_strings),
