@@ -1,9 +1,11 @@
-//! The link to another machine's Attend (docs/decisions/0014-remote-link.md): two
-//! daemons on two private buses, the "remote" with its own state directory, linked by
-//! `attend remote add … --via` (a plain local command, no ssh) through
-//! `attend bridge --stdio`; the link's states in `attend remote ls`, its loss and its
-//! reconnection by itself, and bad remotes that get a clear one-line state while the rest
-//! goes on.
+//! The link to another machine's Attend (docs/decisions/0014-remote-link.md,
+//! docs/remote.md): two daemons on two private buses, the "remote" with its own state
+//! directory, linked by `attend remote add … --via` (a plain local command, no ssh)
+//! through `attend bridge --stdio`; the link's states in `attend remote ls`, its loss and
+//! its reconnection by itself, and bad remotes that get a clear one-line state while the
+//! rest goes on. Then through a real sshd on 127.0.0.1 to a daemon of a second user
+//! (tests/support/sshd.rs) with the default ssh carrier: abrupt and silent link loss, and
+//! docs/remote.md's three-command set-up on a login without a session bus.
 
 mod support;
 
@@ -76,6 +78,48 @@ fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) 
         last.as_ref().is_some_and(&cond)
     });
     last.unwrap()
+}
+
+/// The local daemon, whose default carrier is the real `ssh` with the harness's client
+/// config: a two-line `ssh` first on its PATH adds `-F` (the host alias, key and known
+/// host) to Attend's own options, which win over the file's.
+fn local_env_over_ssh(sshd: &support::sshd::Sshd) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let ssh = bin.join("ssh");
+    std::fs::write(
+        &ssh,
+        format!(
+            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
+            sshd.client_config().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &ssh,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = dir.path().to_path_buf();
+    let config = dir.path().join("config");
+    let mut local = Env::with(
+        Bus::start(),
+        dir,
+        home,
+        vec![
+            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
+            ("PATH".into(), Some(path.into())),
+        ],
+        LINK_TIMEOUT,
+    );
+    local.start_daemon();
+    local
 }
 
 fn error_of(r: &Value) -> String {
@@ -211,41 +255,7 @@ fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
     let sshd = Sshd::start(&user);
     let remote = RemoteUser::start(&user);
 
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let ssh = bin.join("ssh");
-    std::fs::write(
-        &ssh,
-        format!(
-            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
-            sshd.client_config().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &ssh,
-        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let home = dir.path().to_path_buf();
-    let config = dir.path().join("config");
-    let mut local = Env::with(
-        Bus::start(),
-        dir,
-        home,
-        vec![
-            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
-            ("PATH".into(), Some(path.into())),
-        ],
-        LINK_TIMEOUT,
-    );
-    local.start_daemon();
+    let local = local_env_over_ssh(&sshd);
 
     let command = shlex::try_join(
         remote
@@ -285,4 +295,80 @@ fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
             r["state"] == "connected"
         });
     }
+}
+
+/// docs/remote.md's set-up in three commands, on a remote login that has no session bus
+/// (no `DBUS_SESSION_BUS_ADDRESS`, nothing at `$XDG_RUNTIME_DIR/bus`): `ssh HOST attend up`
+/// starts a private bus and the daemon there and returns (nothing it leaves running holds
+/// ssh's output open); `attend remote add` with the default remote command's bridge, which
+/// finds that private bus by itself; `attend remote ls` says connected with the remote's
+/// version.
+#[test]
+fn the_three_command_set_up_works_on_a_remote_without_a_session_bus() {
+    use support::sshd::{RemoteUser, Sshd, HOST_ALIAS};
+    let Some(user) = support::sshd::require() else {
+        return;
+    };
+    let sshd = Sshd::start(&user);
+    let remote = RemoteUser::start(&user);
+    // A login of that user without a bus: its own runtime and state directories.
+    let home = remote.home();
+    let (run, state) = (home.join("run-bare"), home.join("state-bare"));
+    for d in [&run, &state] {
+        std::fs::create_dir(d).unwrap();
+        std::fs::set_permissions(
+            d,
+            <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700),
+        )
+        .unwrap();
+        std::os::unix::fs::chown(d, Some(user.uid), Some(user.gid)).unwrap();
+    }
+    let bare = |args: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = vec!["env".into(), "-u".into(), "DBUS_SESSION_BUS_ADDRESS".into()];
+        v.push(format!("HOME={}", home.display()));
+        v.push(format!("XDG_RUNTIME_DIR={}", run.display()));
+        v.push(format!("ATTEND_STATE_DIR={}", state.display()));
+        v.push(remote.bin("attend").display().to_string());
+        v.extend(args.iter().map(|a| a.to_string()));
+        v
+    };
+    // Whatever `attend up` leaves running there is ended with the test.
+    struct Reap(u32, std::path::PathBuf);
+    impl Drop for Reap {
+        fn drop(&mut self) {
+            for pid in support::sshd::processes_of(self.0, &self.1) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid as i32),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+    let _reap = Reap(user.uid, run.clone());
+
+    // 1. On the remote.
+    let up = sshd
+        .ssh(&bare(&["up"]))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&up.stdout);
+    assert!(
+        up.status.success() && said.starts_with("DBUS_SESSION_BUS_ADDRESS="),
+        "{up:?}"
+    );
+    // 2. Here.
+    let local = local_env_over_ssh(&sshd);
+    let command = shlex::try_join(bare(&["bridge", "--stdio"]).iter().map(String::as_str)).unwrap();
+    add(
+        &local,
+        "buildbox",
+        HOST_ALIAS,
+        &["--command".into(), command],
+    );
+    // 3.
+    let r = wait_state(&local, "buildbox", "connected", |r| {
+        r["state"] == "connected"
+    });
+    assert_eq!(r["remote_version"], env!("CARGO_PKG_VERSION"), "{r}");
 }

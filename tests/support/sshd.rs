@@ -252,6 +252,35 @@ pub fn descendants_of(pid: u32) -> Vec<u32> {
     all
 }
 
+/// The living processes of `uid` whose command line or environment names `path` (what a
+/// test's remote command left running, e.g. the daemon and bus `attend up` started).
+pub fn processes_of(uid: u32, path: &Path) -> Vec<u32> {
+    let needle = path.display().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let owner =
+            std::fs::metadata(entry.path()).map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+        if owner.ok() != Some(uid) {
+            continue;
+        }
+        let names = ["cmdline", "environ"].iter().any(|f| {
+            std::fs::read(entry.path().join(f))
+                .is_ok_and(|b| String::from_utf8_lossy(&b).contains(&needle))
+        });
+        if names {
+            found.push(pid);
+        }
+    }
+    found
+}
+
 fn signal(pid: u32, sig: Signal) {
     let _ = kill(Pid::from_raw(pid as i32), sig);
 }
