@@ -526,21 +526,23 @@ impl Drop for Env {
     }
 }
 
+/// Every pid in `/proc` now (processes come and go: each may be gone when read).
+pub fn pids() -> impl Iterator<Item = u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+}
+
 /// Pids of the pane holders started for `state_dir` (their command line names it).
 pub fn holders_of(state_dir: &Path) -> Vec<u32> {
     let canonical = state_dir
         .canonicalize()
         .unwrap_or_else(|_| state_dir.to_path_buf());
     let want = canonical.to_string_lossy().into_owned();
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    let mut found = Vec::new();
+    for pid in pids() {
         let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
             continue;
         };
@@ -550,10 +552,10 @@ pub fn holders_of(state_dir: &Path) -> Vec<u32> {
                 .windows(2)
                 .any(|w| w[0] == b"--state-dir" && w[1] == want.as_bytes());
         if is_holder {
-            pids.push(pid);
+            found.push(pid);
         }
     }
-    pids
+    found
 }
 
 /// The pid of the holder of pane `pane` (e.g. "p2") of `state_dir`.
@@ -584,23 +586,14 @@ pub fn running(pid: u32) -> bool {
 /// child: the pane's process), while both exist.
 pub fn program_of(state_dir: &Path, pane: &str) -> Option<u32> {
     let holder = holder_of(state_dir, pane)?.to_string();
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| stat_fields(*pid).is_some_and(|f| f[1] == holder))
+    pids().find(|pid| stat_fields(*pid).is_some_and(|f| f[1] == holder))
 }
 
 /// The running processes of session `sid` (a pane's program is its session's leader:
 /// this is it and everything it started on its terminal, hooks included).
 pub fn session_members(sid: u32) -> Vec<u32> {
     let sid = sid.to_string();
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+    pids()
         .filter(|pid| stat_fields(*pid).is_some_and(|f| f[3] == sid && f[0] != "Z"))
         .collect()
 }

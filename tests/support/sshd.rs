@@ -232,11 +232,7 @@ fn comm(pid: u32) -> Option<String> {
 /// The living (not zombie) children of `pid`, from `/proc/*/stat`'s ppid field.
 pub fn children_of(pid: u32) -> Vec<u32> {
     let want = pid.to_string();
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+    super::pids()
         .filter(|p| stat_fields(*p).is_some_and(|f| f[1] == want && f[0] != "Z"))
         .collect()
 }
@@ -256,29 +252,17 @@ pub fn descendants_of(pid: u32) -> Vec<u32> {
 /// test's remote command left running, e.g. the daemon and bus `attend up` started).
 pub fn processes_of(uid: u32, path: &Path) -> Vec<u32> {
     let needle = path.display().to_string();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let owner =
-            std::fs::metadata(entry.path()).map(|m| std::os::unix::fs::MetadataExt::uid(&m));
-        if owner.ok() != Some(uid) {
-            continue;
-        }
-        let names = ["cmdline", "environ"].iter().any(|f| {
-            std::fs::read(entry.path().join(f))
-                .is_ok_and(|b| String::from_utf8_lossy(&b).contains(&needle))
-        });
-        if names {
-            found.push(pid);
-        }
-    }
-    found
+    super::pids()
+        .filter(|pid| {
+            let dir = format!("/proc/{pid}");
+            let owner = std::fs::metadata(&dir).map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+            owner.ok() == Some(uid)
+                && ["cmdline", "environ"].iter().any(|f| {
+                    std::fs::read(format!("{dir}/{f}"))
+                        .is_ok_and(|b| String::from_utf8_lossy(&b).contains(&needle))
+                })
+        })
+        .collect()
 }
 
 fn signal(pid: u32, sig: Signal) {
