@@ -7,12 +7,17 @@
 //! No timer runs while a link is up: the task waits on the carrier's exit and the
 //! connection's messages only (liveness is ssh's `ServerAliveInterval`), so an idle
 //! daemon stays without wake-ups. The table of states is read by `Remotes()`;
-//! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). Links carry
-//! no pane state yet: they are only kept up, watched and reported.
+//! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). While a link
+//! is up its task also mirrors the remote's panes ([`follow`]); each remote's
+//! [`HostMirror`] is kept in the table beside its link state and read by
+//! `ListRemotePanes()` ([`Remotes::panes`]).
 
+pub mod follow;
 pub mod link;
+pub mod panes;
 
 use super::clock::now;
+use crate::adapters::mirror::{Effect, HostMirror, MirroredPane, NotifyRules};
 use crate::config::BUS_NAME;
 use crate::model::{HostName, Timestamp};
 use crate::service::settings::Remote;
@@ -62,6 +67,8 @@ struct Entry {
     /// Which task may write `status` (a reload replaces the task).
     generation: u64,
     task: tokio::task::AbortHandle,
+    /// The remote's panes as mirrored (offline while the link is down).
+    mirror: HostMirror,
 }
 
 #[derive(Default)]
@@ -104,7 +111,7 @@ impl Remotes {
             let generation = table.generation;
             let task = tokio::spawn(supervise(remote.clone(), generation, self.clone()));
             table.entries.insert(
-                name,
+                name.clone(),
                 Entry {
                     remote,
                     status: Status {
@@ -115,6 +122,12 @@ impl Remotes {
                     },
                     generation,
                     task: task.abort_handle(),
+                    mirror: HostMirror::new(
+                        name.clone(),
+                        0,
+                        NotifyRules { levels: Vec::new() },
+                        now(),
+                    ),
                 },
             );
         }
@@ -127,6 +140,31 @@ impl Remotes {
             .values()
             .map(|e| (e.remote.clone(), e.status.clone()))
             .collect()
+    }
+
+    /// Every mirrored pane of every remote (or only of `host`), by host then pane id.
+    pub fn panes(&self, host: Option<&HostName>) -> Vec<MirroredPane> {
+        self.lock()
+            .entries
+            .iter()
+            .filter(|(name, _)| host.is_none_or(|h| h == *name))
+            .flat_map(|(_, e)| e.mirror.panes().cloned())
+            .collect()
+    }
+
+    /// Runs `f` on the mirror of `name` if `generation` is still its task's; the effects
+    /// it returns (none for a stale task).
+    fn mirror(
+        &self,
+        name: &HostName,
+        generation: u64,
+        f: &mut dyn FnMut(&mut HostMirror) -> Vec<Effect>,
+    ) -> Vec<Effect> {
+        let mut table = self.lock();
+        match table.entries.get_mut(name) {
+            Some(e) if e.generation == generation => f(&mut e.mirror),
+            _ => Vec::new(),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -185,7 +223,11 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
                     s.remote_version = Some(link.version.clone());
                 });
                 wait = BACKOFF_MIN;
-                watch(link).await
+                let conn = link.conn.clone();
+                tokio::select! {
+                    why = watch(link) => why,
+                    why = follow::follow(&conn, &name, generation, &remotes) => link::clean(&why),
+                }
             }
             Err(e) => e,
         };
@@ -195,6 +237,10 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
             s.since = now();
             s.last_error = Some(error.clone());
         });
+        // The panes stay listed, offline; notifications are not raised yet.
+        for effect in remotes.mirror(&name, generation, &mut |m| m.link_down(now(), &error)) {
+            tracing::debug!(remote = %name, effect = ?effect, "not carried out yet");
+        }
         tokio::time::sleep(wait).await;
         wait = next_backoff(wait);
     }
