@@ -71,7 +71,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             done_unseen,
             host,
         } => {
-            let local = host.as_deref().is_none_or(|h| h == "-");
+            let local = matches!(host.as_deref(), None | Some("-"));
             let mut panes = if local {
                 call!(c, list_panes())?
             } else {

@@ -147,7 +147,7 @@ impl Remotes {
         self.lock()
             .entries
             .iter()
-            .filter(|(name, _)| host.is_none_or(|h| h == *name))
+            .filter(|(name, _)| host.map_or(true, |h| h == *name))
             .flat_map(|(_, e)| e.mirror.panes().cloned())
             .collect()
     }
