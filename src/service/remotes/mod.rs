@@ -30,6 +30,10 @@ pub const BACKOFF_MIN: Duration = Duration::from_secs(1);
 /// The longest wait before reconnecting.
 pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
 
+/// How long a link whose mirroring failed waits for the link's own end (and its reason)
+/// before it is dropped with the mirroring's reason.
+pub const FOLLOW_END_GRACE: Duration = Duration::from_secs(5);
+
 /// A link's state, as `Remotes()` and `attend remote ls` name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkState {
@@ -224,9 +228,19 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
                 });
                 wait = BACKOFF_MIN;
                 let conn = link.conn.clone();
+                let watching = watch(link);
+                tokio::pin!(watching);
                 tokio::select! {
-                    why = watch(link) => why,
-                    why = follow::follow(&conn, &name, generation, &remotes) => link::clean(&why),
+                    why = &mut watching => why,
+                    why = follow::follow(&conn, &name, generation, &remotes) => {
+                        // The link's own end says why better (the carrier's words): a
+                        // moment for it; a failure of the remote's answers alone ends
+                        // the link with its own reason.
+                        match tokio::time::timeout(FOLLOW_END_GRACE, &mut watching).await {
+                            Ok(why) => why,
+                            Err(_) => link::clean(&why),
+                        }
+                    }
                 }
             }
             Err(e) => e,
