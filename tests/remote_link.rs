@@ -167,6 +167,86 @@ fn a_link_comes_up_goes_offline_with_the_error_and_reconnects_by_itself() {
     assert_eq!(remote_of(&local, "r1"), None);
 }
 
+/// One Claude hook of `session` on `env` through the real hook client.
+fn hook(env: &Env, session: &str, event: &str) {
+    let payload = serde_json::json!({"session_id": session, "cwd": "/tmp/mirror",
+        "hook_event_name": event, "prompt": "go", "stop_hook_active": false,
+        "last_assistant_message": "done"});
+    let out = env.attend_with(&["hook", "claude"], payload.to_string().as_bytes(), &[]);
+    assert!(
+        out.status.success(),
+        "attend hook: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `attend ls --json`'s entry for `id`.
+fn listed(env: &Env, id: &str) -> Option<Value> {
+    let all: Value = serde_json::from_str(&env.ok(&["ls", "--json"])).unwrap();
+    all.as_array()?.iter().find(|p| p["id"] == id).cloned()
+}
+
+fn wait_listed(env: &Env, id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    let mut last = None;
+    env.wait_until(&format!("{id}: {what}"), || {
+        last = listed(env, id);
+        last.as_ref().is_some_and(&cond)
+    });
+    last.unwrap()
+}
+
+#[test]
+fn a_remotes_panes_are_listed_here_kept_current_and_greyed_while_offline() {
+    let (mut remote, socket) = remote_env();
+    let local = local_env();
+    add(&local, "r1", "box", &via_args(&remote, &socket));
+    wait_state(&local, "r1", "connected", |r| r["state"] == "connected");
+
+    hook(&remote, "s1", "UserPromptSubmit");
+    let there: Value = serde_json::from_str(&remote.ok(&["show", "p1", "--json"])).unwrap();
+    let here = wait_listed(&local, "r1:p1", "mirrored", |p| {
+        p["lifecycle"] == there["lifecycle"] && p["attention"] == there["attention"]
+    });
+    assert_eq!(here["host"], "r1", "{here}");
+    assert_eq!(here["offline"], false, "{here}");
+    assert_eq!(here["agent"], "claude", "{here}");
+    // The table: a HOST column, local panes `-`; `--host` keeps one host's panes.
+    let table = local.ok(&["ls"]);
+    assert!(table.starts_with("HOST "), "{table}");
+    assert!(table.contains("r1:p1"), "{table}");
+    assert!(local
+        .ok(&["ls", "--host", "-"])
+        .trim_end()
+        .ends_with("MESSAGE"));
+    assert!(local.ok(&["ls", "--host", "r1"]).contains("r1:p1"));
+    let shown: Value = serde_json::from_str(&local.ok(&["show", "r1:p1", "--json"])).unwrap();
+    assert_eq!(shown["id"], "r1:p1", "{shown}");
+    let out = local.attend(&["seen", "r1:p1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("read-only"),
+        "{out:?}"
+    );
+
+    // A later change there shows up here over the same link (no reconnect).
+    let since = remote_of(&local, "r1").unwrap()["since_at"].clone();
+    hook(&remote, "s1", "Stop");
+    let there: Value = serde_json::from_str(&remote.ok(&["show", "p1", "--json"])).unwrap();
+    assert_ne!(there["lifecycle"], here["lifecycle"], "{there}");
+    wait_listed(&local, "r1:p1", "changed", |p| {
+        p["lifecycle"] == there["lifecycle"] && p["attention"] == there["attention"]
+    });
+    assert_eq!(remote_of(&local, "r1").unwrap()["since_at"], since);
+
+    // The link lost: still listed, offline; back: live again.
+    remote.bus.kill();
+    wait_listed(&local, "r1:p1", "offline", |p| p["offline"] == true);
+    assert!(local.ok(&["ls"]).contains("offline"));
+    remote.bus = Bus::at(&socket);
+    remote.start_daemon();
+    wait_listed(&local, "r1:p1", "live again", |p| p["offline"] == false);
+}
+
 #[test]
 fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
     let (remote, socket) = remote_env();

@@ -44,6 +44,9 @@ pub enum Cmd {
         /// Only DONE-UNSEEN panes: finished work nobody looked at since.
         #[arg(long)]
         done_unseen: bool,
+        /// Only the panes of remote host NAME (`attend remote ls`); `-` for this machine.
+        #[arg(long, value_name = "NAME")]
+        host: Option<String>,
     },
     /// Show one pane.
     Show {

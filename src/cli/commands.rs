@@ -1,7 +1,7 @@
 //! The client subcommands: each is one or two D-Bus calls and a rendering.
 
 use super::args::{Cmd, RunArgs};
-use super::client::{call, CliError, Client, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
+use super::client::{call, CliError, Client, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
 use super::render;
 use crate::client::EventTuple;
 use crate::config::{PANE_ENV, VERSION};
@@ -33,7 +33,34 @@ fn json_line(v: &serde_json::Value) -> String {
     format!("{v}\n")
 }
 
+/// A remote pane (`NAME:pN`, docs/decisions/0013-pane-ids-across-hosts.md) named by a
+/// command that acts on it: refused (exit 2); only `ls` and `show` read remote panes yet
+/// (`docs/remote.md#what-works-today`).
+fn refuse_remote(cmd: &Cmd) -> Result<()> {
+    let pane = match cmd {
+        Cmd::Seen { pane }
+        | Cmd::Focus { pane }
+        | Cmd::Answer { pane, .. }
+        | Cmd::Send { pane, .. }
+        | Cmd::Kill { pane, .. }
+        | Cmd::Resume { pane }
+        | Cmd::Attach { pane, .. }
+        | Cmd::Hold { pane, .. }
+        | Cmd::Unhold { pane }
+        | Cmd::Explain { pane, .. } => pane,
+        _ => return Ok(()),
+    };
+    if pane.contains(':') {
+        return Err(CliError::new(
+            EXIT_BAD_INPUT,
+            format!("{pane}: not yet: remote panes are read-only here"),
+        ));
+    }
+    Ok(())
+}
+
 async fn dispatch(cmd: Cmd) -> Result<i32> {
+    refuse_remote(&cmd)?;
     let c = Client::connect().await?;
     match cmd {
         Cmd::Run(a) => run_pane(&c, a).await,
@@ -42,25 +69,63 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             parked,
             held,
             done_unseen,
+            host,
         } => {
-            let mut panes = call!(c, list_panes())?;
+            let local = matches!(host.as_deref(), None | Some("-"));
+            let mut panes = if local {
+                call!(c, list_panes())?
+            } else {
+                Vec::new()
+            };
+            let mut remote = if host.as_deref() == Some("-") {
+                Vec::new()
+            } else {
+                call!(c, list_remote_panes())?
+            };
+            if let Some(h) = host.as_deref().filter(|h| *h != "-") {
+                remote.retain(|p| render::text(p, "host") == h);
+            }
             if let Some(d) = super::ladder::Diagnosis::from_flags(parked, held, done_unseen) {
                 panes.retain(|p| super::ladder::has_diagnosis(&render::pane_json(p), d));
+                remote.retain(|p| super::ladder::has_diagnosis(&render::pane_json(p), d));
             }
             if json {
-                let v: Vec<_> = panes.iter().map(render::pane_json).collect();
-                print(&json_line(&serde_json::Value::Array(v)))
-            } else {
-                let views = panes
-                    .iter()
+                let v: Vec<_> = panes.iter().chain(&remote).map(render::pane_json).collect();
+                return print(&json_line(&serde_json::Value::Array(v)));
+            }
+            let views = |ds: &[crate::client::Dict]| {
+                ds.iter()
                     .map(render::pane_view)
                     .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
-                print(&crate::engine::render_table(&views))
+                    .map_err(|e| CliError::new(EXIT_INTERNAL, e))
+            };
+            let local_views = views(&panes)?;
+            if remote.is_empty() && host.is_none() {
+                return print(&crate::engine::render_table(&local_views));
             }
+            let mut rows: Vec<(String, crate::engine::PaneView)> = local_views
+                .into_iter()
+                .map(|v| ("-".to_string(), v))
+                .collect();
+            for (d, mut v) in remote.iter().zip(views(&remote)?) {
+                if render::flag(d, "offline") {
+                    v.live.state = "offline".into();
+                    v.live.code = None;
+                    v.live.signal = None;
+                }
+                rows.push((render::text(d, "host"), v));
+            }
+            print(&crate::engine::render_host_table(&rows))
         }
         Cmd::Show { pane, json } => {
-            let p = call!(c, get_pane(&pane))?;
+            let p = if pane.contains(':') {
+                let all = call!(c, list_remote_panes())?;
+                all.into_iter()
+                    .find(|p| render::text(p, "id") == pane)
+                    .ok_or_else(|| CliError::new(EXIT_BAD_INPUT, format!("no such pane: {pane}")))?
+            } else {
+                call!(c, get_pane(&pane))?
+            };
             if json {
                 print(&json_line(&render::pane_json(&p)))
             } else {

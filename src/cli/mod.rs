@@ -17,7 +17,7 @@ mod ladder;
 mod man;
 mod out;
 mod remote;
-mod render;
+pub(crate) mod render;
 mod rm;
 mod settings;
 mod status;

@@ -110,6 +110,11 @@ pub fn text(d: &Dict, key: &str) -> String {
     }
 }
 
+/// A boolean field, `false` when absent.
+pub fn flag(d: &Dict, key: &str) -> bool {
+    matches!(field(d, key), Some(Value::Bool(true)))
+}
+
 fn int(d: &Dict, key: &str) -> Option<i64> {
     match field(d, key) {
         Some(Value::I32(n)) => Some(*n as i64),

@@ -172,6 +172,11 @@ pub trait Attend1 {
     /// `remote_version` s (when known) (`docs/dbus-api.md#remote`).
     fn remotes(&self) -> zbus::Result<Vec<Dict>>;
 
+    /// `ListRemotePanes() → aa{sv}`: every pane mirrored from a remote, by host then pane,
+    /// as a Pane dictionary with `id` `NAME:pN` plus `host` s, `offline` b and `degraded`
+    /// b (`docs/dbus-api.md#remote-pane`). Offline hosts' panes stay listed.
+    fn list_remote_panes(&self) -> zbus::Result<Vec<Dict>>;
+
     /// `ReloadRemotes() → as`: reads `config.toml` again and applies its remotes (new
     /// ones connect, removed or changed ones end); the bad remote entries, one line each.
     fn reload_remotes(&self) -> zbus::Result<Vec<String>>;

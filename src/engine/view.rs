@@ -120,38 +120,62 @@ pub const TAB_COLUMN: usize = 16;
 /// terminal columns ([`Table`], `docs/cli.md#names-on-a-terminal`). Deterministic for
 /// equal input.
 pub fn render_table(panes: &[PaneView]) -> String {
-    let mut table = Table::new(&[
-        Column::free("PANE"),
-        Column::capped("WORKSPACE", NAME_COLUMN),
-        Column::capped("TAB", TAB_COLUMN),
-        Column::capped("NAME", NAME_COLUMN),
-        Column::free("AGENT"),
-        Column::free("LIFECYCLE"),
-        Column::free("ATTENTION"),
-        Column::free("LIVE"),
-        Column::capped("MESSAGE", MESSAGE_COLUMN),
-    ]);
+    let mut table = Table::new(&pane_columns(None));
     for p in panes {
-        let decision = p
-            .pending_decision
-            .as_ref()
-            .map(|d| format!("[{}] {}", d.kind, d.prompt));
-        let msg = decision
-            .or_else(|| p.last_message.clone())
-            .unwrap_or_default();
-        table.row(vec![
-            p.id.clone(),
-            super::summary::workspace_name(&p.workspace),
-            p.tab.clone(),
-            p.name.clone(),
-            p.agent.clone(),
-            p.lifecycle.clone(),
-            p.attention.clone(),
-            p.live_text(),
-            msg.replace(['\n', '\r', '\t'], " "),
-        ]);
+        table.row(pane_row(p));
     }
     table.render()
+}
+
+/// The `attend ls` table with a HOST column first (`docs/cli.md#ls`), for when remote
+/// panes are listed: each row is the pane's host (`-` for this machine) and its view;
+/// otherwise the columns of [`render_table`].
+pub fn render_host_table(rows: &[(String, PaneView)]) -> String {
+    let mut table = Table::new(&pane_columns(Some(Column::free("HOST"))));
+    for (host, p) in rows {
+        let mut row = vec![host.clone()];
+        row.extend(pane_row(p));
+        table.row(row);
+    }
+    table.render()
+}
+
+fn pane_columns(first: Option<Column>) -> Vec<Column> {
+    first
+        .into_iter()
+        .chain([
+            Column::free("PANE"),
+            Column::capped("WORKSPACE", NAME_COLUMN),
+            Column::capped("TAB", TAB_COLUMN),
+            Column::capped("NAME", NAME_COLUMN),
+            Column::free("AGENT"),
+            Column::free("LIFECYCLE"),
+            Column::free("ATTENTION"),
+            Column::free("LIVE"),
+            Column::capped("MESSAGE", MESSAGE_COLUMN),
+        ])
+        .collect()
+}
+
+fn pane_row(p: &PaneView) -> Vec<String> {
+    let decision = p
+        .pending_decision
+        .as_ref()
+        .map(|d| format!("[{}] {}", d.kind, d.prompt));
+    let msg = decision
+        .or_else(|| p.last_message.clone())
+        .unwrap_or_default();
+    vec![
+        p.id.clone(),
+        super::summary::workspace_name(&p.workspace),
+        p.tab.clone(),
+        p.name.clone(),
+        p.agent.clone(),
+        p.lifecycle.clone(),
+        p.attention.clone(),
+        p.live_text(),
+        msg.replace(['\n', '\r', '\t'], " "),
+    ]
 }
 
 /// Checks a rendered value is inside the vocabulary (used by tests of every surface).

@@ -259,6 +259,17 @@ impl Attend1 {
         list.iter().map(|(r, s)| remote_dict(r, s)).collect()
     }
 
+    /// ListRemotePanes() → aa{sv}: every pane mirrored from a remote, by host then pane
+    /// (`docs/dbus-api.md#remote-pane`).
+    #[zbus(out_args("panes"))]
+    async fn list_remote_panes(&self) -> Vec<Dict> {
+        let panes = self.remotes.panes(None);
+        panes
+            .iter()
+            .map(super::remotes::panes::remote_pane_dict)
+            .collect()
+    }
+
     /// ReloadRemotes() → as problems: reads `config.toml` again and makes the links its
     /// `[remote.NAME]` tables (new ones connect, removed or changed ones end); the bad
     /// remote entries, one line each (`docs/configuration.md#bad-entries`).

@@ -7,12 +7,17 @@
 //! No timer runs while a link is up: the task waits on the carrier's exit and the
 //! connection's messages only (liveness is ssh's `ServerAliveInterval`), so an idle
 //! daemon stays without wake-ups. The table of states is read by `Remotes()`;
-//! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). Links carry
-//! no pane state yet: they are only kept up, watched and reported.
+//! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). While a link
+//! is up its task also mirrors the remote's panes ([`follow`]); each remote's
+//! [`HostMirror`] is kept in the table beside its link state and read by
+//! `ListRemotePanes()` ([`Remotes::panes`]).
 
+pub mod follow;
 pub mod link;
+pub mod panes;
 
 use super::clock::now;
+use crate::adapters::mirror::{Effect, HostMirror, MirroredPane, NotifyRules};
 use crate::config::BUS_NAME;
 use crate::model::{HostName, Timestamp};
 use crate::service::settings::Remote;
@@ -24,6 +29,10 @@ use std::time::Duration;
 pub const BACKOFF_MIN: Duration = Duration::from_secs(1);
 /// The longest wait before reconnecting.
 pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
+
+/// How long a link whose mirroring failed waits for the link's own end (and its reason)
+/// before it is dropped with the mirroring's reason.
+pub const FOLLOW_END_GRACE: Duration = Duration::from_secs(5);
 
 /// A link's state, as `Remotes()` and `attend remote ls` name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +71,8 @@ struct Entry {
     /// Which task may write `status` (a reload replaces the task).
     generation: u64,
     task: tokio::task::AbortHandle,
+    /// The remote's panes as mirrored (offline while the link is down).
+    mirror: HostMirror,
 }
 
 #[derive(Default)]
@@ -104,7 +115,7 @@ impl Remotes {
             let generation = table.generation;
             let task = tokio::spawn(supervise(remote.clone(), generation, self.clone()));
             table.entries.insert(
-                name,
+                name.clone(),
                 Entry {
                     remote,
                     status: Status {
@@ -115,6 +126,12 @@ impl Remotes {
                     },
                     generation,
                     task: task.abort_handle(),
+                    mirror: HostMirror::new(
+                        name.clone(),
+                        0,
+                        NotifyRules { levels: Vec::new() },
+                        now(),
+                    ),
                 },
             );
         }
@@ -127,6 +144,31 @@ impl Remotes {
             .values()
             .map(|e| (e.remote.clone(), e.status.clone()))
             .collect()
+    }
+
+    /// Every mirrored pane of every remote (or only of `host`), by host then pane id.
+    pub fn panes(&self, host: Option<&HostName>) -> Vec<MirroredPane> {
+        self.lock()
+            .entries
+            .iter()
+            .filter(|(name, _)| host.map_or(true, |h| h == *name))
+            .flat_map(|(_, e)| e.mirror.panes().cloned())
+            .collect()
+    }
+
+    /// Runs `f` on the mirror of `name` if `generation` is still its task's; the effects
+    /// it returns (none for a stale task).
+    fn mirror(
+        &self,
+        name: &HostName,
+        generation: u64,
+        f: &mut dyn FnMut(&mut HostMirror) -> Vec<Effect>,
+    ) -> Vec<Effect> {
+        let mut table = self.lock();
+        match table.entries.get_mut(name) {
+            Some(e) if e.generation == generation => f(&mut e.mirror),
+            _ => Vec::new(),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -185,7 +227,21 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
                     s.remote_version = Some(link.version.clone());
                 });
                 wait = BACKOFF_MIN;
-                watch(link).await
+                let conn = link.conn.clone();
+                let watching = watch(link);
+                tokio::pin!(watching);
+                tokio::select! {
+                    why = &mut watching => why,
+                    why = follow::follow(&conn, &name, generation, &remotes) => {
+                        // The link's own end says why better (the carrier's words): a
+                        // moment for it; a failure of the remote's answers alone ends
+                        // the link with its own reason.
+                        match tokio::time::timeout(FOLLOW_END_GRACE, &mut watching).await {
+                            Ok(why) => why,
+                            Err(_) => link::clean(&why),
+                        }
+                    }
+                }
             }
             Err(e) => e,
         };
@@ -195,6 +251,10 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
             s.since = now();
             s.last_error = Some(error.clone());
         });
+        // The panes stay listed, offline; notifications are not raised yet.
+        for effect in remotes.mirror(&name, generation, &mut |m| m.link_down(now(), &error)) {
+            tracing::debug!(remote = %name, effect = ?effect, "not carried out yet");
+        }
         tokio::time::sleep(wait).await;
         wait = next_backoff(wait);
     }

@@ -1,0 +1,132 @@
+//! Mirroring a linked remote's panes (`docs/remote.md#how-remote-panes-are-mirrored`):
+//! while a link is up, its task subscribes to the remote's `Event` signal, then drives the
+//! host's [`HostMirror`] and carries out the effects it returns with the typed client
+//! ([`crate::client::Attend1Proxy`]). No timer: it waits on the remote's signals only.
+//!
+//! Not yet: the last remote seq is kept in memory only (a restarted daemon reads the
+//! remote's log from its start) and remote events are not stamped into the local log;
+//! notifications of remote panes are not raised (`Stamp`, `Notify` and `Withdraw` are
+//! logged at debug).
+
+use super::Remotes;
+use crate::adapters::mirror::{Effect, Origin, RemoteEvent};
+use crate::cli::render::{dict_json, pane_view};
+use crate::client::{Attend1Proxy, Dict};
+use crate::config::{BUS_NAME, INTERFACE};
+use crate::engine::PaneView;
+use crate::model::HostName;
+use crate::service::clock::now;
+use std::collections::VecDeque;
+
+/// Events read per catch-up page.
+pub const PAGE: u32 = 500;
+
+/// Follows the remote on `conn` for host `name` (task `generation`) until the connection
+/// fails; the reason, one line. Never returns while the link is healthy.
+pub async fn follow(
+    conn: &zbus::Connection,
+    name: &HostName,
+    generation: u64,
+    remotes: &Remotes,
+) -> String {
+    match run(conn, name, generation, remotes).await {
+        Ok(why) => why,
+        Err(e) => format!("the remote attend failed: {e}"),
+    }
+}
+
+async fn run(
+    conn: &zbus::Connection,
+    name: &HostName,
+    generation: u64,
+    remotes: &Remotes,
+) -> zbus::Result<String> {
+    use zbus::export::futures_core::Stream;
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender(BUS_NAME)?
+        .interface(INTERFACE)?
+        .member("Event")?
+        .build();
+    let mut stream = zbus::MessageStream::for_match_rule(rule, conn, Some(1024)).await?;
+    let proxy = Attend1Proxy::builder(conn)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await?;
+    let mirror = |f: &mut dyn FnMut(&mut crate::adapters::mirror::HostMirror) -> Vec<Effect>| {
+        remotes.mirror(name, generation, f)
+    };
+    let mut effects: VecDeque<Effect> = mirror(&mut |m| m.link_up(now())).into();
+    loop {
+        while let Some(effect) = effects.pop_front() {
+            match effect {
+                Effect::Snapshot => {
+                    let views = views(&proxy.list_panes().await?);
+                    effects.extend(mirror(&mut |m| m.snapshot(&views)));
+                }
+                Effect::CatchUp { after } => {
+                    let page = proxy.events(after, PAGE).await?;
+                    for (seq, kind, pane, data) in &page {
+                        let data = serde_json::Value::Object(dict_json(data));
+                        let e = RemoteEvent {
+                            seq: *seq,
+                            kind,
+                            pane,
+                            data: &data,
+                            origin: Origin::CatchUp,
+                        };
+                        effects.extend(mirror(&mut |m| m.event(e)));
+                    }
+                    let short = page.len() < PAGE as usize;
+                    effects.extend(mirror(&mut |m| m.page_done(short)));
+                }
+                Effect::Refresh { pane } => match proxy.get_pane(&pane.to_string()).await {
+                    Ok(d) => {
+                        if let Some(v) = views(std::slice::from_ref(&d)).first() {
+                            effects.extend(mirror(&mut |m| m.refreshed(v)));
+                        }
+                    }
+                    // Removed meanwhile: its `pane.removed` follows.
+                    Err(e) if crate::client::error_name(&e) == Some("NoSuchPane") => {}
+                    Err(e) => return Err(e),
+                },
+                Effect::Dropped { reason } => {
+                    tracing::warn!(remote = %name, %reason, "remote input dropped");
+                }
+                other => tracing::debug!(remote = %name, effect = ?other, "not carried out yet"),
+            }
+        }
+        let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut stream).poll_next(cx));
+        let msg = match next.await {
+            None => return Ok("the connection closed".into()),
+            Some(msg) => msg?,
+        };
+        let Ok((seq, kind, pane, data)) = msg.body().deserialize::<crate::client::EventTuple>()
+        else {
+            tracing::warn!(remote = %name, "malformed Event signal dropped");
+            continue;
+        };
+        let data = serde_json::Value::Object(dict_json(&data));
+        let e = RemoteEvent {
+            seq,
+            kind: &kind,
+            pane: &pane,
+            data: &data,
+            origin: Origin::Signal,
+        };
+        effects.extend(mirror(&mut |m| m.event(e)));
+    }
+}
+
+/// The panes of a `ListPanes`/`GetPane` answer, read by the one client parser; a
+/// malformed one is left out (logged).
+fn views(dicts: &[Dict]) -> Vec<PaneView> {
+    dicts
+        .iter()
+        .filter_map(|d| {
+            pane_view(d)
+                .map_err(|e| tracing::warn!(error = %e, "remote pane dropped"))
+                .ok()
+        })
+        .collect()
+}
