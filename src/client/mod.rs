@@ -20,6 +20,7 @@
 //! (a tokio runtime zbus starts once per process): for blocking programs and tests only,
 //! never from inside a tokio runtime, where it panics.
 
+pub mod json;
 mod proxy;
 mod types;
 

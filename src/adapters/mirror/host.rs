@@ -47,7 +47,7 @@ pub enum Origin {
 }
 
 /// One remote event as the shell received it; `data` is the event data dictionary as
-/// JSON ([`crate::cli::render::dict_json`]).
+/// JSON ([`crate::client::json::dict_json`]).
 #[derive(Debug, Clone, Copy)]
 pub struct RemoteEvent<'a> {
     pub seq: u64,

@@ -73,7 +73,7 @@ pub struct MirroredPane {
 
 impl MirroredPane {
     /// The pane of `host` a remote's `ListPanes`/`GetPane` entry describes (parsed by the
-    /// one client parser, [`crate::cli::render::pane_view`]); `None` when its id is not a
+    /// one client parser, [`crate::client::json::pane_view`]); `None` when its id is not a
     /// pane id (`pN`).
     pub fn of(host: &HostName, v: &PaneView) -> Option<MirroredPane> {
         let pane = PaneId::parse(&v.id)?;
@@ -129,7 +129,7 @@ impl MirroredPane {
     }
 
     /// Applies what a remote event says about the pane's state (`kind` and the event
-    /// data as JSON, [`crate::cli::render::dict_json`]). Each event carries the state
+    /// data as JSON, [`crate::client::json::dict_json`]). Each event carries the state
     /// after it (`shown`, `value`, the decision), so applying a suffix of the log over a
     /// snapshot converges to the remote's state. Returns what the event means for
     /// notifications.

@@ -10,7 +10,7 @@
 
 use super::Remotes;
 use crate::adapters::mirror::{Effect, Origin, RemoteEvent};
-use crate::cli::render::{dict_json, pane_view};
+use crate::client::json::{dict_json, pane_view};
 use crate::client::{Attend1Proxy, Dict};
 use crate::config::{BUS_NAME, INTERFACE};
 use crate::engine::PaneView;
