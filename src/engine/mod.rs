@@ -24,7 +24,7 @@ pub use dialogs::{
     chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, CHROME_ORIGIN,
     DIALOG_GONE_MS,
 };
-pub use order::next_unread_order;
+pub use order::{next_rank, next_unread_order, NextRank};
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use retries::ModelRetries;
 pub use screen_errors::{screen_error_step, ERROR_AFTER_STOP_MS, ERROR_ORIGIN};

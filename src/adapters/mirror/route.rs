@@ -4,8 +4,8 @@
 
 use super::host::Link;
 use super::pane::MirroredPane;
+use crate::engine::{next_rank, NextRank};
 use crate::model::{Attention, HostName, Pane, PaneId, PaneRef, Timestamp};
-use std::cmp::Reverse;
 use std::fmt;
 
 /// An action a person takes on a pane from any surface.
@@ -113,24 +113,24 @@ pub fn tray_attention(p: &MirroredPane) -> Option<Attention> {
         .filter(|a| !p.offline && *a > Attention::None)
 }
 
-/// The order key of `next` (severity, then recency, then id), shared by local and
-/// mirrored panes so one sort merges them; ties between equal keys put local panes
+/// The order key of `next` ([`crate::engine::next_rank`], then the id), shared by local
+/// and mirrored panes so one sort merges them; ties between equal ranks put local panes
 /// (no host) first.
-pub type NextKey = (Reverse<Attention>, Reverse<Option<Timestamp>>, PaneRef);
+pub type NextKey = (NextRank, PaneRef);
 
 /// A mirrored pane's `next` key; `None` when it is no candidate (host offline, focused,
 /// attention `none` or unknown).
 pub fn next_key(p: &MirroredPane) -> Option<NextKey> {
-    let a = tray_attention(p).filter(|_| !p.focused)?;
-    Some((Reverse(a), Reverse(p.attention_changed_at), p.id.clone()))
+    let rank = next_rank(tray_attention(p)?, p.attention_changed_at, p.focused)?;
+    Some((rank, p.id.clone()))
 }
 
-/// A local pane's `next` key, the rule of [`crate::engine::next_unread_order`].
+/// A local pane's `next` key: [`crate::engine::next_rank`]'s rule, as
+/// [`crate::engine::next_unread_order`] orders local panes.
 pub fn local_next_key(p: &Pane) -> Option<NextKey> {
-    let a = p.attention();
-    (a > Attention::None && !p.focused).then_some((
-        Reverse(a),
-        Reverse(p.attention_changed_at),
+    let rank = next_rank(p.attention(), p.attention_changed_at, p.focused)?;
+    Some((
+        rank,
         PaneRef {
             host: None,
             pane: p.id,
@@ -149,7 +149,7 @@ pub fn next_order<'a>(
         .chain(mirrored.into_iter().filter_map(next_key))
         .collect();
     keys.sort();
-    keys.into_iter().map(|k| k.2).collect()
+    keys.into_iter().map(|k| k.1).collect()
 }
 
 #[cfg(test)]
