@@ -65,19 +65,34 @@ fn add(env: &Env, name: &str, target: &str, extra: &[String]) {
     assert!(out.starts_with(&format!("added {name}")), "{out}");
 }
 
-/// `attend remote ls --json`'s entry for `name`.
-fn remote_of(env: &Env, name: &str) -> Option<Value> {
-    let all: Value = serde_json::from_str(&env.ok(&["remote", "ls", "--json"])).unwrap();
-    all.as_array()?.iter().find(|r| r["name"] == name).cloned()
+/// The entry of the JSON array `attend ARGS` prints whose `key` is `value`.
+fn entry(env: &Env, args: &[&str], key: &str, value: &str) -> Option<Value> {
+    let all: Value = serde_json::from_str(&env.ok(args)).unwrap();
+    all.as_array()?.iter().find(|r| r[key] == value).cloned()
 }
 
-fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+/// Polls [`entry`] until it exists and `cond` holds; returns it.
+fn wait_entry(
+    env: &Env,
+    (args, key, value): (&[&str], &str, &str),
+    what: &str,
+    cond: impl Fn(&Value) -> bool,
+) -> Value {
     let mut last = None;
-    env.wait_until(&format!("{name}: {what}"), || {
-        last = remote_of(env, name);
+    env.wait_until(&format!("{value}: {what}"), || {
+        last = entry(env, args, key, value);
         last.as_ref().is_some_and(&cond)
     });
     last.unwrap()
+}
+
+/// `attend remote ls --json`'s entry for `name`.
+fn remote_of(env: &Env, name: &str) -> Option<Value> {
+    entry(env, &["remote", "ls", "--json"], "name", name)
+}
+
+fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    wait_entry(env, (&["remote", "ls", "--json"], "name", name), what, cond)
 }
 
 /// The local daemon, whose default carrier is the real `ssh` with the harness's client
@@ -180,19 +195,9 @@ fn hook(env: &Env, session: &str, event: &str) {
     );
 }
 
-/// `attend ls --json`'s entry for `id`.
-fn listed(env: &Env, id: &str) -> Option<Value> {
-    let all: Value = serde_json::from_str(&env.ok(&["ls", "--json"])).unwrap();
-    all.as_array()?.iter().find(|p| p["id"] == id).cloned()
-}
-
+/// Polls `attend ls --json`'s entry for `id` until `cond` holds.
 fn wait_listed(env: &Env, id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-    let mut last = None;
-    env.wait_until(&format!("{id}: {what}"), || {
-        last = listed(env, id);
-        last.as_ref().is_some_and(&cond)
-    });
-    last.unwrap()
+    wait_entry(env, (&["ls", "--json"], "id", id), what, cond)
 }
 
 #[test]
