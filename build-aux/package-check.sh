@@ -88,6 +88,10 @@ until_true 60 "the panel to show the pane's workspace" \
   grep -q '"name": "proj"' "$work/dump.json"
 grep -q '"state": "online"' "$work/dump.json" || fail "the panel is not online"
 kill "$panel"
+wait "$panel" 2>/dev/null || true
+kill "$xvfb"
+wait "$xvfb" 2>/dev/null || true
+trap 'kill "$daemon" 2>/dev/null || true' EXIT
 echo "attend-panel: starts under Xvfb and shows the workspace 'proj'"
 
 kill "$daemon"

@@ -297,14 +297,25 @@ check_install() {
   version=$(dpkg-deb -f "$main" Version)
   $SUDO chroot --userspec=1000:1000 "$root" env -i PATH=/usr/bin:/bin HOME=/home/tester \
     LANG=C.UTF-8 USER=tester sh /tmp/pkgs/package-check.sh "${version%-*}" || return 1
-  # Everything the checks started has ended (holders included).
-  left=""
-  for p in /proc/[0-9]*; do
-    [ "$($SUDO readlink "$p/root" 2>/dev/null)" = "$root" ] &&
-      left="$left
-$($SUDO tr '\0' ' ' 2>/dev/null <"$p/cmdline")"
+  # Everything the checks started has ended (holders included). A process killed by the
+  # check's exit trap may still be on its way out (a zombie has an empty command line):
+  # wait a bounded time, then name what is left by pid, name and command line.
+  tries=0
+  while left=$(left_in_root) && [ -n "$left" ] && [ "$tries" -lt 50 ]; do
+    tries=$((tries + 1))
+    sleep 0.2
   done
-  [ -z "$left" ] || fail "still running in the root:$left"
+  [ -z "$left" ] || fail "still running in the root 10 s after the checks ended:$left"
+}
+
+# The processes whose root is the test root, one per line: pid, name (comm) and command line.
+left_in_root() {
+  for p in /proc/[0-9]*; do
+    [ "$($SUDO readlink "$p/root" 2>/dev/null)" = "$root" ] || continue
+    [ -e "$p" ] || continue
+    printf '\n%s %s %s' "${p#/proc/}" "$($SUDO cat "$p/comm" 2>/dev/null)" \
+      "$($SUDO tr '\0' ' ' 2>/dev/null <"$p/cmdline")"
+  done
 }
 
 check_remove() {

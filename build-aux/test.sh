@@ -119,7 +119,9 @@ PROPTEST_CASES=${PROPTEST_CASES:-10000}
 # fuzz targets explore new inputs in long runs (build-aux/fuzz.sh), whose finds are
 # saved into the corpus and proptest-regressions/ that every run replays first.
 PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261130}
-export ATTEND_REQUIRE_REAL_AGENTS ATTEND_REQUIRE_SSHD PROPTEST_CASES PROPTEST_RNG_SEED
+# A clean build gains nothing from incremental compilation's caches, only their cost.
+CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+export ATTEND_REQUIRE_REAL_AGENTS ATTEND_REQUIRE_SSHD PROPTEST_CASES PROPTEST_RNG_SEED CARGO_INCREMENTAL
 stage fmt 60 cargo fmt --all --check
 stage clippy 540 cargo clippy --all-targets --locked -- -D warnings
 stage build 900 cargo build --all-targets --locked

@@ -92,6 +92,8 @@ pub fn classify(e: zbus::Error) -> CliError {
             let text = msg.clone().unwrap_or_else(|| name.to_string());
             match crate::client::error_name(&e) {
                 Some("Internal") => CliError::new(EXIT_INTERNAL, text),
+                // The remote pane's daemon cannot be reached (docs/remote.md).
+                Some("HostOffline") => CliError::new(EXIT_UNREACHABLE, text),
                 Some(_) => CliError::bad_input(text),
                 None if name.starts_with("org.freedesktop.DBus.Error.ServiceUnknown")
                     || name.starts_with("org.freedesktop.DBus.Error.NameHasNoOwner")

@@ -22,6 +22,12 @@ pub enum Attend1Error {
     /// The program could not be spawned; the message names the program and the errno.
     SpawnFailed(String),
     Internal(String),
+    /// An action on a remote pane (`NAME:pN`) whose host is not configured
+    /// (`docs/remote.md#how-remote-panes-are-mirrored`).
+    NoSuchHost(String),
+    /// An action on a remote pane while its host's link is down: refused, never queued
+    /// (`docs/remote.md#how-remote-panes-are-mirrored`).
+    HostOffline(String),
 }
 
 impl Attend1Error {

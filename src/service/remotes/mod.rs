@@ -12,6 +12,7 @@
 //! [`HostMirror`] is kept in the table beside its link state and read by
 //! `ListRemotePanes()` ([`Remotes::panes`]).
 
+pub mod act;
 pub mod follow;
 pub mod link;
 pub mod panes;
@@ -73,6 +74,8 @@ struct Entry {
     task: tokio::task::AbortHandle,
     /// The remote's panes as mirrored (offline while the link is down).
     mirror: HostMirror,
+    /// The link's connection to the remote's bus while it is up ([`act`]).
+    conn: Option<zbus::Connection>,
 }
 
 #[derive(Default)]
@@ -132,6 +135,7 @@ impl Remotes {
                         NotifyRules { levels: Vec::new() },
                         now(),
                     ),
+                    conn: None,
                 },
             );
         }
@@ -168,6 +172,17 @@ impl Remotes {
         match table.entries.get_mut(name) {
             Some(e) if e.generation == generation => f(&mut e.mirror),
             _ => Vec::new(),
+        }
+    }
+
+    /// Sets (or clears) the connection of `name`'s link if `generation` is still its
+    /// task's.
+    fn set_conn(&self, name: &HostName, generation: u64, conn: Option<zbus::Connection>) {
+        let mut table = self.lock();
+        if let Some(e) = table.entries.get_mut(name) {
+            if e.generation == generation {
+                e.conn = conn;
+            }
         }
     }
 
@@ -228,6 +243,7 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
                 });
                 wait = BACKOFF_MIN;
                 let conn = link.conn.clone();
+                remotes.set_conn(&name, generation, Some(conn.clone()));
                 let watching = watch(link);
                 tokio::pin!(watching);
                 tokio::select! {
@@ -246,6 +262,7 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
             Err(e) => e,
         };
         tracing::warn!(remote = %name, error = %error, "remote offline");
+        remotes.set_conn(&name, generation, None);
         remotes.report(&name, generation, |s| {
             s.state = LinkState::Offline;
             s.since = now();
