@@ -342,6 +342,13 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                 assert_eq!(value["hooks"]["PreToolUse"][0]["matcher"], "*");
                 assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["timeout"], 5);
                 assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["type"], "command");
+                // Its run may wait for a choice made in Attend on an external pane's gate
+                // (docs/decisions/0015-answering-external-gates.md): longer than the wait.
+                let gate = &value["hooks"]["PermissionRequest"][0];
+                assert_eq!(
+                    (&gate["matcher"], &gate["hooks"][0]["timeout"]),
+                    (&"*".into(), &300.into())
+                );
             }
             AgentKind::Gemini => {
                 assert_eq!(value["hooks"]["AfterTool"][0]["hooks"][0]["timeout"], 5000);

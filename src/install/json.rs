@@ -22,9 +22,13 @@ use std::path::Path;
 pub(super) enum Shape {
     /// Matcher groups. `timeout` is in the agent's unit (seconds for Claude and Codex,
     /// milliseconds for Gemini); `name` is Gemini's optional hook name; events listed in
-    /// `match_all` get `"matcher": "*"` (the others omit the matcher, which also means all).
+    /// `match_all` get `"matcher": "*"` (the others omit the matcher, which also means all);
+    /// an event listed in `timeouts` gets its own timeout instead (Claude's
+    /// `PermissionRequest`, whose run may wait for a choice made in Attend:
+    /// docs/decisions/0015-answering-external-gates.md).
     Grouped {
         timeout: u64,
+        timeouts: &'static [(&'static str, u64)],
         name: Option<&'static str>,
         match_all: &'static [&'static str],
     },
@@ -228,9 +232,14 @@ impl JsonHooks<'_> {
             }
             Shape::Grouped {
                 timeout,
+                timeouts,
                 name,
                 match_all,
             } => {
+                let timeout = timeouts
+                    .iter()
+                    .find(|(e, _)| *e == event)
+                    .map_or(timeout, |(_, t)| *t);
                 let mut hook = vec![("type".into(), CstInputValue::String("command".into()))];
                 if let Some(name) = name {
                     hook.push(("name".into(), CstInputValue::String(name.into())));

@@ -289,6 +289,10 @@ pub(crate) const CLAUDE_EVENTS: &[&str] = &[
     "PermissionDenied",
     "SessionEnd",
 ];
+/// Claude's per-event timeouts (global entries only): the `PermissionRequest` run waits
+/// for a choice made in Attend for up to `attend_hook::gate::WAIT`.
+const CLAUDE_GATE_TIMEOUTS: &[(&str, u64)] =
+    &[("PermissionRequest", attend_hook::gate::ENTRY_TIMEOUT_S)];
 /// Claude's tool events, whose groups say `"matcher": "*"` (all tools).
 const CLAUDE_TOOL_EVENTS: &[&str] = &[
     "PreToolUse",
@@ -406,7 +410,9 @@ impl Editor<'_> {
     }
 }
 
-/// Timeouts: Claude 5 s; Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
+/// Timeouts: Claude 5 s, its global `PermissionRequest` entry
+/// [`attend_hook::gate::ENTRY_TIMEOUT_S`] (300 s: that run may wait for a choice made in
+/// Attend, docs/decisions/0015-answering-external-gates.md); Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
 /// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s. The hook client itself gives up after
 /// 300 ms. With `pane`, the entries Attend gives an agent it starts (`… --pane-hooks`,
 /// [`pane`]); `scope` picks the file's form where it differs (Copilot).
@@ -423,6 +429,7 @@ fn editors<'a>(
         Editor::Json(JsonHooks {
             shape: Shape::Grouped {
                 timeout,
+                timeouts: &[],
                 name,
                 match_all,
             },
@@ -434,7 +441,22 @@ fn editors<'a>(
         })
     };
     Ok(match agent {
-        AgentKind::Claude => vec![grouped(CLAUDE_EVENTS, 5, None, CLAUDE_TOOL_EVENTS, false)],
+        // The global PermissionRequest entry may wait for a choice made in Attend
+        // (`attend_hook::gate::WAIT`): its timeout bounds that wait. A pane's own entry
+        // never waits.
+        AgentKind::Claude => {
+            let mut editor = grouped(CLAUDE_EVENTS, 5, None, CLAUDE_TOOL_EVENTS, false);
+            if let Editor::Json(JsonHooks {
+                shape: Shape::Grouped { timeouts, .. },
+                ..
+            }) = &mut editor
+            {
+                if !pane {
+                    *timeouts = CLAUDE_GATE_TIMEOUTS;
+                }
+            }
+            vec![editor]
+        }
         AgentKind::Codex => vec![
             Editor::CodexNotify {
                 argv: command::notify_argv(attend_exe, form, pane)?,

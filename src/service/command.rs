@@ -74,6 +74,10 @@ pub enum Command {
     /// `Focus`: mark seen and ask the surfaces to show the pane.
     Focus(PaneId, Reply<()>),
     Answer(PaneId, String, Reply<()>),
+    /// `AwaitGate(delivery)`: the hook run that delivered `delivery` waits for a choice
+    /// made in Attend on the gate it opened; `"allow"`, `"deny"`, or `""` when the gate
+    /// is resolved otherwise or was never opened (the D-Bus method bounds the wait).
+    AwaitGate(String, Reply<String>),
     NextUnread(Reply<String>),
     SendInput(PaneId, Vec<u8>, Reply<()>),
     Resize(PaneId, u16, u16, Reply<()>),

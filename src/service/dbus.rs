@@ -19,6 +19,9 @@ use tokio::sync::mpsc;
 use zbus::object_server::SignalEmitter;
 
 pub use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
+
+/// The longest `AwaitGate` holds its caller (ms): 10 minutes.
+pub const MAX_GATE_WAIT_MS: u32 = 600_000;
 /// The served object: a sender to the owner task, and the daemon's quit request.
 pub struct Attend1 {
     tx: mpsc::Sender<Command>,
@@ -90,6 +93,21 @@ impl Attend1 {
         }
         let choice = choice.to_string();
         ask(&self.tx, |r| Command::Answer(id, choice, r)).await
+    }
+
+    /// AwaitGate(s delivery, u32 timeout_ms) → s behavior: the hook run that delivered
+    /// `delivery` (Claude Code's `PermissionRequest` of an external pane) waits until a
+    /// choice made in Attend answers its gate (`allow`, `deny`), the gate is resolved
+    /// otherwise or was never opened (`""`), or `timeout_ms` (at most
+    /// [`MAX_GATE_WAIT_MS`]) passes (`""`). docs/decisions/0015-answering-external-gates.md.
+    #[zbus(out_args("behavior"))]
+    async fn await_gate(&self, delivery: &str, timeout_ms: u32) -> Result<String, Attend1Error> {
+        let wait = std::time::Duration::from_millis(timeout_ms.min(MAX_GATE_WAIT_MS).into());
+        let delivery = delivery.to_string();
+        let asked = ask(&self.tx, |r| Command::AwaitGate(delivery, r));
+        tokio::time::timeout(wait, asked)
+            .await
+            .unwrap_or(Ok(String::new()))
     }
 
     #[zbus(out_args("pane"))]

@@ -10,6 +10,7 @@
 
 mod commands;
 mod explain;
+mod gates;
 mod hooks;
 mod panes;
 mod remove;
@@ -48,6 +49,18 @@ type HeldHook = (HookRequest, Reply<u64>);
 
 type Respond = Box<dyn FnOnce(Option<Attend1Error>) + Send>;
 type Effect = Box<dyn FnOnce(&mut Owner) + Send>;
+
+/// The open gate of one external pane whose `PermissionRequest` hook run may wait for a
+/// choice made in Attend (src/service/owner/gates.rs).
+#[derive(Debug)]
+struct Gate {
+    /// The delivery id of the `PermissionRequest` hook that opened it.
+    delivery: String,
+    /// The decision it opened.
+    decision: u64,
+    /// The waiting hook run (its `AwaitGate` reply), once it asked.
+    waiter: Option<Reply<String>>,
+}
 
 /// What one batch changed and owes.
 #[derive(Default)]
@@ -129,6 +142,8 @@ pub struct Owner {
     exit_waiters: HashMap<PaneId, Vec<tokio::sync::oneshot::Sender<()>>>,
     /// The automatic removal's one timer, armed only while a candidate exists.
     auto_timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
+    /// The answerable gates of external panes (src/service/owner/gates.rs).
+    gates: HashMap<PaneId, Gate>,
 }
 
 impl Owner {
@@ -159,6 +174,7 @@ impl Owner {
             first_sight: HashMap::new(),
             exit_waiters: HashMap::new(),
             auto_timer: None,
+            gates: HashMap::new(),
         }
     }
 
@@ -276,7 +292,8 @@ impl Owner {
     }
 
     /// Commits the batch, then replies, runs effects and emits signals.
-    async fn finish(&mut self, batch: Batch) {
+    async fn finish(&mut self, mut batch: Batch) {
+        self.settle_gates(&mut batch);
         let store = !batch.is_empty();
         let Batch {
             touched,

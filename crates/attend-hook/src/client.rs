@@ -19,19 +19,25 @@
 //!    spools without calling, so a hook never overtakes one spooled before it (the daemon
 //!    applies them in per-pane order, docs/reliability.md "Crash").
 //!
-//! It prints nothing on stdout and always exits 0 (a broken Attend must not break the
-//! agent): a rejected payload, or an event that could be neither delivered nor spooled,
-//! gives exactly one `attend: …` line on stderr. The whole run stays within [`DEADLINE`]
-//! after the payload was read and digested (a Copilot or Droid turn's end may first wait
-//! up to `crate::transcript::WAIT` for the agent's transcript: [`digest`]).
+//! 5. Claude Code's `PermissionRequest` from a global entry, once delivered, waits (at
+//!    most [`crate::gate::WAIT`]) for a choice made in Attend on the external pane's gate
+//!    and prints it as the hook's decision ([`crate::gate`]); spooled, it never waits.
+//!
+//! Apart from that decision it prints nothing on stdout, and it always exits 0 (a broken
+//! Attend must not break the agent): a rejected payload, or an event that could be
+//! neither delivered nor spooled, gives exactly one `attend: …` line on stderr. The
+//! delivery stays within [`DEADLINE`] after the payload was read and digested (a Copilot
+//! or Droid turn's end may first wait up to `crate::transcript::WAIT` for the agent's
+//! transcript: [`digest`]); only a gate's wait (5.) comes after it.
 
 use crate::context::{hook_body, Context};
+use crate::gate;
 use crate::names::{ERROR_PREFIX, MAX_PAYLOAD, PANE_HOOKS_ENV, PANE_HOOKS_FLAG};
 use crate::paths::runtime_dir;
 use crate::procstat::ancestors;
 use crate::spool::{self, SpoolRecord};
 use crate::wire::{self, CallError};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How long the hook may take in total, spooling included.
@@ -118,6 +124,29 @@ fn deliver(entry: &Entry, call: &HookCall<'_>, deadline: Instant) -> Result<(), 
     }
 }
 
+/// The gate of an external pane (docs/decisions/0015-answering-external-gates.md): after
+/// the `PermissionRequest` hook was delivered, waits up to [`gate::WAIT`] in one
+/// `AwaitGate` call for a choice made in Attend, and prints it as the hook's decision. An
+/// empty answer (the decision was resolved otherwise, e.g. at the terminal; the daemon's
+/// own deadline; no open gate), an error or this side's deadline print nothing: the
+/// agent's own dialog decides.
+fn await_gate(delivery_id: &str) {
+    let Ok((body, signature)) = gate::await_body(delivery_id, gate::WAIT) else {
+        return;
+    };
+    // A little beyond the daemon's deadline, so that its empty answer normally ends it.
+    let deadline = Instant::now() + gate::WAIT + Duration::from_secs(2);
+    let behavior = match wire::call_reply(gate::AWAIT_GATE, signature, &body, deadline) {
+        Ok(Some(b)) => b,
+        _ => return,
+    };
+    if let Some(json) = gate::decision_json(&behavior) {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(json.as_bytes());
+        let _ = out.flush();
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 fn now_ms() -> i64 {
     SystemTime::now()
@@ -182,7 +211,12 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
             context: &ctx,
         };
         match deliver(entry, &call, started + CALL_BUDGET) {
-            Ok(()) => return 0,
+            Ok(()) => {
+                if gate::waits(hook.agent, event, &payload, hook.pane_hooks) {
+                    await_gate(&ctx.delivery_id);
+                }
+                return 0;
+            }
             Err(Failure::Rejected(e)) => {
                 eprintln!("attend: hook not delivered: {e}");
                 return 0;

@@ -118,6 +118,17 @@ pub fn call(
     body: &[u8],
     deadline: Instant,
 ) -> Result<(), CallError> {
+    call_reply(member, signature, body, deadline).map(|_| ())
+}
+
+/// Like [`call`], and returns the reply's first value when it is a string (`AwaitGate`'s
+/// behavior), else `None`.
+pub fn call_reply(
+    member: &str,
+    signature: &str,
+    body: &[u8],
+    deadline: Instant,
+) -> Result<Option<String>, CallError> {
     const HELLO_SERIAL: u32 = 1;
     const CALL_SERIAL: u32 = 2;
     let hello = marshal::method_call(
@@ -180,7 +191,7 @@ pub fn call(
                 return Err(unreachable(format!("Hello failed: {:?}", failure(msg))));
             }
             (ERROR, Some(CALL_SERIAL)) => return Err(failure(msg)),
-            (METHOD_RETURN, Some(CALL_SERIAL)) => return Ok(()),
+            (METHOD_RETURN, Some(CALL_SERIAL)) => return Ok(msg.first_string),
             _ => {} // The Hello reply, NameAcquired, …
         }
     }

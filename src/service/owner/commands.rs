@@ -57,6 +57,7 @@ impl Owner {
                 let r = self.answer(id, &choice, batch);
                 batch.respond(reply, r);
             }
+            Command::AwaitGate(delivery, reply) => self.await_gate(&delivery, reply, batch),
             Command::NextUnread(reply) => {
                 let next = self.world.next_unread().map(|p| p.to_string());
                 batch.respond(reply, Ok(next.unwrap_or_default()));
@@ -227,8 +228,16 @@ impl Owner {
                 "pane {id} has no open decision"
             )));
         }
+        // An external pane's gate whose hook run waits takes the choice
+        // (src/service/owner/gates.rs).
+        if !pane.owned {
+            if let Some(r) = self.answer_gate(id, choice, batch) {
+                return r;
+            }
+        }
         // NotOwned first: an external pane has no screen to read and no keys to take.
         self.handle(id)?;
+        let pane = self.world.pane(id)?;
         // The keys come from the dialog on screen now, never from a fixed position
         // (`docs/lifecycle-attention.md#answer`, ADR 0007); a refusal types nothing and
         // leaves the decision open.

@@ -149,6 +149,7 @@ impl Owner {
                 self.ladder
                     .hook_process(&mut self.world, id, req.mapping.agent, &req.pids, at);
             self.ladder_outcome(ladder, batch);
+            self.note_gate(id, req);
         }
         let seq = self.world.seq;
         if let Some(d) = &req.delivery_id {
