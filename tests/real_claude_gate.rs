@@ -159,3 +159,68 @@ fn claude_gate_answered_at_the_terminal_closes_in_attend_and_ends_the_hook() {
         .wait_until("the hook run ended", || g.hook_runs().is_empty());
     assert!(started.elapsed() < Duration::from_secs(60));
 }
+
+#[test]
+fn claude_gate_denied_at_the_terminal_closes_in_attend_and_ends_the_hook() {
+    let Some(g) = Gate::start() else {
+        return;
+    };
+    let started = Instant::now();
+    let pane = g.to_the_gate();
+    g.env.wait_until("the hook waits on the gate", || {
+        let out = g.env.attend(&["answer", &pane, "yes"]);
+        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
+    });
+    // "No" is option 3 in 2.1.197 and 4 in 2.1.332: the number as drawn.
+    let screen = g.term.screen();
+    let no = screen
+        .lines()
+        .find_map(|l| {
+            let l = l.trim_start_matches([' ', '❯']).trim_start();
+            l.strip_suffix(". No")
+                .or_else(|| l.split_once(". No").map(|(n, _)| n))
+                .filter(|n| n.len() == 1)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| panic!("no \"No\" option on screen:\n{screen}"));
+    g.term
+        .answer_dialog(QUESTION, &no)
+        .expect("the dialog takes the terminal's answer");
+    g.env.wait_pane(&pane, "the decision closes", |v| {
+        v["pending_decision"].is_null()
+    });
+    g.env
+        .wait_until("the hook run ended", || g.hook_runs().is_empty());
+    assert!(
+        !g.home.project.join("out.txt").exists(),
+        "the denied command did not run"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn claude_gate_denied_in_attend_runs_nothing() {
+    let Some(g) = Gate::start() else {
+        return;
+    };
+    let started = Instant::now();
+    let pane = g.to_the_gate();
+    g.env.wait_until("the hook waits on the gate", || {
+        let out = g.env.attend(&["answer", &pane, "yes"]);
+        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
+    });
+    g.env.ok(&["answer", &pane, "deny"]);
+    // Claude takes the denial: its dialog goes and the command never runs.
+    g.term
+        .wait_for_screen("the dialog gone", STEP, |s| !s.contains(QUESTION))
+        .expect("the hook's denial closes Claude's dialog");
+    g.env
+        .wait_until("the hook run ended", || g.hook_runs().is_empty());
+    assert!(g.env.show(&pane)["pending_decision"].is_null());
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        !g.home.project.join("out.txt").exists(),
+        "the denied command did not run"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
