@@ -340,6 +340,29 @@ mod tests {
     }
 
     #[test]
+    fn a_remote_event_renders_with_its_host_pane_host_and_remote_seq() {
+        let d = dict(vec![
+            ("source", Value::from("hook:claude.Stop")),
+            ("at", Value::from(0i64)),
+            ("value", Value::from("done")),
+            ("host", Value::from("buildbox")),
+            ("remote_seq", Value::from(41u64)),
+        ]);
+        let line = event_line(7, "agent.done", "buildbox:p12", &d);
+        assert!(
+            line.starts_with("     7  1970-01-01T00:00:00.000Z  buildbox:p12  agent.done"),
+            "{line}"
+        );
+        assert!(line.contains("host=buildbox remote_seq=41"), "{line}");
+        assert!(line.ends_with("[hook:claude.Stop]"), "{line}");
+        let j = event_json(7, "agent.done", "buildbox:p12", &d);
+        assert_eq!(
+            (&j["pane"], &j["host"], &j["remote_seq"]),
+            (&json!("buildbox:p12"), &json!("buildbox"), &json!(41))
+        );
+    }
+
+    #[test]
     fn table_aligns_columns() {
         let t = table(&["A", "BB"], &[vec!["xxx".into(), "y".into()]]);
         assert_eq!(t, "A    BB\nxxx  y\n");

@@ -8,7 +8,7 @@ use super::selfreport::WatchEvent;
 use super::surfaces::terminal::TerminalLocation;
 use super::wire::Dict;
 use crate::adapters::hooks::HookMapping;
-use crate::model::{Action, AgentKind, Hold, PaneId, TaskId, TaskState};
+use crate::model::{Action, AgentKind, Hold, HostName, PaneId, PaneRef, TaskId, TaskState};
 use std::collections::BTreeMap;
 use tokio::sync::{mpsc, oneshot};
 
@@ -104,6 +104,25 @@ pub enum Command {
     RemoveExited(i64, bool, Reply<Vec<PaneId>>),
     /// The automatic removal's timer fell due (no reply).
     AutoRemove,
+    /// A remote event to stamp into the local log with the next seq, the host's last
+    /// remote seq in the same commit (src/service/remotes/follow.rs) → its local seq.
+    StampRemote(Box<RemoteStampRequest>, Reply<u64>),
+    /// A remote left `config.toml`: its last remote seq is forgotten (no reply).
+    ForgetRemote(HostName),
+}
+
+/// A remote event the mirror stamps (`Effect::Stamp` of [`crate::adapters::mirror`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteStampRequest {
+    pub host: HostName,
+    /// Its seq in the host's own log.
+    pub remote_seq: u64,
+    /// Cleaned kind.
+    pub kind: String,
+    /// `NAME:pN`; `None` when the remote named no valid pane.
+    pub pane: Option<PaneRef>,
+    /// The remote's data as a JSON object, cleaned and bounded.
+    pub data: serde_json::Value,
 }
 
 /// A step of removing `panes` (`docs/lifecycle-attention.md#removing-panes`).

@@ -291,6 +291,25 @@ pub async fn run_with_connection(
     // The user's config.toml, once: a bad entry is logged and only it falls back.
     let settings = super::settings::load();
     // The links to other machines' daemons (src/service/remotes/), each its own task.
+    // Each continues after its host's last stored remote seq; the seqs of remotes no
+    // longer configured are forgotten (docs/remote.md).
+    let configured: Vec<_> = settings.remotes.iter().map(|r| r.name.clone()).collect();
+    let mut db = db;
+    match db.forget_remotes_except(&configured) {
+        Ok(gone) if !gone.is_empty() => {
+            tracing::info!(
+                ?gone,
+                "forgot the remote seqs of remotes no longer configured"
+            )
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("cannot forget the seqs of removed remotes: {e}"),
+    }
+    let seqs = db.remote_seqs().unwrap_or_else(|e| {
+        tracing::warn!("cannot read the remote seqs ({e}); remotes are read from their start");
+        Default::default()
+    });
+    remotes.store_in(cmd_tx.clone(), seqs);
     remotes.set(settings.remotes.clone());
     let mut owner = Owner::new(
         world,
@@ -366,7 +385,7 @@ pub async fn run_with_connection(
         }
     };
     owner.run(cmd_rx, pty_rx, shutdown).await;
-    remotes.set(Vec::new());
+    remotes.stop();
     drop(spool_watch);
     attach.abort();
     // The bus may be gone already: do not wait long for its answer.

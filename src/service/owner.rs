@@ -13,11 +13,12 @@ mod explain;
 mod gates;
 mod hooks;
 mod panes;
+mod remote;
 mod remove;
 
 use super::clock::now;
 use super::command::{Command, HookRequest, Reply};
-use super::db::Db;
+use super::db::{Db, RemoteWrites};
 use super::dbus::{emit_event, Attend1, OBJECT_PATH};
 use super::error::Attend1Error;
 use super::ladder_host::{LadderHost, Outcome};
@@ -71,6 +72,8 @@ struct Batch {
     replies: Vec<Respond>,
     effects: Vec<Effect>,
     focus_requests: Vec<PaneId>,
+    /// Remote events stamped and remotes forgotten (src/service/owner/remote.rs).
+    remote: RemoteWrites,
 }
 
 impl Batch {
@@ -90,6 +93,11 @@ impl Batch {
     }
 
     fn is_empty(&self) -> bool {
+        self.is_local_empty() && self.remote.is_empty()
+    }
+
+    /// True when no local pane or event changed (the surfaces have nothing new).
+    fn is_local_empty(&self) -> bool {
         self.touched.is_empty() && self.events.is_empty() && self.deliveries.is_empty()
     }
 }
@@ -295,6 +303,7 @@ impl Owner {
     async fn finish(&mut self, mut batch: Batch) {
         self.settle_gates(&mut batch);
         let store = !batch.is_empty();
+        let local = !batch.is_local_empty();
         let Batch {
             touched,
             events,
@@ -302,10 +311,14 @@ impl Owner {
             replies,
             effects,
             focus_requests,
+            remote,
         } = batch;
         if store {
             let touched: Vec<PaneId> = touched.into_iter().collect();
-            if let Err(e) = self.db.commit(&self.world, &touched, &events, &deliveries) {
+            let committed =
+                self.db
+                    .commit_batch(&self.world, &touched, &events, &deliveries, &remote);
+            if let Err(e) = committed {
                 tracing::error!("commit failed, the batch is rolled back: {e}");
                 let err = Attend1Error::Internal(format!("cannot store the change: {e}"));
                 for r in replies {
@@ -325,7 +338,9 @@ impl Owner {
         for effect in effects {
             effect(self);
         }
-        if store {
+        // Remote events are never the surfaces' (the mirror raises their own
+        // notifications): only a local change is published.
+        if local {
             self.surfaces.publish(&events, &self.world.panes);
             self.arm_auto_removal();
         }
@@ -336,10 +351,18 @@ impl Owner {
                 return;
             }
         };
+        // In seq order, local and remote events interleaved as stamped.
+        let mut stamps = remote.stamps.iter().peekable();
         for e in &events {
+            while let Some(r) = stamps.next_if(|r| r.seq < e.seq) {
+                Self::emit_remote(&emitter, r).await;
+            }
             if let Err(err) = emit_event(&emitter, e).await {
                 tracing::warn!(seq = e.seq, "cannot emit signal: {err}");
             }
+        }
+        for r in stamps {
+            Self::emit_remote(&emitter, r).await;
         }
         for p in focus_requests {
             if let Err(err) = Attend1::focus_requested(&emitter, &p.to_string()).await {

@@ -5,6 +5,7 @@
 //! are `x` milliseconds since the Unix epoch (the engine's [`Timestamp`]). Vocabulary
 //! values (lifecycle, attention, agent …) are the engine's lower-case wire names.
 
+use super::db::RemoteStamp;
 use crate::engine::WorkspaceSummary;
 use crate::model::{Decision, Event, EventKind, Live, Pane, Resolution, Timestamp};
 use std::collections::HashMap;
@@ -253,6 +254,63 @@ pub fn event_data(e: &Event) -> Dict {
     .build()
 }
 
+/// The data of a remote event stamped into the local log (`Events`, the generic `Event`
+/// signal; `docs/dbus-api.md#events`): the remote's own data ([`json_dict`]) with `host`
+/// (s, the `[remote.NAME]`) and `remote_seq` (t, its seq in that host's log) added.
+pub fn remote_event_data(r: &RemoteStamp) -> Dict {
+    let mut d = match &r.data {
+        serde_json::Value::Object(m) => json_dict(m),
+        _ => Dict::new(),
+    };
+    d.insert("host".into(), Value::from(r.host.as_str().to_string()));
+    d.insert("remote_seq".into(), Value::from(r.remote_seq));
+    d
+}
+
+/// A JSON object as an `a{sv}` dictionary, the inverse of the client's reading
+/// ([`crate::client::json::dict_json`]) for what the daemon sends: strings `s` (an RFC
+/// 3339 time under a key ending in `_at` becomes `x` ms again), integers `x` (`t` above
+/// `i64::MAX`), other numbers `d`, booleans `b`, objects `a{sv}`, lists of strings `as`
+/// and other lists `av`; nulls are left out.
+pub fn json_dict(m: &serde_json::Map<String, serde_json::Value>) -> Dict {
+    m.iter()
+        .filter_map(|(k, v)| json_value(k, v).map(|v| (k.clone(), v)))
+        .collect()
+}
+
+fn json_value(key: &str, v: &serde_json::Value) -> Option<Value<'static>> {
+    use serde_json::Value as J;
+    Some(match v {
+        J::Null => return None,
+        J::Bool(b) => Value::from(*b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::from(i),
+            (None, Some(u)) => Value::from(u),
+            _ => Value::from(n.as_f64().unwrap_or(0.0)),
+        },
+        J::String(s) => match Timestamp::parse_rfc3339(s).filter(|_| key.ends_with("_at")) {
+            Some(t) => Value::from(t.0),
+            None => Value::from(s.clone()),
+        },
+        J::Object(m) => Value::from(json_dict(m)),
+        J::Array(a) if a.iter().all(|x| x.is_string()) => {
+            let strs: Vec<String> = a
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect();
+            Value::from(strs)
+        }
+        J::Array(a) => {
+            let items: Vec<Value<'static>> = a
+                .iter()
+                .filter_map(|x| json_value(key, x))
+                .map(|x| Value::Value(Box::new(x)))
+                .collect();
+            Value::from(items)
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,5 +365,67 @@ mod tests {
         assert_eq!(d["source"], Value::from("user:user"));
         assert_eq!(d["shown"], Value::from("none"));
         assert_eq!(d["at"], Value::from(7i64));
+    }
+
+    #[test]
+    fn a_remote_events_data_reads_back_as_the_remote_sent_it_plus_host_and_remote_seq() {
+        let dict_json = |d: &Dict| {
+            let owned: crate::client::Dict = d
+                .iter()
+                .map(|(k, v)| {
+                    let v = zbus::zvariant::OwnedValue::try_from(v.try_clone().unwrap());
+                    (k.clone(), v.unwrap())
+                })
+                .collect();
+            crate::client::json::dict_json(&owned)
+        };
+        let sent = DictBuilder::new()
+            .str("source", "hook:claude.Stop")
+            .time("at", Some(Timestamp(1_800_000_000_123)))
+            .strs("levels", &["unread".to_string()])
+            .dict(
+                "decision",
+                DictBuilder::new()
+                    .put("id", 4u64)
+                    .time("opened_at", Some(Timestamp(1_800_000_000_000)))
+                    .put("ok", true)
+                    .build(),
+            )
+            .build();
+        let json = serde_json::Value::Object(dict_json(&sent));
+        let stamp = RemoteStamp {
+            seq: 12,
+            host: crate::model::HostName::parse("box").unwrap(),
+            remote_seq: 7,
+            kind: "attention.cleared".into(),
+            pane: "box:p2".into(),
+            data: json,
+            at: Timestamp(1_800_000_000_123),
+        };
+        let d = remote_event_data(&stamp);
+        let mut want = sent.clone();
+        want.insert("host".into(), Value::from("box"));
+        want.insert("remote_seq".into(), Value::from(7u64));
+        assert_eq!(
+            dict_json(&d),
+            dict_json(&want),
+            "the same data once read, times and nested dictionaries included"
+        );
+        assert_eq!(
+            d["at"],
+            Value::from(1_800_000_000_123i64),
+            "a time is x again"
+        );
+        let Value::Dict(decision) = &d["decision"] else {
+            panic!("{d:?}");
+        };
+        let opened: Option<i64> = decision.get::<&str, i64>(&"opened_at").unwrap();
+        assert_eq!(opened, Some(1_800_000_000_000));
+        let odd = serde_json::json!({"n": null, "mixed": [1, "a"], "big": u64::MAX, "f": 0.5});
+        let d = json_dict(odd.as_object().unwrap());
+        assert!(!d.contains_key("n"), "a null is left out");
+        assert_eq!(d["big"], Value::from(u64::MAX));
+        assert_eq!(d["f"], Value::from(0.5));
+        assert_eq!(d["mixed"].value_signature().to_string(), "av");
     }
 }

@@ -12,10 +12,13 @@
 mod codec;
 mod error;
 mod read;
+mod remote;
+mod remote_read;
 mod schema;
 mod write;
 
 pub use error::DbError;
+pub use remote::{LogEntry, RemoteStamp, RemoteWrites};
 
 use crate::engine::World;
 use crate::model::{Event, PaneId, Timestamp};
@@ -178,19 +181,38 @@ impl Db {
         events: &[Event],
         deliveries: &[(String, u64, Timestamp)],
     ) -> Result<(), DbError> {
+        self.commit_batch(world, touched, events, deliveries, &RemoteWrites::default())
+    }
+
+    /// [`Db::commit`] with the remote side of the batch in the same transaction: the
+    /// remote events stamped (their seqs must be new, below or at `world.seq`) with each
+    /// host's last remote seq, and the hosts forgotten
+    /// (`docs/remote.md#how-remote-panes-are-mirrored`).
+    ///
+    /// Errors: as [`Db::commit`].
+    pub fn commit_batch(
+        &mut self,
+        world: &World,
+        touched: &[PaneId],
+        events: &[Event],
+        deliveries: &[(String, u64, Timestamp)],
+        remote: &RemoteWrites,
+    ) -> Result<(), DbError> {
         let result = (|| {
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
             write::batch(&tx, world, touched, events, deliveries)?;
+            remote::write(&tx, remote)?;
             tx.commit()?;
             Ok(())
         })();
         result.map_err(|e| self.classify(e))
     }
 
-    /// Up to `limit` events with `seq > after_seq`, ascending by seq (the D-Bus
-    /// `Events(after_seq)` catch-up). Errors: `Corrupt`, `Sqlite`.
+    /// Up to `limit` local events with `seq > after_seq`, ascending by seq; remote events
+    /// stamped into the log are left out (the whole log: [`Db::log_after`]).
+    /// Errors: `Corrupt`, `Sqlite`.
     pub fn events_after(&self, after_seq: u64, limit: u32) -> Result<Vec<Event>, DbError> {
         self.read_events(after_seq, limit)
             .map_err(|e| self.classify(e))

@@ -57,9 +57,9 @@ impl Db {
     }
 
     pub(super) fn read_events(&self, after_seq: u64, limit: u32) -> Result<Vec<Event>, DbError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT payload FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT payload FROM events WHERE seq > ?1 AND host IS NULL ORDER BY seq LIMIT ?2",
+        )?;
         // Seqs are stored as SQLite integers (i64); any larger `after_seq` is past them all.
         let after = i64::try_from(after_seq).unwrap_or(i64::MAX);
         let events = stmt.query_map((after, limit), |r| Ok(r.get::<_, Json<Event>>(0)?.0))?;
@@ -68,7 +68,7 @@ impl Db {
 
     pub(super) fn read_last_lifecycle(&self, pane: PaneId) -> Result<Option<Event>, DbError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT payload FROM events WHERE pane = ?1 AND kind LIKE 'agent.%' \
+            "SELECT payload FROM events WHERE pane = ?1 AND host IS NULL AND kind LIKE 'agent.%' \
              ORDER BY seq DESC LIMIT 1",
         )?;
         let event = stmt

@@ -10,8 +10,22 @@ use rusqlite_migration::{Migrations, M};
 
 /// Every migration, oldest first.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4)])
+    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4), M::up(V5)])
 }
+
+/// Version 5: remote events stamped into the log (`docs/remote.md#how-remote-panes-are-mirrored`):
+/// an event of a remote host's pane names the host and its seq in that host's log (both
+/// NULL for a local event; its `pane` is `NAME:pN`, or empty when the remote named none),
+/// and the last remote seq stamped per host, written in the same transaction, where the
+/// mirror continues after a restart.
+const V5: &str = r#"
+ALTER TABLE events ADD COLUMN host TEXT;                    -- NULL: a local event
+ALTER TABLE events ADD COLUMN remote_seq INTEGER;           -- the seq in the host's own log
+CREATE TABLE remote_seqs (
+    host     TEXT PRIMARY KEY NOT NULL,                     -- [remote.NAME] of config.toml
+    last_seq INTEGER NOT NULL
+) STRICT;
+"#;
 
 /// Version 4: when each exited pane's process exited (what `attend rm --exited
 /// --older-than` and the automatic removal measure from:
@@ -231,11 +245,19 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 4);
+        assert_eq!(version, 5);
         conn.prepare("SELECT start_quiet, kill_requested_at FROM panes")
             .expect("version 3 adds the quiet start and the kill request");
         conn.prepare("SELECT exited_at FROM panes")
             .expect("version 4 adds the exit time");
+        conn.prepare("SELECT host, remote_seq FROM events")
+            .expect("version 5 adds the remote columns");
+        let hosts: Option<String> = conn
+            .query_row("SELECT host FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(hosts, None, "an older event is local");
+        conn.prepare("SELECT host, last_seq FROM remote_seqs")
+            .expect("version 5 adds the remote seqs");
         let index: String = conn
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE name = 'events_by_pane'",

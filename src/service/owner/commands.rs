@@ -1,12 +1,12 @@
 //! The owner's answer to each request ([`Command`]): queries, user actions, input,
 //! signals, tasks and holds, and typing the answer to a decision.
 
+use super::remote::entry_tuple;
 use super::{Batch, Owner, MAX_EVENTS};
 use crate::engine::summarize_workspaces;
 use crate::model::{Action, PaneId, Source};
 use crate::service::clock::now;
 use crate::service::command::{Command, LadderCommand};
-use crate::service::dbus::event_tuple;
 use crate::service::error::Attend1Error;
 use crate::service::pty::PtyHandle;
 use crate::service::wire::{pane_dict, workspace_dict, Dict};
@@ -105,7 +105,7 @@ impl Owner {
             Command::Events(after, limit, reply) => {
                 let r = self
                     .db
-                    .events_after(
+                    .log_after(
                         after,
                         if limit == 0 {
                             MAX_EVENTS
@@ -113,7 +113,7 @@ impl Owner {
                             limit.min(MAX_EVENTS)
                         },
                     )
-                    .map(|evs| evs.iter().map(event_tuple).collect())
+                    .map(|entries| entries.iter().map(entry_tuple).collect())
                     .map_err(|e| Attend1Error::Internal(format!("cannot read events: {e}")));
                 batch.respond(reply, r);
             }
@@ -140,6 +140,11 @@ impl Owner {
                 batch.respond(reply, Ok(r));
             }
             Command::AutoRemove => self.auto_remove(batch),
+            Command::StampRemote(req, reply) => {
+                let seq = self.stamp_remote(*req, batch);
+                batch.respond(reply, Ok(seq));
+            }
+            Command::ForgetRemote(host) => batch.remote.forget.push(host),
         }
     }
 

@@ -3,10 +3,10 @@
 //! host's [`HostMirror`] and carries out the effects it returns with the typed client
 //! ([`crate::client::Attend1Proxy`]). No timer: it waits on the remote's signals only.
 //!
-//! Not yet: the last remote seq is kept in memory only (a restarted daemon reads the
-//! remote's log from its start) and remote events are not stamped into the local log;
-//! notifications of remote panes are not raised (`Stamp`, `Notify` and `Withdraw` are
-//! logged at debug).
+//! Each remote event is stamped into the local log through the owner task ([`stamp`]),
+//! with the host's last remote seq in the same commit; a new mirror of the host continues
+//! after that seq (src/service/remotes/mod.rs). Not yet: notifications of remote panes are
+//! not raised (`Notify` and `Withdraw` are logged at debug).
 
 use super::Remotes;
 use crate::adapters::mirror::{Effect, Origin, RemoteEvent};
@@ -16,6 +16,7 @@ use crate::config::{BUS_NAME, INTERFACE};
 use crate::engine::PaneView;
 use crate::model::HostName;
 use crate::service::clock::now;
+use crate::service::command::{ask, Command, RemoteStampRequest};
 use std::collections::VecDeque;
 
 /// Events read per catch-up page.
@@ -90,6 +91,21 @@ async fn run(
                     Err(e) if crate::client::error_name(&e) == Some("NoSuchPane") => {}
                     Err(e) => return Err(e),
                 },
+                Effect::Stamp {
+                    remote_seq,
+                    kind,
+                    pane,
+                    data,
+                } => {
+                    let req = RemoteStampRequest {
+                        host: name.clone(),
+                        remote_seq,
+                        kind,
+                        pane,
+                        data,
+                    };
+                    stamp(remotes, generation, req).await?;
+                }
                 Effect::Dropped { reason } => {
                     tracing::warn!(remote = %name, %reason, "remote input dropped");
                 }
@@ -115,6 +131,29 @@ async fn run(
             origin: Origin::Signal,
         };
         effects.extend(mirror(&mut |m| m.event(e)));
+    }
+}
+
+/// Stamps one remote event into the local log through the owner task and waits for its
+/// commit (so effects stay in order and the host's last seq is stored with it). A task
+/// replaced meanwhile stamps nothing. When the commit fails the mirror starts again from
+/// the last stored seq and the link ends (it reconnects and reads the log from there).
+async fn stamp(remotes: &Remotes, generation: u64, req: RemoteStampRequest) -> zbus::Result<()> {
+    let (name, remote_seq) = (req.host.clone(), req.remote_seq);
+    let Some(owner) = remotes.owner(&name, generation) else {
+        return Ok(());
+    };
+    match ask(&owner, |r| Command::StampRemote(Box::new(req), r)).await {
+        Ok(_) => {
+            remotes.stored(&name, generation, remote_seq);
+            Ok(())
+        }
+        Err(e) => {
+            remotes.restart_mirror(&name, generation);
+            Err(zbus::Error::Failure(format!(
+                "cannot store the remote's event {remote_seq}: {e}"
+            )))
+        }
     }
 }
 

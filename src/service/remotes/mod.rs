@@ -18,6 +18,7 @@ pub mod link;
 pub mod panes;
 
 use super::clock::now;
+use super::command::Command;
 use crate::adapters::mirror::{Effect, HostMirror, MirroredPane, NotifyRules};
 use crate::config::BUS_NAME;
 use crate::model::{HostName, Timestamp};
@@ -25,6 +26,7 @@ use crate::service::settings::Remote;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// The first wait before reconnecting.
 pub const BACKOFF_MIN: Duration = Duration::from_secs(1);
@@ -82,6 +84,11 @@ struct Entry {
 struct Table {
     entries: BTreeMap<HostName, Entry>,
     generation: u64,
+    /// The owner task, which stamps remote events into the local log
+    /// ([`Command::StampRemote`]); `None` until [`Remotes::store_in`].
+    owner: Option<mpsc::Sender<Command>>,
+    /// The last remote seq stored of each host: where a new mirror of it continues.
+    seqs: BTreeMap<HostName, u64>,
 }
 
 /// The supervisor: a handle to the table of links (cheap to clone).
@@ -96,9 +103,21 @@ impl Remotes {
         Remotes::default()
     }
 
+    /// Stamps remote events through the owner task `owner` from now on; `seqs` is the last
+    /// remote seq stored of each host (`Db::remote_seqs`, read at start), where each
+    /// host's mirror continues. Call before [`Remotes::set`].
+    pub fn store_in(&self, owner: mpsc::Sender<Command>, seqs: BTreeMap<HostName, u64>) {
+        let mut table = self.lock();
+        table.owner = Some(owner);
+        table.seqs = seqs;
+    }
+
     /// Makes the links those of `remotes`: a removed or changed remote's task ends (its
-    /// carrier is killed), a new or changed one starts connecting; unchanged ones keep
-    /// their link. Must be called on a tokio runtime.
+    /// carrier is killed), a new or changed one starts connecting (its mirror continues
+    /// after the host's last stored remote seq); unchanged ones keep their link. A remote
+    /// that is no longer configured has its last remote seq forgotten (a name added again
+    /// may be another machine: `docs/remote.md#how-remote-panes-are-mirrored`). Must be
+    /// called on a tokio runtime.
     pub fn set(&self, remotes: Vec<Remote>) {
         let mut table = self.lock();
         let wanted: BTreeMap<HostName, Remote> =
@@ -110,6 +129,18 @@ impl Remotes {
             }
             keep
         });
+        let gone: Vec<HostName> = table
+            .seqs
+            .keys()
+            .filter(|h| !wanted.contains_key(*h))
+            .cloned()
+            .collect();
+        for host in gone {
+            table.seqs.remove(&host);
+            if let Some(owner) = table.owner.clone() {
+                tokio::spawn(async move { owner.send(Command::ForgetRemote(host)).await });
+            }
+        }
         for (name, remote) in wanted {
             if table.entries.contains_key(&name) {
                 continue;
@@ -117,6 +148,7 @@ impl Remotes {
             table.generation += 1;
             let generation = table.generation;
             let task = tokio::spawn(supervise(remote.clone(), generation, self.clone()));
+            let last_seq = table.seqs.get(&name).copied().unwrap_or(0);
             table.entries.insert(
                 name.clone(),
                 Entry {
@@ -131,7 +163,7 @@ impl Remotes {
                     task: task.abort_handle(),
                     mirror: HostMirror::new(
                         name.clone(),
-                        0,
+                        last_seq,
                         NotifyRules { levels: Vec::new() },
                         now(),
                     ),
@@ -139,6 +171,15 @@ impl Remotes {
                 },
             );
         }
+    }
+
+    /// Ends every link (the daemon stops); the stored remote seqs are kept.
+    pub fn stop(&self) {
+        let mut table = self.lock();
+        for entry in table.entries.values() {
+            entry.task.abort();
+        }
+        table.entries.clear();
     }
 
     /// Every remote with its link's status, by name.
@@ -172,6 +213,42 @@ impl Remotes {
         match table.entries.get_mut(name) {
             Some(e) if e.generation == generation => f(&mut e.mirror),
             _ => Vec::new(),
+        }
+    }
+
+    /// The owner task's channel, if `generation` is still the task of `name` and the
+    /// supervisor stamps remote events.
+    fn owner(&self, name: &HostName, generation: u64) -> Option<mpsc::Sender<Command>> {
+        let table = self.lock();
+        match table.entries.get(name) {
+            Some(e) if e.generation == generation => table.owner.clone(),
+            _ => None,
+        }
+    }
+
+    /// Records `remote_seq` as stored for `name` if `generation` is still its task's.
+    fn stored(&self, name: &HostName, generation: u64, remote_seq: u64) {
+        let mut table = self.lock();
+        if table
+            .entries
+            .get(name)
+            .is_some_and(|e| e.generation == generation)
+        {
+            table.seqs.insert(name.clone(), remote_seq);
+        }
+    }
+
+    /// After a remote event could not be stored: `name`'s mirror starts again from the
+    /// last stored remote seq (its panes come back with the next link's snapshot), if
+    /// `generation` is still its task's.
+    fn restart_mirror(&self, name: &HostName, generation: u64) {
+        let mut table = self.lock();
+        let last = table.seqs.get(name).copied().unwrap_or(0);
+        if let Some(e) = table.entries.get_mut(name) {
+            if e.generation == generation {
+                let rules = NotifyRules { levels: Vec::new() };
+                e.mirror = HostMirror::new(name.clone(), last, rules, now());
+            }
         }
     }
 
