@@ -12,7 +12,8 @@ mod support;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
-use support::{attend_bin, Bus, Env};
+use support::remote::{add, error_of, remote_of, wait_entry, wait_state};
+use support::{Bus, Env};
 
 /// Generous: reconnecting waits out a backoff of up to 8 s after the outage below, and
 /// ssh and the daemons start slowly on a loaded machine.
@@ -40,59 +41,19 @@ fn remote_env() -> (Env, std::path::PathBuf) {
     (env, socket)
 }
 
+/// `--via` and `--command` that reach the remote's bus at `socket` with a plain local
+/// command.
+fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
+    support::remote::via_args(
+        &format!("unix:path={}", socket.display()),
+        &remote.path("run"),
+    )
+}
+
 fn local_env() -> Env {
     let mut env = env_on(Bus::start(), tempfile::tempdir().unwrap());
     env.start_daemon();
     env
-}
-
-/// `--via` and `--command` that reach the remote's bus with a plain local command.
-fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
-    let via = shlex::try_join([
-        "env",
-        &format!("DBUS_SESSION_BUS_ADDRESS=unix:path={}", socket.display()),
-        &format!("XDG_RUNTIME_DIR={}", remote.path("run").display()),
-    ])
-    .unwrap();
-    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
-    ["--via".into(), via, "--command".into(), command]
-}
-
-fn add(env: &Env, name: &str, target: &str, extra: &[String]) {
-    let mut args = vec!["remote", "add", name, target];
-    args.extend(extra.iter().map(String::as_str));
-    let out = env.ok(&args);
-    assert!(out.starts_with(&format!("added {name}")), "{out}");
-}
-
-/// The entry of the JSON array `attend ARGS` prints whose `key` is `value`.
-fn entry(env: &Env, args: &[&str], key: &str, value: &str) -> Option<Value> {
-    let all: Value = serde_json::from_str(&env.ok(args)).unwrap();
-    all.as_array()?.iter().find(|r| r[key] == value).cloned()
-}
-
-/// Polls [`entry`] until it exists and `cond` holds; returns it.
-fn wait_entry(
-    env: &Env,
-    (args, key, value): (&[&str], &str, &str),
-    what: &str,
-    cond: impl Fn(&Value) -> bool,
-) -> Value {
-    let mut last = None;
-    env.wait_until(&format!("{value}: {what}"), || {
-        last = entry(env, args, key, value);
-        last.as_ref().is_some_and(&cond)
-    });
-    last.unwrap()
-}
-
-/// `attend remote ls --json`'s entry for `name`.
-fn remote_of(env: &Env, name: &str) -> Option<Value> {
-    entry(env, &["remote", "ls", "--json"], "name", name)
-}
-
-fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-    wait_entry(env, (&["remote", "ls", "--json"], "name", name), what, cond)
 }
 
 /// The local daemon, whose default carrier is the real `ssh` with the harness's client
@@ -135,10 +96,6 @@ fn local_env_over_ssh(sshd: &support::sshd::Sshd) -> Env {
     );
     local.start_daemon();
     local
-}
-
-fn error_of(r: &Value) -> String {
-    r["last_error"].as_str().unwrap_or("").to_string()
 }
 
 #[test]

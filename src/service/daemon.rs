@@ -290,8 +290,6 @@ pub async fn run_with_connection(
     let (pty_tx, pty_rx) = super::pty::event_channel();
     // The user's config.toml, once: a bad entry is logged and only it falls back.
     let settings = super::settings::load();
-    // The links to other machines' daemons (src/service/remotes/), each its own task.
-    remotes.set(settings.remotes.clone());
     let mut owner = Owner::new(
         world,
         db,
@@ -335,6 +333,8 @@ pub async fn run_with_connection(
             )
         })
         .ok();
+    let remote_hosts = settings.remotes.clone();
+    remotes.set_notify_levels(settings.notify_levels.iter().copied().collect());
     let surfaces = super::surfaces::start(
         &conn,
         cmd_tx.clone(),
@@ -343,9 +343,14 @@ pub async fn run_with_connection(
             notifications: !opts.no_notifications,
         },
         settings,
+        &remotes,
     )
     .await;
     owner.set_surfaces(surfaces.clone());
+    owner.set_remotes(remotes.clone());
+    // The links to other machines' daemons (src/service/remotes/), each its own task;
+    // started once the surfaces subscribed to their mirrors.
+    remotes.set(remote_hosts);
     tracing::info!(bus = BUS_NAME, "attend daemon ready");
 
     let shutdown = async move {

@@ -620,5 +620,6 @@ pub mod agents;
 pub mod hook_events;
 pub mod model_server;
 pub mod notes;
+pub mod remote;
 pub mod scenario;
 pub mod sshd;

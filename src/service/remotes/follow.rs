@@ -4,9 +4,9 @@
 //! ([`crate::client::Attend1Proxy`]). No timer: it waits on the remote's signals only.
 //!
 //! Not yet: the last remote seq is kept in memory only (a restarted daemon reads the
-//! remote's log from its start) and remote events are not stamped into the local log;
-//! notifications of remote panes are not raised (`Stamp`, `Notify` and `Withdraw` are
-//! logged at debug).
+//! remote's log from its start) and remote events are not stamped into the local log
+//! (`Stamp` is logged at debug). `Notify` and `Withdraw` reach the desktop surfaces with
+//! every change of the mirror ([`super::RemoteUpdate`]).
 
 use super::Remotes;
 use crate::adapters::mirror::{Effect, Origin, RemoteEvent};
@@ -93,6 +93,8 @@ async fn run(
                 Effect::Dropped { reason } => {
                     tracing::warn!(remote = %name, %reason, "remote input dropped");
                 }
+                // Published to the surfaces by `Remotes::mirror` as they were returned.
+                Effect::Notify { .. } | Effect::Withdraw { .. } => {}
                 other => tracing::debug!(remote = %name, effect = ?other, "not carried out yet"),
             }
         }
