@@ -12,7 +12,8 @@ mod support;
 use serde_json::Value;
 use std::time::Duration;
 use support::remote::{
-    add, hook, local_env, remote_env, remote_of, via_args, wait_listed, wait_state, LINK_TIMEOUT,
+    add, error_of, hook, local_env, remote_env, remote_of, via_args, wait_listed, wait_state,
+    LINK_TIMEOUT,
 };
 use support::{Bus, Env};
 
@@ -56,10 +57,6 @@ fn local_env_over_ssh(sshd: &support::sshd::Sshd) -> Env {
     );
     local.start_daemon();
     local
-}
-
-fn error_of(r: &Value) -> String {
-    r["last_error"].as_str().unwrap_or("").to_string()
 }
 
 #[test]

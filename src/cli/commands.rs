@@ -158,7 +158,17 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                 let v = if pane.is_empty() {
                     serde_json::Value::Null
                 } else {
-                    let p = call!(c, get_pane(&pane))?;
+                    let p = if pane.contains(':') {
+                        // A remote pane (`NAME:pN`): its mirrored dictionary.
+                        let remote = call!(c, list_remote_panes())?;
+                        let id = |d: &&crate::client::Dict| {
+                            render::dict_json(d).get("id").and_then(|v| v.as_str())
+                                == Some(pane.as_str())
+                        };
+                        remote.iter().find(id).cloned().unwrap_or_default()
+                    } else {
+                        call!(c, get_pane(&pane))?
+                    };
                     render::pane_json(&p)
                 };
                 print(&json_line(&v))?;

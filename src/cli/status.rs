@@ -3,6 +3,9 @@
 //! (the engine's next-unread order, through `NextUnread`), for status bars without a tray.
 //!
 //! - `plain`: `1 permission · 2 unread — next: p3 webapp › api — permission: …`.
+//!
+//! Remote panes (`ListRemotePanes`) count like local ones while their host is online; the
+//! next pane may be one (`buildbox:p3 buildbox › webapp › api — …`).
 //! - `json`: the overview as one object (see [`Overview::json`]).
 //! - `waybar`: `{"text", "tooltip", "class", "alt"}`, class and alt the worst attention
 //!   (`offline` while the daemon is not running).
@@ -79,6 +82,8 @@ async fn overview(c: &Client) -> Result<Overview, CliError> {
             .map(render::pane_view)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
+        let mut views = views;
+        views.extend(remote_views(&call!(c, list_remote_panes())?)?);
         let next = call!(c, next_unread())?;
         Ok::<_, CliError>(Overview::new(&views, Some(&next)))
     };
@@ -86,6 +91,25 @@ async fn overview(c: &Client) -> Result<Overview, CliError> {
         Err(e) if e.code == EXIT_UNREACHABLE => Ok(Overview::offline()),
         other => other,
     }
+}
+
+/// The mirrored panes of `ListRemotePanes` as the overview counts them: a pane of an
+/// offline host (`offline`), or at a level this side does not know, counts as `none`
+/// (`crate::adapters::mirror::tray_attention`, the tray's rule).
+fn remote_views(dicts: &[crate::client::Dict]) -> Result<Vec<crate::engine::PaneView>, CliError> {
+    dicts
+        .iter()
+        .map(|d| {
+            let mut v = render::pane_view(d).map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
+            let offline = render::dict_json(d)
+                .get("offline")
+                .and_then(|o| o.as_bool())
+                .unwrap_or(true);
+            let level = crate::model::Attention::parse(&v.attention).filter(|_| !offline);
+            v.attention = level.unwrap_or_default().as_str().into();
+            Ok(v)
+        })
+        .collect()
 }
 
 /// Writes one line; `false` when stdout is gone (the bar closed the pipe).

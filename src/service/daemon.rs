@@ -310,7 +310,6 @@ pub async fn run_with_connection(
         Default::default()
     });
     remotes.store_in(cmd_tx.clone(), seqs);
-    remotes.set(settings.remotes.clone());
     let mut owner = Owner::new(
         world,
         db,
@@ -354,6 +353,8 @@ pub async fn run_with_connection(
             )
         })
         .ok();
+    let remote_hosts = settings.remotes.clone();
+    remotes.set_notify_levels(settings.notify_levels.iter().copied().collect());
     let surfaces = super::surfaces::start(
         &conn,
         cmd_tx.clone(),
@@ -362,9 +363,14 @@ pub async fn run_with_connection(
             notifications: !opts.no_notifications,
         },
         settings,
+        &remotes,
     )
     .await;
     owner.set_surfaces(surfaces.clone());
+    owner.set_remotes(remotes.clone());
+    // The links to other machines' daemons (src/service/remotes/), each its own task;
+    // started once the surfaces subscribed to their mirrors.
+    remotes.set(remote_hosts);
     tracing::info!(bus = BUS_NAME, "attend daemon ready");
 
     let shutdown = async move {

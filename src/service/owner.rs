@@ -24,6 +24,7 @@ use super::error::Attend1Error;
 use super::ladder_host::{LadderHost, Outcome};
 use super::procwatch::ProcWatch;
 use super::pty::{EventTx, PtyEvent, PtyRegistry};
+use super::remotes::Remotes;
 use super::surfaces::Surfaces;
 use crate::adapters::terminal::to_signal;
 use crate::engine::World;
@@ -142,6 +143,8 @@ pub struct Owner {
     ladder: LadderHost,
     /// The desktop surfaces, fed after each commit (src/service/surfaces).
     surfaces: Surfaces,
+    /// The link supervisor: the mirrored panes `NextUnread` merges (src/service/remotes).
+    remotes: Remotes,
     /// Hooks that are the first sight of an external session (agent, session id), held
     /// in arrival order while its workspace is looked up off this task
     /// ([`Command::FirstSight`]).
@@ -179,6 +182,7 @@ impl Owner {
             config,
             procs: ProcWatch::default(),
             surfaces: Surfaces::default(),
+            remotes: Remotes::default(),
             first_sight: HashMap::new(),
             exit_waiters: HashMap::new(),
             auto_timer: None,
@@ -190,6 +194,11 @@ impl Owner {
     pub fn set_surfaces(&mut self, surfaces: Surfaces) {
         surfaces.publish(&[], &self.world.panes);
         self.surfaces = surfaces;
+    }
+
+    /// Reads the mirrored panes of `remotes` from now on (`NextUnread`).
+    pub fn set_remotes(&mut self, remotes: Remotes) {
+        self.remotes = remotes;
     }
 
     /// The PTY registry (for the attach server's lookups).

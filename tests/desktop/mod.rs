@@ -7,6 +7,8 @@
 //! too.
 #![allow(dead_code)]
 
+pub mod tray_host;
+
 pub use crate::support::attend_bin;
 use crate::support::{stop, Bus, Env, STOP_GRACE};
 use serde_json::Value;

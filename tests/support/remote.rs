@@ -1,5 +1,5 @@
 //! Two daemons linked as remote and local (docs/remote.md, ADR 0014) for the remote tests
-//! (tests/remote_link.rs, tests/remote_events.rs): each on its own private bus with its
+//! (tests/remote_link.rs, tests/remote_events.rs, tests/remote_surfaces.rs): each on its own private bus with its
 //! own state and `config.toml`, the remote's bus at a fixed socket so it can be started
 //! again there, linked by `attend remote add … --via` (a plain local command, no ssh)
 //! through `attend bridge --stdio`; bounded polls of `attend remote ls` and `attend ls`.
@@ -49,8 +49,12 @@ pub fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
         &format!("XDG_RUNTIME_DIR={}", remote.path("run").display()),
     ])
     .unwrap();
-    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
-    ["--via".into(), via, "--command".into(), command]
+    ["--via".into(), via, "--command".into(), bridge_command()]
+}
+
+/// `attend bridge --stdio`, quoted, as a remote's `--command`.
+pub fn bridge_command() -> String {
+    shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap()
 }
 
 pub fn add(env: &Env, name: &str, target: &str, extra: &[String]) {
@@ -106,4 +110,9 @@ pub fn hook(env: &Env, session: &str, event: &str) {
 /// Polls `attend ls --json`'s entry for `id` until `cond` holds.
 pub fn wait_listed(env: &Env, id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
     wait_entry(env, (&["ls", "--json"], "id", id), what, cond)
+}
+
+/// A remote's `last_error` (empty when none).
+pub fn error_of(r: &Value) -> String {
+    r["last_error"].as_str().unwrap_or("").to_string()
 }

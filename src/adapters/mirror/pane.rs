@@ -3,7 +3,7 @@
 //! (`docs/remote.md#how-remote-panes-are-mirrored`).
 
 use super::vocab::{self, Vocab, MAX_LINE, MAX_PATH};
-use crate::engine::{DecisionView, PaneView};
+use crate::engine::{DecisionView, LiveView, PaneView};
 use crate::model::{AgentKind, Attention, DecisionKind, HostName, Lifecycle, Live, PaneId};
 use crate::model::{PaneRef, Timestamp};
 
@@ -123,6 +123,57 @@ impl MirroredPane {
             || self.decision.as_ref().is_some_and(|d| d.kind.is_degraded())
     }
 
+    /// The pane as the engine's projection ([`PaneView`]) with its id `NAME:pN`, for the
+    /// surfaces' one rendering of a pane (`crate::service::surfaces::overview::pane_title`
+    /// puts the host before a host-qualified id). Raw values stay raw; the decision's
+    /// `source` is `remote`; times the pane does not keep are empty.
+    pub fn view(&self) -> PaneView {
+        let (state, code, signal) = match &self.live {
+            Vocab::Known(Live::Running) => ("running".to_string(), None, None),
+            Vocab::Known(Live::Exited { code, signal }) => ("exited".to_string(), *code, *signal),
+            Vocab::Raw(s) => (s.clone(), None, None),
+        };
+        let at = self.attention_changed_at.map(|t| t.to_rfc3339());
+        PaneView {
+            id: self.id.to_string(),
+            name: self.name.clone(),
+            workspace: self.workspace.key.clone(),
+            tab: self.tab.clone(),
+            agent: self.agent.to_string(),
+            lifecycle: self.lifecycle.to_string(),
+            last_lifecycle: None,
+            attention: self.attention.to_string(),
+            live: LiveView {
+                state,
+                code,
+                signal,
+            },
+            pending_decision: self.decision.as_ref().map(|d| DecisionView {
+                id: d.id,
+                kind: match &d.kind {
+                    Vocab::Known(k) => k.as_str().to_string(),
+                    Vocab::Raw(s) => s.clone(),
+                },
+                prompt: d.prompt.clone(),
+                options: d.options.clone(),
+                choices: d.choices.clone(),
+                source: "remote".into(),
+                opened_at: at.clone().unwrap_or_default(),
+            }),
+            last_message: self.last_message.clone(),
+            last_seen_at: None,
+            attention_changed_at: at,
+            session_id: None,
+            resume_argv: None,
+            cwd: self.cwd.clone(),
+            title: self.title.clone(),
+            repo: self.repo.clone(),
+            branch: self.branch.clone(),
+            focused: self.focused,
+            owned: self.owned,
+        }
+    }
+
     /// The shown attention when it is a known, ranked level; a raw level ranks nowhere.
     pub fn known_attention(&self) -> Option<Attention> {
         self.attention.known()
@@ -194,7 +245,6 @@ pub struct Touch {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::engine::LiveView;
     use serde_json::json;
 
     /// A remote pane projection with the given id, attention and lifecycle.
@@ -243,6 +293,30 @@ pub(super) mod tests {
         assert!(!p.is_degraded() && !p.offline);
         assert!(MirroredPane::of(&host(), &view("buildbox:p3", "none", "idle")).is_none());
         assert!(MirroredPane::of(&host(), &view("p0", "none", "idle")).is_none());
+    }
+
+    #[test]
+    fn the_view_of_a_mirrored_pane_is_its_projection_with_the_host_id() {
+        let mut v = view("p3", "permission_required", "blocked");
+        v.pending_decision = Some(DecisionView {
+            id: 4,
+            kind: "permission".into(),
+            prompt: "Bash: make deploy".into(),
+            options: vec!["Yes".into(), "No".into()],
+            choices: vec!["allow".into(), "deny".into()],
+            source: "user".into(),
+            opened_at: Timestamp(5_000).to_rfc3339(),
+        });
+        let p = MirroredPane::of(&host(), &v).unwrap();
+        let back = p.view();
+        assert_eq!(back.id, "buildbox:p3");
+        assert_eq!(back.attention, "permission_required");
+        assert_eq!(back.lifecycle, "blocked");
+        assert_eq!(back.live, v.live);
+        let d = back.pending_decision.unwrap();
+        assert_eq!((d.id, d.prompt.as_str()), (4, "Bash: make deploy"));
+        assert_eq!(d.choices, ["allow", "deny"]);
+        assert_eq!((back.name, back.workspace), (v.name, v.workspace));
     }
 
     #[test]

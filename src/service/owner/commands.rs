@@ -59,7 +59,11 @@ impl Owner {
             }
             Command::AwaitGate(delivery, reply) => self.await_gate(&delivery, reply, batch),
             Command::NextUnread(reply) => {
-                let next = self.world.next_unread().map(|p| p.to_string());
+                // Local and mirrored panes in one order (offline hosts left out).
+                let mirrored = self.remotes.panes(None);
+                let order =
+                    crate::adapters::mirror::next_order(self.world.panes.values(), &mirrored);
+                let next = order.first().map(|p| p.to_string());
                 batch.respond(reply, Ok(next.unwrap_or_default()));
             }
             Command::SendInput(id, data, reply) => {

@@ -5,8 +5,8 @@
 //!
 //! Each remote event is stamped into the local log through the owner task ([`stamp`]),
 //! with the host's last remote seq in the same commit; a new mirror of the host continues
-//! after that seq (src/service/remotes/mod.rs). Not yet: notifications of remote panes are
-//! not raised (`Notify` and `Withdraw` are logged at debug).
+//! after that seq (src/service/remotes/mod.rs). `Notify` and `Withdraw` reach the desktop
+//! surfaces with every change of the mirror ([`super::RemoteUpdate`]).
 
 use super::Remotes;
 use crate::adapters::mirror::{Effect, Origin, RemoteEvent};
@@ -109,7 +109,8 @@ async fn run(
                 Effect::Dropped { reason } => {
                     tracing::warn!(remote = %name, %reason, "remote input dropped");
                 }
-                other => tracing::debug!(remote = %name, effect = ?other, "not carried out yet"),
+                // Published to the surfaces by `Remotes::mirror` as they were returned.
+                Effect::Notify { .. } | Effect::Withdraw { .. } => {}
             }
         }
         let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut stream).poll_next(cx));

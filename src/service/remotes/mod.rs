@@ -10,7 +10,10 @@
 //! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). While a link
 //! is up its task also mirrors the remote's panes ([`follow`]); each remote's
 //! [`HostMirror`] is kept in the table beside its link state and read by
-//! `ListRemotePanes()` ([`Remotes::panes`]).
+//! `ListRemotePanes()` ([`Remotes::panes`]) and `NextUnread()`. Every change of a mirror
+//! is pushed to the desktop surfaces that subscribed ([`Remotes::subscribe`],
+//! [`RemoteUpdate`]): the panes after it and the notifications it raises or withdraws
+//! ([`Effect::Notify`], [`Effect::Withdraw`]).
 
 pub mod act;
 pub mod follow;
@@ -21,7 +24,7 @@ use super::clock::now;
 use super::command::Command;
 use crate::adapters::mirror::{Effect, HostMirror, MirroredPane, NotifyRules};
 use crate::config::BUS_NAME;
-use crate::model::{HostName, Timestamp};
+use crate::model::{Attention, HostName, PaneRef, Timestamp};
 use crate::service::settings::Remote;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -89,6 +92,34 @@ struct Table {
     owner: Option<mpsc::Sender<Command>>,
     /// The last remote seq stored of each host: where a new mirror of it continues.
     seqs: BTreeMap<HostName, u64>,
+    /// The levels a new mirror announces (`[notifications] levels` of `config.toml`).
+    levels: Vec<Attention>,
+    /// The surfaces' receivers of [`RemoteUpdate`]s ([`Remotes::subscribe`]).
+    subscribers: Vec<mpsc::UnboundedSender<Arc<RemoteUpdate>>>,
+}
+
+/// What a mirror asks of the desktop surfaces (`docs/desktop-surfaces.md`, "Remote
+/// panes"): a notification raised or withdrawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RemoteNotice {
+    /// Raise (or replace) the notification of `pane` at `level`; `pane` is the mirrored
+    /// pane as it is now (its words), `decision` the remote decision a required level
+    /// announces.
+    Notify {
+        pane: Box<MirroredPane>,
+        level: Attention,
+        decision: Option<u64>,
+    },
+    /// Close the notification of `pane` (`NAME:pN`).
+    Withdraw { pane: PaneRef },
+}
+
+/// One change of the mirrors, pushed to every subscribed surface: every mirrored pane of
+/// every host after it (by host, then pane id) and the notices it raised, in order.
+#[derive(Debug, Clone)]
+pub struct RemoteUpdate {
+    pub panes: Arc<Vec<MirroredPane>>,
+    pub notices: Vec<RemoteNotice>,
 }
 
 /// The supervisor: a handle to the table of links (cheap to clone).
@@ -113,19 +144,23 @@ impl Remotes {
     }
 
     /// Makes the links those of `remotes`: a removed or changed remote's task ends (its
-    /// carrier is killed), a new or changed one starts connecting (its mirror continues
-    /// after the host's last stored remote seq); unchanged ones keep their link. A remote
-    /// that is no longer configured has its last remote seq forgotten (a name added again
-    /// may be another machine: `docs/remote.md#how-remote-panes-are-mirrored`). Must be
-    /// called on a tokio runtime.
+    /// carrier is killed) and its notifications are withdrawn, a new or changed one starts
+    /// connecting (its mirror continues after the host's last stored remote seq);
+    /// unchanged ones keep their link. A remote that is no longer configured has its last
+    /// remote seq forgotten (a name added again may be another machine:
+    /// `docs/remote.md#how-remote-panes-are-mirrored`). Must be called on a tokio runtime.
     pub fn set(&self, remotes: Vec<Remote>) {
         let mut table = self.lock();
         let wanted: BTreeMap<HostName, Remote> =
             remotes.into_iter().map(|r| (r.name.clone(), r)).collect();
+        let mut withdrawn = Vec::new();
+        let before = table.entries.len();
         table.entries.retain(|name, entry| {
             let keep = wanted.get(name) == Some(&entry.remote);
             if !keep {
                 entry.task.abort();
+                // Its notifications go with it.
+                withdrawn.extend(entry.mirror.link_down(now(), "removed"));
             }
             keep
         });
@@ -141,6 +176,10 @@ impl Remotes {
                 tokio::spawn(async move { owner.send(Command::ForgetRemote(host)).await });
             }
         }
+        // The surfaces forget a removed host's panes and close its notifications.
+        if table.entries.len() < before {
+            publish(&mut table, &withdrawn);
+        }
         for (name, remote) in wanted {
             if table.entries.contains_key(&name) {
                 continue;
@@ -149,6 +188,7 @@ impl Remotes {
             let generation = table.generation;
             let task = tokio::spawn(supervise(remote.clone(), generation, self.clone()));
             let last_seq = table.seqs.get(&name).copied().unwrap_or(0);
+            let levels = table.levels.clone();
             table.entries.insert(
                 name.clone(),
                 Entry {
@@ -164,7 +204,9 @@ impl Remotes {
                     mirror: HostMirror::new(
                         name.clone(),
                         last_seq,
-                        NotifyRules { levels: Vec::new() },
+                        NotifyRules {
+                            levels: levels.clone(),
+                        },
                         now(),
                     ),
                     conn: None,
@@ -180,6 +222,26 @@ impl Remotes {
             entry.task.abort();
         }
         table.entries.clear();
+    }
+
+    /// The attention levels that raise a notification for a remote pane (the settings'
+    /// `[notifications] levels`); applies to the mirrors made after it, so it is set
+    /// before the first [`Remotes::set`].
+    pub fn set_notify_levels(&self, levels: Vec<Attention>) {
+        self.lock().levels = levels;
+    }
+
+    /// A receiver of every change of the mirrors from now on ([`RemoteUpdate`]); the
+    /// first update it receives is the state now. Dropping it unsubscribes.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<Arc<RemoteUpdate>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut table = self.lock();
+        let _ = tx.send(Arc::new(RemoteUpdate {
+            panes: Arc::new(all_panes(&table)),
+            notices: Vec::new(),
+        }));
+        table.subscribers.push(tx);
+        rx
     }
 
     /// Every remote with its link's status, by name.
@@ -210,10 +272,12 @@ impl Remotes {
         f: &mut dyn FnMut(&mut HostMirror) -> Vec<Effect>,
     ) -> Vec<Effect> {
         let mut table = self.lock();
-        match table.entries.get_mut(name) {
+        let effects = match table.entries.get_mut(name) {
             Some(e) if e.generation == generation => f(&mut e.mirror),
-            _ => Vec::new(),
-        }
+            _ => return Vec::new(),
+        };
+        publish(&mut table, &effects);
+        effects
     }
 
     /// The owner task's channel, if `generation` is still the task of `name` and the
@@ -275,6 +339,52 @@ impl Remotes {
                 change(&mut e.status);
             }
         }
+    }
+}
+
+/// Every mirrored pane of `table`, by host then pane id.
+fn all_panes(table: &Table) -> Vec<MirroredPane> {
+    table
+        .entries
+        .values()
+        .flat_map(|e| e.mirror.panes().cloned())
+        .collect()
+}
+
+/// Pushes the mirrors after a change, with the notices among its `effects`
+/// ([`Effect::Notify`], [`Effect::Withdraw`]), to every subscriber; a subscriber gone is
+/// forgotten. Nothing is made when no surface subscribed.
+fn publish(table: &mut Table, effects: &[Effect]) {
+    table.subscribers.retain(|s| !s.is_closed());
+    if table.subscribers.is_empty() {
+        return;
+    }
+    let notices: Vec<RemoteNotice> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Notify {
+                pane,
+                level,
+                decision,
+            } => {
+                let entry = pane.host.as_ref().and_then(|h| table.entries.get(h));
+                let p = entry.and_then(|e| e.mirror.pane(pane.pane)).cloned()?;
+                Some(RemoteNotice::Notify {
+                    pane: Box::new(p),
+                    level: *level,
+                    decision: *decision,
+                })
+            }
+            Effect::Withdraw { pane } => Some(RemoteNotice::Withdraw { pane: pane.clone() }),
+            _ => None,
+        })
+        .collect();
+    let update = Arc::new(RemoteUpdate {
+        panes: Arc::new(all_panes(table)),
+        notices,
+    });
+    for s in &table.subscribers {
+        let _ = s.send(update.clone());
     }
 }
 
@@ -345,10 +455,9 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
             s.since = now();
             s.last_error = Some(error.clone());
         });
-        // The panes stay listed, offline; notifications are not raised yet.
-        for effect in remotes.mirror(&name, generation, &mut |m| m.link_down(now(), &error)) {
-            tracing::debug!(remote = %name, effect = ?effect, "not carried out yet");
-        }
+        // The panes stay listed, offline; their notifications are withdrawn (published
+        // to the surfaces by `Remotes::mirror`).
+        let _ = remotes.mirror(&name, generation, &mut |m| m.link_down(now(), &error));
         tokio::time::sleep(wait).await;
         wait = next_backoff(wait);
     }

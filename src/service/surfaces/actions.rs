@@ -7,9 +7,11 @@
 
 use super::launch::{find_program, has_display, spawn_detached};
 use super::terminal::TerminalRegistry;
-use crate::model::{Action, PaneId};
+use crate::model::{Action, PaneId, PaneRef};
 use crate::service::command::{ask, Command};
 use crate::service::error::Attend1Error;
+use crate::service::remotes::act::RemoteCall;
+use crate::service::remotes::Remotes;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,6 +34,8 @@ pub struct Actions {
     cmd_tx: mpsc::Sender<Command>,
     terminals: TerminalRegistry,
     quit: Arc<Notify>,
+    /// Where actions on remote panes (`NAME:pN`) go.
+    remotes: Remotes,
 }
 
 impl Actions {
@@ -42,12 +46,14 @@ impl Actions {
         cmd_tx: mpsc::Sender<Command>,
         terminals: TerminalRegistry,
         quit: Arc<Notify>,
+        remotes: Remotes,
     ) -> Actions {
         Actions {
             conn,
             cmd_tx,
             terminals,
             quit,
+            remotes,
         }
     }
 
@@ -89,9 +95,47 @@ impl Actions {
     }
 
     /// The engine's next unread pane (`attend next`'s path).
-    pub async fn next_unread(&self) -> Result<Option<PaneId>, Attend1Error> {
+    pub async fn next_unread(&self) -> Result<Option<PaneRef>, Attend1Error> {
         let id = ask(&self.cmd_tx, Command::NextUnread).await?;
-        Ok(PaneId::parse(&id))
+        Ok(PaneRef::parse(&id))
+    }
+
+    /// Focuses `pane`, local ([`Actions::focus`]) or remote ([`Actions::focus_remote`]).
+    pub async fn focus_ref(
+        &self,
+        pane: &PaneRef,
+        token: Option<String>,
+    ) -> Result<(), Attend1Error> {
+        match pane.host {
+            None => self.focus(pane.pane, token).await,
+            Some(_) => self.focus_remote(pane, token).await,
+        }
+    }
+
+    /// Focuses the remote pane `pane` (`NAME:pN`) on its host (`Focus` over the link,
+    /// [`Remotes::act`]), then, when the panel is running, shows it on the pane.
+    ///
+    /// Errors: [`Remotes::act`]'s (`NoSuchHost`, `HostOffline`, the remote's own).
+    pub async fn focus_remote(
+        &self,
+        pane: &PaneRef,
+        token: Option<String>,
+    ) -> Result<(), Attend1Error> {
+        self.remotes.act(pane, RemoteCall::Focus).await?;
+        if matches!(self.panel_running().await, Ok(true)) {
+            if let Err(e) = self.activate_panel(Some(pane.to_string()), token).await {
+                tracing::warn!(%pane, "cannot show the panel: {e}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers the open decision of the remote pane `pane` with `choice` on its host
+    /// (`Answer` over the link, [`Remotes::act`]; the same errors).
+    pub async fn answer_remote(&self, pane: &PaneRef, choice: &str) -> Result<(), Attend1Error> {
+        self.remotes
+            .act(pane, RemoteCall::Answer(choice.to_string()))
+            .await
     }
 
     /// Asks the daemon to stop (the tray's "Quit"): the same shutdown as SIGTERM.
@@ -153,6 +197,17 @@ impl Actions {
                 None => tracing::info!("attend-panel not found; trying D-Bus activation"),
             }
         }
+        self.activate_panel(pane.map(|p| p.to_string()), token)
+            .await
+    }
+
+    /// Calls the panel: `ActivateAction("show-pane", [pane])` on a pane id (`pN` or
+    /// `NAME:pN`), else `Activate`.
+    async fn activate_panel(
+        &self,
+        pane: Option<String>,
+        token: Option<String>,
+    ) -> Result<(), String> {
         let mut platform: HashMap<&str, Value<'_>> = HashMap::new();
         if let Some(t) = &token {
             platform.insert("activation-token", Value::from(t.as_str()));
@@ -161,7 +216,7 @@ impl Actions {
         let call = async {
             match pane {
                 Some(p) => {
-                    let param = vec![Value::from(p.to_string())];
+                    let param = vec![Value::from(p)];
                     self.conn
                         .call_method(
                             Some(PANEL_NAME),

@@ -6,6 +6,11 @@
 //! themselves. What a click does goes back to the owner as the same [`crate::service::command::Command`]s the
 //! D-Bus methods send ([`Actions`]). The away pushes ([`away`]) are a surface too, run
 //! when `[away]` in `config.toml` turns them on.
+//!
+//! Remote panes (`docs/remote.md`) reach the notifications and the tray as a second kind
+//! of update: each subscribes to the link supervisor ([`Remotes::subscribe`]), which
+//! pushes every change of the mirrors; actions on a remote pane go to its host
+//! ([`Remotes::act`]).
 
 mod actions;
 pub mod away;
@@ -25,6 +30,7 @@ pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 use crate::model::{Event, Pane, PaneId};
 use crate::service::clock::now;
 use crate::service::command::Command;
+use crate::service::remotes::Remotes;
 use crate::service::settings::Settings;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -75,8 +81,8 @@ impl Surfaces {
     }
 }
 
-/// Starts the surfaces `opts` asks for, with the user's `settings`, on the daemon's
-/// connection (notifications) and
+/// Starts the surfaces `opts` asks for, with the user's `settings` and the link
+/// supervisor `remotes` (remote panes), on the daemon's connection (notifications) and
 /// the session bus (the tray's own connection), logging which run. Must run inside the
 /// daemon's tokio runtime; never fails: a missing notification server or tray watcher
 /// is logged once and the daemon goes on without it.
@@ -85,6 +91,7 @@ pub async fn start(
     cmd_tx: mpsc::Sender<Command>,
     opts: SurfaceOptions,
     settings: Settings,
+    remotes: &Remotes,
 ) -> Surfaces {
     let mut surfaces = Surfaces::default();
     let actions = Actions::new(
@@ -92,6 +99,7 @@ pub async fn start(
         cmd_tx,
         surfaces.terminals.clone(),
         surfaces.quit.clone(),
+        remotes.clone(),
     );
     if opts.notifications {
         let (tx, rx) = mpsc::unbounded_channel();
@@ -99,6 +107,7 @@ pub async fn start(
         tokio::spawn(notifications::run(
             conn.clone(),
             rx,
+            remotes.subscribe(),
             actions.clone(),
             settings.clone(),
         ));
@@ -113,7 +122,7 @@ pub async fn start(
     if opts.tray {
         let (tx, rx) = mpsc::unbounded_channel();
         surfaces.subscribers.push(tx);
-        tokio::spawn(tray::run(rx, actions));
+        tokio::spawn(tray::run(rx, remotes.subscribe(), actions));
     } else {
         tracing::info!("tray icon off (--no-tray)");
     }

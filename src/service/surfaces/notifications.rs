@@ -21,14 +21,21 @@
 //!   hint; with no server, the theme's file through `pw-play`/`paplay` ([`sound`]).
 //! - No server on the bus: logged once, the daemon goes on; when a server appears or
 //!   restarts (`NameOwnerChanged`), the notifications still wanted are raised again.
+//! - Remote panes ([`remote`]): raised and withdrawn when their host's mirror says
+//!   (`docs/remote.md`, "Notifications"), with the same words prefixed by the host; their
+//!   actions go to the host's daemon over the link.
+
+mod remote;
 
 use super::actions::Actions;
 use super::notice::notice;
 use super::overview::{escape_markup, icon_name};
 use super::snapshot::{Snapshot, Update};
 use super::sound;
+use crate::adapters::mirror::MirroredPane;
 use crate::engine::PaneView;
-use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId};
+use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId, PaneRef};
+use crate::service::remotes::RemoteUpdate;
 use crate::service::settings::Settings;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
@@ -135,13 +142,19 @@ fn answer_buttons(p: &Pane) -> Vec<String> {
 /// (`permission_required`, `input_required`), labelled with the choice's name as every
 /// surface shows it.
 pub fn content(p: &Pane, level: Attention, caps: Caps) -> Content {
-    let view = PaneView::of(p);
-    let text = notice(level, &view);
+    content_of(&PaneView::of(p), answer_buttons(p), level, caps)
+}
+
+/// The notification of a pane's `view` (a local pane's or a mirrored one's,
+/// [`crate::adapters::mirror::MirroredPane::view`]) with its answer `buttons`: the one
+/// rendering [`content`] describes.
+fn content_of(view: &PaneView, buttons: Vec<String>, level: Attention, caps: Caps) -> Content {
+    let text = notice(level, view);
     let mut actions = Vec::new();
     if caps.actions {
         actions.push(("default".to_string(), "Show pane".to_string()));
         if level.is_required() {
-            for choice in answer_buttons(p) {
+            for choice in buttons {
                 actions.push((choice.clone(), choice));
             }
         }
@@ -221,6 +234,10 @@ struct Notifier {
     shown: BTreeMap<PaneId, Shown>,
     tokens: HashMap<u32, String>,
     snapshot: Arc<Snapshot>,
+    /// The notifications kept up for remote panes ([`remote`]).
+    remote_shown: BTreeMap<PaneRef, Shown>,
+    /// The mirrored panes after the last remote update.
+    remote: Arc<Vec<MirroredPane>>,
 }
 
 impl Notifier {
@@ -325,6 +342,22 @@ impl Notifier {
             return;
         };
         let c = content(p, level, caps);
+        if let Some(id) = self.notify(replaces, &c, sound).await {
+            tracing::debug!(%pane, id, level = level.as_str(), "notified");
+            if let Some(s) = self.shown.get_mut(&pane) {
+                s.id = Some(id);
+            }
+        }
+    }
+
+    /// `Notify` with `c` (replacing `replaces`) and the `sound-name` hint `sound`; the
+    /// server's id, `None` when it failed (logged once).
+    async fn notify(
+        &mut self,
+        replaces: Option<u32>,
+        c: &Content,
+        sound: Option<&str>,
+    ) -> Option<u32> {
         let actions: Vec<&str> = c
             .actions
             .iter()
@@ -348,20 +381,21 @@ impl Notifier {
             -1,
         );
         match tokio::time::timeout(CALL_LIMIT, call).await {
-            Ok(Ok(id)) => {
-                tracing::debug!(%pane, id, level = level.as_str(), "notified");
-                if let Some(s) = self.shown.get_mut(&pane) {
-                    s.id = Some(id);
-                }
+            Ok(Ok(id)) => Some(id),
+            Ok(Err(e)) => {
+                self.unavailable(&e.to_string());
+                None
             }
-            Ok(Err(e)) => self.unavailable(&e.to_string()),
-            Err(_) => self.unavailable("Notify timed out"),
+            Err(_) => {
+                self.unavailable("Notify timed out");
+                None
+            }
         }
     }
 
     /// Plays sound `name` of the configured theme without a notification server; a
     /// failure is logged once.
-    fn play(&mut self, pane: PaneId, name: &str) {
+    fn play(&mut self, pane: impl std::fmt::Display, name: &str) {
         match sound::play(name, &self.settings.sound.theme) {
             Ok(file) => {
                 tracing::info!(%pane, file = %file.display(), "no notification server: sound played")
@@ -401,6 +435,7 @@ impl Notifier {
     /// decision with that choice (only the decision the notification announced).
     async fn invoked(&mut self, id: u32, key: &str) {
         let Some(pane) = self.pane_of(id) else {
+            self.remote_invoked(id, key).await;
             return;
         };
         let token = self.tokens.remove(&id);
@@ -446,6 +481,9 @@ impl Notifier {
         if let Some(pane) = self.pane_of(id) {
             self.shown.remove(&pane);
         }
+        if let Some(pane) = self.remote_pane_of(id) {
+            self.remote_shown.remove(&pane);
+        }
     }
 
     /// The server appeared, restarted or left: its ids are void; when one is there, the
@@ -454,7 +492,11 @@ impl Notifier {
         self.caps = None;
         self.failed_at = None;
         self.tokens.clear();
-        for s in self.shown.values_mut() {
+        for s in self
+            .shown
+            .values_mut()
+            .chain(self.remote_shown.values_mut())
+        {
             s.id = None;
         }
         if !present {
@@ -474,6 +516,7 @@ impl Notifier {
             // Raised again, not new: no sound.
             self.show(pane, level, false).await;
         }
+        self.remote_again().await;
     }
 }
 
@@ -483,9 +526,13 @@ fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> +
 
 /// Runs the notifications until `updates` closes (the daemon stops). Never fails: when
 /// the bus refuses the subscriptions it logs that and keeps draining `updates`.
+///
+/// `remote` pushes every change of the remote hosts' mirrors: their notifications are
+/// raised and withdrawn as the mirror says ([`remote`]).
 pub async fn run(
     conn: zbus::Connection,
     mut updates: mpsc::UnboundedReceiver<Arc<Update>>,
+    mut remote: mpsc::UnboundedReceiver<Arc<RemoteUpdate>>,
     actions: Actions,
     settings: Settings,
 ) {
@@ -517,6 +564,7 @@ pub async fn run(
         Ok(x) => x,
         Err(e) => {
             tracing::warn!("desktop notifications unavailable: {e}");
+            drop(remote);
             while updates.recv().await.is_some() {}
             return;
         }
@@ -532,6 +580,8 @@ pub async fn run(
         shown: BTreeMap::new(),
         tokens: HashMap::new(),
         snapshot: Arc::new(Snapshot::default()),
+        remote_shown: BTreeMap::new(),
+        remote: Arc::new(Vec::new()),
     };
     loop {
         tokio::select! {
@@ -539,6 +589,7 @@ pub async fn run(
                 Some(u) => n.update(&u).await,
                 None => break,
             },
+            Some(u) = remote.recv() => n.remote_update(&u).await,
             Some(s) = next(&mut invoked) => {
                 if let Ok(a) = s.args() {
                     n.invoked(a.id, &a.action_key).await;

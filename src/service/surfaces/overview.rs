@@ -6,6 +6,7 @@
 //! makes from its panes and the CLI from `GetPane` dictionaries) and the engine's "next
 //! unread" answer, so the tray, the notifications and `attend status` say the same thing.
 
+use crate::adapters::mirror::{tray_attention, MirroredPane};
 use crate::adapters::terminal::sanitize_text;
 use crate::engine::{workspace_name, PaneView};
 use crate::model::Attention;
@@ -37,15 +38,35 @@ pub fn icon_name(level: Attention) -> String {
 
 /// "workspace › pane" for a pane: the workspace's display name and the pane's name
 /// (its id when it has no other), cleaned of control and escape sequences.
+///
+/// A remote pane (its id `NAME:pN`, [`crate::adapters::mirror::MirroredPane::view`]) is
+/// prefixed with its host: `buildbox › webapp › api` (`docs/remote.md`).
 pub fn pane_title(view: &PaneView) -> String {
     let ws = sanitize_text(&workspace_name(&view.workspace), 60);
     let name = sanitize_text(&view.name, 60);
-    match (ws.is_empty(), name.is_empty()) {
-        (true, true) => view.id.clone(),
+    let (host, id) = match view.id.split_once(':') {
+        Some((host, id)) => (Some(sanitize_text(host, 64)), id),
+        None => (None, view.id.as_str()),
+    };
+    let title = match (ws.is_empty(), name.is_empty()) {
+        (true, true) => id.to_string(),
         (true, false) => name,
-        (false, true) => format!("{ws} › {}", view.id),
+        (false, true) => format!("{ws} › {id}"),
         (false, false) => format!("{ws} › {name}"),
+    };
+    match host {
+        Some(host) => format!("{host} › {title}"),
+        None => title,
     }
+}
+
+/// A mirrored pane as the overview counts it: its [`MirroredPane::view`] with the
+/// attention the tray counts ([`tray_attention`]: `none` while its host is offline or for
+/// a level this side does not know).
+pub fn counted_view(p: &MirroredPane) -> PaneView {
+    let mut v = p.view();
+    v.attention = tray_attention(p).unwrap_or_default().as_str().into();
+    v
 }
 
 /// A permission prompt as the adapters write it, `Tool: what` (`Bash: npm test`), split

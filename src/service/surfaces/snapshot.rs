@@ -1,7 +1,8 @@
 //! What the owner hands every surface after a commit: the batch's events and a snapshot
 //! of every pane, with the engine's orderings and summaries read from it.
 
-use super::overview::Overview;
+use super::overview::{counted_view, Overview};
+use crate::adapters::mirror::{next_order, MirroredPane};
 use crate::engine::{next_unread_order, summarize_workspaces, PaneView, WorkspaceSummary};
 use crate::model::{Event, Pane, PaneId, Timestamp};
 use std::collections::BTreeMap;
@@ -27,10 +28,20 @@ impl Snapshot {
         summarize_workspaces(self.panes.values(), self.at)
     }
 
-    /// Counts and the most urgent pane ([`Overview`]).
-    pub fn overview(&self) -> Overview {
-        let views: Vec<PaneView> = self.panes.values().map(PaneView::of).collect();
-        let next = self.next_unread().first().map(|p| p.to_string());
+    /// Counts and the most urgent pane ([`Overview`]) of these panes and the `mirrored`
+    /// panes of remote hosts (those of offline hosts not counted: [`counted_view`]); the
+    /// next pane by the one order of local and mirrored panes
+    /// ([`crate::adapters::mirror::next_order`]).
+    pub fn overview(&self, mirrored: &[MirroredPane]) -> Overview {
+        let views: Vec<PaneView> = self
+            .panes
+            .values()
+            .map(PaneView::of)
+            .chain(mirrored.iter().map(counted_view))
+            .collect();
+        let next = next_order(self.panes.values(), mirrored)
+            .first()
+            .map(|p| p.to_string());
         Overview::new(&views, next.as_deref())
     }
 }

@@ -14,15 +14,21 @@
 //!   (focuses it, as a notification click does), "Mark all seen…" and "Remove exited
 //!   panes…" (each confirmed in its submenu; the latter is `attend rm --exited`), "Open
 //!   panel", "Quit Attend". Left click opens the panel.
+//! - Remote panes (`docs/remote.md`): counted in the status, icon and tooltip while their
+//!   host is online ([`tray_attention`]); each one that wants the human is listed after
+//!   the workspaces as `NAME:pN — host › workspace › pane · reason` (it focuses the pane
+//!   on its host). Every change of a mirror is pushed ([`RemoteUpdate`]), never polled.
 //! - No `StatusNotifierWatcher` on the bus: logged once, the daemon runs without a
 //!   tray; when a watcher appears, ksni registers the item.
 
 use super::actions::Actions;
-use super::overview::{escape_markup, icon_name, Overview};
+use super::overview::{escape_markup, icon_name, pane_title, reason, Overview};
 use super::snapshot::{Snapshot, Update};
+use crate::adapters::mirror::{next_key, tray_attention, MirroredPane};
 use crate::engine::clip;
 use crate::engine::removal::exited_panes;
-use crate::model::{Attention, PaneId};
+use crate::model::{Attention, PaneId, PaneRef};
+use crate::service::remotes::RemoteUpdate;
 use ksni::menu::{StandardItem, SubMenu};
 use ksni::{MenuItem, Status, ToolTip, TrayMethods};
 use std::path::PathBuf;
@@ -38,6 +44,8 @@ pub const TRAY_ID: &str = crate::config::APP_ID;
 enum Request {
     /// Raise the panel (on a pane), with the click's activation token.
     ShowPanel(Option<PaneId>, Option<String>),
+    /// Focus a remote pane on its host (then the panel on it, when it runs).
+    FocusRemote(PaneRef, Option<String>),
     /// Focus the engine's next unread pane.
     JumpNext(Option<String>),
     /// Mark every pane with ordinary attention seen.
@@ -51,6 +59,8 @@ enum Request {
 /// The tray's model: the last snapshot and what it needs to answer the host.
 pub struct AttendTray {
     snapshot: Arc<Snapshot>,
+    /// The mirrored panes of the remote hosts (src/service/remotes).
+    remote: Arc<Vec<MirroredPane>>,
     overview: Overview,
     requests: mpsc::UnboundedSender<Request>,
     theme_path: String,
@@ -92,8 +102,9 @@ pub fn icon_theme_path() -> String {
 impl AttendTray {
     fn new(snapshot: Arc<Snapshot>, requests: mpsc::UnboundedSender<Request>) -> AttendTray {
         AttendTray {
-            overview: snapshot.overview(),
+            overview: snapshot.overview(&[]),
             snapshot,
+            remote: Arc::new(Vec::new()),
             requests,
             theme_path: icon_theme_path(),
             offline_logged: AtomicBool::new(false),
@@ -101,8 +112,32 @@ impl AttendTray {
     }
 
     fn set(&mut self, snapshot: Arc<Snapshot>) {
-        self.overview = snapshot.overview();
+        self.overview = snapshot.overview(&self.remote);
         self.snapshot = snapshot;
+    }
+
+    fn set_remote(&mut self, remote: Arc<Vec<MirroredPane>>) {
+        self.overview = self.snapshot.overview(&remote);
+        self.remote = remote;
+    }
+
+    /// The remote panes that want the human (host online), in `next` order, each as its
+    /// menu label: `buildbox:p3 — buildbox › webapp › api · permission: Bash …`.
+    fn remote_entries(&self) -> Vec<(PaneRef, String)> {
+        let mut keyed: Vec<_> = self
+            .remote
+            .iter()
+            .filter_map(|p| Some((tray_attention(p)?, next_key(p), p)))
+            .collect();
+        keyed.sort_by(|a, b| (a.1.is_none(), &a.1).cmp(&(b.1.is_none(), &b.1)));
+        keyed
+            .into_iter()
+            .map(|(level, _, p)| {
+                let v = p.view();
+                let text = format!("{} — {} · {}", p.id, pane_title(&v), reason(level, &v));
+                (p.id.clone(), clip(&text, 96))
+            })
+            .collect()
     }
 
     fn ask(&self, r: Request) {
@@ -220,6 +255,21 @@ impl ksni::Tray for AttendTray {
                 .into(),
             );
         }
+        for (pane, text) in self.remote_entries() {
+            items.push(
+                StandardItem {
+                    label: label(&text),
+                    activate: Box::new(move |t: &mut Self| {
+                        t.ask(Request::FocusRemote(
+                            pane.clone(),
+                            ksni::current_xdg_activation_token(),
+                        ))
+                    }),
+                    ..Default::default()
+                }
+                .into(),
+            );
+        }
         if !items.is_empty() {
             items.push(MenuItem::Separator);
         }
@@ -322,12 +372,20 @@ fn perform(request: Request, actions: &Actions, snapshot: &Snapshot) {
         Request::ShowPanel(pane, token) => {
             tokio::spawn(async move { actions.show_panel(pane, token).await });
         }
+        Request::FocusRemote(pane, token) => {
+            tokio::spawn(async move {
+                tracing::info!(%pane, "tray: focusing the remote pane");
+                if let Err(e) = actions.focus_remote(&pane, token).await {
+                    tracing::warn!(%pane, "cannot focus the remote pane: {e}");
+                }
+            });
+        }
         Request::JumpNext(token) => {
             tokio::spawn(async move {
                 match actions.next_unread().await {
                     Ok(Some(pane)) => {
                         tracing::info!(%pane, "tray: jump to next unread");
-                        if let Err(e) = actions.focus(pane, token).await {
+                        if let Err(e) = actions.focus_ref(&pane, token).await {
                             tracing::warn!(%pane, "cannot focus the pane: {e}");
                         }
                     }
@@ -362,9 +420,14 @@ fn perform(request: Request, actions: &Actions, snapshot: &Snapshot) {
     }
 }
 
-/// Runs the tray until `updates` closes. The first update is the state at start-up.
+/// Runs the tray until `updates` closes. The first update is the state at start-up;
+/// `remote` pushes every change of the mirrored panes (counted and listed at once).
 /// Never fails: without a bus connection for ksni it logs that and drains `updates`.
-pub async fn run(mut updates: mpsc::UnboundedReceiver<Arc<Update>>, actions: Actions) {
+pub async fn run(
+    mut updates: mpsc::UnboundedReceiver<Arc<Update>>,
+    mut remote: mpsc::UnboundedReceiver<Arc<RemoteUpdate>>,
+    actions: Actions,
+) {
     let Some(first) = updates.recv().await else {
         return;
     };
@@ -391,6 +454,13 @@ pub async fn run(mut updates: mpsc::UnboundedReceiver<Arc<Update>>, actions: Act
                 latest = u.snapshot.clone();
                 let snapshot = latest.clone();
                 handle.update(move |t: &mut AttendTray| t.set(snapshot)).await;
+            }
+            Some(mut u) = remote.recv() => {
+                while let Ok(newer) = remote.try_recv() {
+                    u = newer;
+                }
+                let panes = u.panes.clone();
+                handle.update(move |t: &mut AttendTray| t.set_remote(panes)).await;
             }
             Some(r) = req_rx.recv() => perform(r, &actions, &latest),
         }
