@@ -44,6 +44,10 @@ mod imp {
         pub since: Cell<Option<(i64, Instant)>>,
         /// The accessible label set last.
         pub a11y: RefCell<String>,
+        /// The remote the workspace is on (`None`: this machine).
+        pub host: RefCell<Option<String>>,
+        /// The host header shown above the row, when it opens a host's group.
+        pub header: RefCell<Option<String>>,
     }
 
     impl Default for WorkspaceRow {
@@ -61,6 +65,8 @@ mod imp {
                 key: Default::default(),
                 since: Cell::new(None),
                 a11y: Default::default(),
+                host: Default::default(),
+                header: Default::default(),
             }
         }
     }
@@ -104,7 +110,18 @@ impl WorkspaceRow {
         self.imp().key.borrow().clone()
     }
 
-    /// Shows `w`, read from the daemon at `read_at`.
+    /// The remote the workspace is on; `None` for this machine.
+    pub fn host(&self) -> Option<String> {
+        self.imp().host.borrow().clone()
+    }
+
+    /// Records the host header the list shows above this row (for the dump).
+    pub fn set_header_text(&self, text: Option<String>) {
+        self.imp().header.replace(text);
+    }
+
+    /// Shows `w`, read from the daemon at `read_at`; greyed (insensitive style, "offline")
+    /// while it is a remote's whose link is down.
     pub fn set(&self, w: &WorkspaceInfo, read_at: Instant) {
         let imp = self.imp();
         imp.key.replace(w.key.clone());
@@ -120,7 +137,15 @@ impl WorkspaceRow {
         imp.attention
             .set_visible(w.worst_attention > crate::model::Attention::None);
         indicator::set_attention(&*imp.indicator, w.worst_attention);
-        imp.agents.set_text(&w.agents.join(", "));
+        imp.host.replace(w.host.clone());
+        let mut agents = w.agents.join(", ");
+        if w.offline {
+            agents = format!("{agents} · {}", labels::offline());
+        }
+        imp.agents.set_text(&agents);
+        if let Some(child) = self.child() {
+            child.set_sensitive(!w.offline);
+        }
         let message = w.latest_message.as_deref().unwrap_or_default();
         imp.message.set_text(&first_line(message));
         imp.message
@@ -173,6 +198,9 @@ impl WorkspaceRow {
             "tabs": imp.tabs.text().to_string(),
             "selected": self.is_selected(),
             "accessible_label": *imp.a11y.borrow(),
+            "host": self.host(),
+            "header": *imp.header.borrow(),
+            "greyed": !self.child().is_some_and(|c| c.is_sensitive()),
         })
     }
 }

@@ -620,5 +620,6 @@ pub mod agents;
 pub mod hook_events;
 pub mod model_server;
 pub mod notes;
+pub mod remotes;
 pub mod scenario;
 pub mod sshd;

@@ -11,6 +11,12 @@
 //! is up its task also mirrors the remote's panes ([`follow`]); each remote's
 //! [`HostMirror`] is kept in the table beside its link state and read by
 //! `ListRemotePanes()` ([`Remotes::panes`]).
+//!
+//! Every change of the table (a link's state, a mirror's panes, the set of remotes) wakes
+//! [`Remotes::changed`], on which the daemon's signalling task emits `RemotesChanged()`
+//! (`crate::service::dbus::signal_remote_changes`, `docs/dbus-api.md#signals`); changes
+//! made while it emits are signalled once more after, so a burst costs a signal or two
+//! and an idle table none.
 
 pub mod act;
 pub mod follow;
@@ -88,6 +94,8 @@ struct Table {
 #[derive(Clone, Default)]
 pub struct Remotes {
     table: Arc<Mutex<Table>>,
+    /// Woken on every change of the table; the signalling task waits on it.
+    changed: Arc<tokio::sync::Notify>,
 }
 
 impl Remotes {
@@ -139,6 +147,14 @@ impl Remotes {
                 },
             );
         }
+        self.changed.notify_one();
+    }
+
+    /// Waits for the next change of the table (a link's state, a mirror's panes, the set
+    /// of remotes); the changes made since the last wait ended count as one, so a caller
+    /// that signals after each wait signals a burst once or twice.
+    pub async fn changed(&self) {
+        self.changed.notified().await
     }
 
     /// Every remote with its link's status, by name.
@@ -170,7 +186,10 @@ impl Remotes {
     ) -> Vec<Effect> {
         let mut table = self.lock();
         match table.entries.get_mut(name) {
-            Some(e) if e.generation == generation => f(&mut e.mirror),
+            Some(e) if e.generation == generation => {
+                self.changed.notify_one();
+                f(&mut e.mirror)
+            }
             _ => Vec::new(),
         }
     }
@@ -195,7 +214,11 @@ impl Remotes {
         let mut table = self.lock();
         if let Some(e) = table.entries.get_mut(name) {
             if e.generation == generation {
+                let before = e.status.clone();
                 change(&mut e.status);
+                if e.status != before {
+                    self.changed.notify_one();
+                }
             }
         }
     }
