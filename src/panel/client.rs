@@ -1,10 +1,11 @@
 //! The panel's D-Bus side: one thread with a current-thread tokio runtime (zbus runs on
 //! tokio in this crate), joined to the GLib main loop by two `async_channel`s.
 //!
-//! It follows the daemon's `Event` and `RemotesChanged` signals and refetches `ListPanes`
-//! + `ListWorkspaces` + `ListRemotePanes` + `Remotes` after each burst of them (at most
+//! It follows the daemon's `Event` and `RemotesChanged` signals and refetches `ListPanes`,
+//! `ListWorkspaces`, `ListRemotePanes` and `Remotes` after each burst of them (at most
 //! [`COALESCE`] later), so the window always renders the daemon's current values, remote
-//! panes included ([`super::hosts`]), and keeps nothing else. It watches `NameOwnerChanged` for
+//! panes included ([`super::hosts`]), and keeps nothing else. It watches
+//! `NameOwnerChanged` for
 //! the daemon's name: while nobody owns it the window shows its empty state
 //! ([`Update::Offline`]); when the name comes back it first catches up with
 //! `Events(after_seq)` from the last seq it saw (logging how many it missed and moving
