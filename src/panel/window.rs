@@ -13,8 +13,8 @@ use super::focus::{FocusTracker, DWELL};
 use super::layout::{self, Column, Columns};
 use super::pane_detail::PaneDetail;
 use super::pane_row::PaneRow;
-use super::workspace_row::WorkspaceRow;
-use super::{dump, labels, shortcuts};
+use super::workspace_row::{host_header, WorkspaceRow};
+use super::{dump, shortcuts};
 use adw::prelude::*;
 use adw::subclass::prelude::*;
 use async_channel::Sender;
@@ -562,61 +562,14 @@ impl PanelWindow {
         self.write_dump();
     }
 
-    /// The header above a sidebar row that opens a host's group (this machine first, then
-    /// each remote with its link's state: `docs/remote.md`); none without remotes.
+    /// The host header above sidebar row `row` ([`host_header`]).
     fn host_header(&self, row: &gtk::ListBoxRow, before: Option<&gtk::ListBoxRow>) {
-        let Some(r) = row.downcast_ref::<WorkspaceRow>() else {
-            return;
-        };
-        let host = r.host();
         let snap = self.imp().snapshot.borrow();
         let hosts = snap
             .as_ref()
             .map(|(s, _)| s.hosts.as_slice())
             .unwrap_or(&[]);
-        let opens = match before.and_then(|b| b.downcast_ref::<WorkspaceRow>()) {
-            Some(b) => b.host() != host,
-            None => true,
-        };
-        if hosts.is_empty() && host.is_none() || !opens {
-            r.set_header_text(None);
-            row.set_header(None::<&gtk::Widget>);
-            return;
-        }
-        let info = host
-            .as_deref()
-            .and_then(|h| hosts.iter().find(|i| i.name == h));
-        let text = labels::host_header(host.as_deref(), info, |ms| {
-            glib::DateTime::from_unix_local(ms / 1000)
-                .and_then(|t| t.format("%H:%M"))
-                .map(|t| t.to_string())
-                .unwrap_or_default()
-        });
-        let header = gtk::Box::new(gtk::Orientation::Vertical, 2);
-        header.set_margin_top(10);
-        header.set_margin_start(6);
-        header.set_margin_bottom(4);
-        let title = gtk::Label::new(Some(&text));
-        title.set_xalign(0.0);
-        title.add_css_class("heading");
-        header.append(&title);
-        let error = info
-            .filter(|i| i.is_offline())
-            .and_then(|i| i.last_error.clone());
-        if let Some(e) = &error {
-            let label = gtk::Label::new(Some(e));
-            label.set_xalign(0.0);
-            label.set_wrap(true);
-            label.add_css_class("caption");
-            label.add_css_class("dim-label");
-            header.append(&label);
-        }
-        let dumped = match &error {
-            Some(e) => format!("{text}\n{e}"),
-            None => text,
-        };
-        r.set_header_text(Some(dumped));
-        row.set_header(Some(&header));
+        host_header(row, before, hosts);
     }
 
     fn refresh_ages(&self) {

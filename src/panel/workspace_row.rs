@@ -3,7 +3,7 @@
 //! lifecycle, worst attention indicator, latest explicit message, time since the last
 //! attention change, and its tabs beneath.
 
-use super::data::WorkspaceInfo;
+use super::data::{HostInfo, WorkspaceInfo};
 use super::{a11y, indicator, labels};
 use gettextrs::gettext;
 use gtk4 as gtk;
@@ -203,6 +203,58 @@ impl WorkspaceRow {
             "greyed": !self.child().is_some_and(|c| c.is_sensitive()),
         })
     }
+}
+
+/// The header above a sidebar row that opens a host's group (this machine first, then
+/// each remote with its link's state `hosts`: `docs/remote.md`); none without remotes.
+pub fn host_header(row: &gtk::ListBoxRow, before: Option<&gtk::ListBoxRow>, hosts: &[HostInfo]) {
+    let Some(r) = row.downcast_ref::<WorkspaceRow>() else {
+        return;
+    };
+    let host = r.host();
+    let opens = match before.and_then(|b| b.downcast_ref::<WorkspaceRow>()) {
+        Some(b) => b.host() != host,
+        None => true,
+    };
+    if hosts.is_empty() && host.is_none() || !opens {
+        r.set_header_text(None);
+        row.set_header(None::<&gtk::Widget>);
+        return;
+    }
+    let info = host
+        .as_deref()
+        .and_then(|h| hosts.iter().find(|i| i.name == h));
+    let text = labels::host_header(host.as_deref(), info, |ms| {
+        glib::DateTime::from_unix_local(ms / 1000)
+            .and_then(|t| t.format("%H:%M"))
+            .map(|t| t.to_string())
+            .unwrap_or_default()
+    });
+    let header = gtk::Box::new(gtk::Orientation::Vertical, 2);
+    header.set_margin_top(10);
+    header.set_margin_start(6);
+    header.set_margin_bottom(4);
+    let title = gtk::Label::new(Some(&text));
+    title.set_xalign(0.0);
+    title.add_css_class("heading");
+    header.append(&title);
+    let error = info
+        .filter(|i| i.is_offline())
+        .and_then(|i| i.last_error.clone());
+    if let Some(e) = &error {
+        let label = gtk::Label::new(Some(e));
+        label.set_xalign(0.0);
+        label.set_wrap(true);
+        label.add_css_class("caption");
+        label.add_css_class("dim-label");
+        header.append(&label);
+    }
+    let dumped = match &error {
+        Some(e) => format!("{text}\n{e}"),
+        None => text,
+    };
+    r.set_header_text(Some(dumped));
+    row.set_header(Some(&header));
 }
 
 /// The first line of a message (rows are one line; the tooltip has all of it).
