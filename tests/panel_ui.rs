@@ -5,7 +5,9 @@
 //! `attend workspaces --json` / `attend ls --json`, act through the window's exported
 //! actions (`org.gtk.Actions`, the same actions its buttons use), and take a
 //! screenshot (`target/screenshots/panel.png`; `ATTEND_UPDATE_SCREENSHOTS=1` renews
-//! `docs/screenshots/panel.png`). Keys, sizes and scrolling: `tests/panel_keys.rs`.
+//! `docs/screenshots/panel.png`). Keys, sizes and scrolling: `tests/panel_keys.rs`. Remote
+//! panes: a second daemon linked with `--via` a local command (tests/support/remotes.rs),
+//! its workspaces under its host's header (`docs/screenshots/panel-hosts.png`).
 
 mod panel;
 mod support;
@@ -352,4 +354,181 @@ fn the_panel_speaks_german_from_po() {
         "strings of the .ui templates are translated too"
     );
     assert_eq!(dump["detail"]["empty_title"], "Kein Bereich ausgewählt");
+}
+
+/// The sidebar rows of the dump as (host, name, header, greyed).
+fn sidebar_rows(d: &Value) -> Vec<(String, String, String, bool)> {
+    d["workspaces"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|w| {
+                    (
+                        text(&w["host"]).to_string(),
+                        text(&w["name"]).to_string(),
+                        text(&w["header"]).to_string(),
+                        w["greyed"] == true,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The pane row `id` of the dump agrees with `attend ls --json`'s entry `p`, in the
+/// words of a local row.
+fn pane_row_matches(d: &Value, p: &Value) -> Result<(), String> {
+    let id = text(&p["id"]);
+    let rows = d["panes"].as_array().cloned().unwrap_or_default();
+    let Some(row) = rows.iter().find(|r| r["pane"] == id) else {
+        return Err(format!("no row of {id}"));
+    };
+    check_eq(
+        "lifecycle",
+        text(&row["lifecycle"]),
+        &label(text(&p["lifecycle"])),
+    )?;
+    check_eq(
+        "attention",
+        text(&row["attention"]),
+        &label(text(&p["attention"])),
+    )?;
+    let offline = p["offline"] == true;
+    if (row["greyed"] == true) != offline {
+        return Err(format!(
+            "{id}: greyed {} but offline {offline}",
+            row["greyed"]
+        ));
+    }
+    let facts = text(&row["facts"]);
+    if !facts.contains(text(&p["host"])) || facts.ends_with("offline") != offline {
+        return Err(format!("{id}: facts {facts:?}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn remote_panes_are_grouped_per_host_kept_current_and_greyed_while_offline() {
+    use support::remote::{add, hook_in as hook, local_env, remote_env, via_args};
+    let (mut remote, socket) = remote_env();
+    for ws in ["api", "web"] {
+        std::fs::create_dir_all(remote.path(ws)).unwrap();
+    }
+    let api = remote.path("api").display().to_string();
+    let web = remote.path("web").display().to_string();
+    hook(&remote, "s1", &api, "UserPromptSubmit");
+    hook(&remote, "s2", &web, "Stop");
+    let local = local_env();
+    let here = local.run(&["-w", "here", "--", "true"]);
+    local.wait_pane(&here, "exited", |v| v["live"]["state"] == "exited");
+    add(&local, "r1", "box", &via_args(&remote, &socket));
+    let listed = |id: &str, cond: &dyn Fn(&Value) -> bool| {
+        let mut last = Value::Null;
+        local.wait_until(&format!("{id} listed"), || {
+            let all = json(&local, &["ls", "--json"]);
+            last = all
+                .as_array()
+                .and_then(|a| a.iter().find(|p| p["id"] == id).cloned())
+                .unwrap_or(Value::Null);
+            !last.is_null() && cond(&last)
+        });
+        last
+    };
+    let p1 = listed("r1:p1", &|p| p["offline"] == false);
+    listed("r1:p2", &|p| p["offline"] == false);
+
+    let x = Xvfb::start();
+    let mut panel = Panel::start(&local, &x, &[]);
+    // This machine first, then the remote by name, each under its host's header.
+    let dump = panel.wait("the sidebar grouped per host", |d| {
+        let rows = sidebar_rows(d);
+        // Within a host, the usual order: the unread finished session before the working.
+        let want = [
+            ("", "here", "This computer"),
+            ("r1", "web", "r1 · connected"),
+            ("r1", "api", ""),
+        ];
+        let shown: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|(h, n, hd, _)| (h.as_str(), n.as_str(), hd.as_str()))
+            .collect();
+        if shown == want {
+            Ok(())
+        } else {
+            Err(format!("sidebar {shown:?}"))
+        }
+    });
+    assert!(
+        sidebar_rows(&dump).iter().all(|r| !r.3),
+        "nothing greyed while connected"
+    );
+    // A remote pane's row and detail: the words of a local one.
+    panel.activate(&local, "show-pane", &["s", "r1:p1"]);
+    let dump = panel.wait("the remote pane shown", |d| {
+        check_eq("detail", text(&d["detail"]["pane"]), "r1:p1")?;
+        pane_row_matches(d, &p1)
+    });
+    let attach = dump["detail"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["label"] == "Attach in Terminal")
+        .cloned()
+        .unwrap();
+    assert_eq!(attach["sensitive"], false, "no terminal over the link");
+    // The panel reports the pane focused after the dwell; a daemon that does not route
+    // focus to a remote yet answers with an error toast: let it go by before the picture.
+    panel.wait("the remote pane focused", |d| {
+        check_eq("focus", text(&d["focus_reported"]), "r1:p1")
+    });
+    let toasted = support::poll(std::time::Duration::from_secs(3), || {
+        panel
+            .read()
+            .is_some_and(|d| d["toasts"].as_array().is_some_and(|t| !t.is_empty()))
+    });
+    if toasted {
+        std::thread::sleep(std::time::Duration::from_secs(7));
+    }
+    screenshot(&x, &shot_path("panel-hosts.png"));
+
+    // A change there reaches the panel with nothing happening here (`RemotesChanged`;
+    // the remote's events stamped into this log are not this machine's).
+    let local_events = || {
+        local
+            .events()
+            .into_iter()
+            .filter(|e| e["pane"].as_str().map_or(true, |p| !p.contains(':')))
+            .count()
+    };
+    let seq = local_events();
+    hook(&remote, "s1", &api, "Stop");
+    let p1 = listed("r1:p1", &|p| p["lifecycle"] != p1["lifecycle"]);
+    panel.wait("the remote change", |d| pane_row_matches(d, &p1));
+    assert_eq!(local_events(), seq, "no local event carried it");
+
+    // The link lost: the remote's rows greyed, its header offline since when, and why.
+    remote.bus.kill();
+    let p1 = listed("r1:p1", &|p| p["offline"] == true);
+    let dump = panel.wait("the remote greyed", |d| {
+        pane_row_matches(d, &p1)?;
+        let rows = sidebar_rows(d);
+        match rows.as_slice() {
+            [(_, _, local, false), (_, _, r1, true), (_, _, _, true)]
+                if local == "This computer" && r1.starts_with("r1 · offline since ") =>
+            {
+                Ok(())
+            }
+            _ => Err(format!("sidebar {rows:?}")),
+        }
+    });
+    let header = sidebar_rows(&dump)[1].2.clone();
+    assert!(
+        header.contains('\n'),
+        "the last error under the header: {header:?}"
+    );
+    assert!(
+        text(&dump["workspaces"][1]["agents"]).ends_with("offline"),
+        "{}",
+        dump["workspaces"][1]
+    );
 }

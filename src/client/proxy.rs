@@ -268,6 +268,12 @@ pub trait Attend1 {
     /// focused the pane; not an event, no seq.
     #[zbus(signal)]
     fn focus_requested(&self, pane: String) -> zbus::Result<()>;
+
+    /// `RemotesChanged()`: a remote's link state or mirrored panes changed: read
+    /// `Remotes()` and `ListRemotePanes()` again. Not an event, no seq; a burst of
+    /// changes may come as one signal.
+    #[zbus(signal)]
+    fn remotes_changed(&self) -> zbus::Result<()>;
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! The panel's D-Bus side: one thread with a current-thread tokio runtime (zbus runs on
 //! tokio in this crate), joined to the GLib main loop by two `async_channel`s.
 //!
-//! It follows the daemon's `Event` signal and refetches `ListPanes` + `ListWorkspaces`
-//! after each burst of events (at most [`COALESCE`] later), so the window always renders
-//! the daemon's current values and keeps nothing else. It watches `NameOwnerChanged` for
+//! It follows the daemon's `Event` and `RemotesChanged` signals and refetches `ListPanes`,
+//! `ListWorkspaces`, `ListRemotePanes` and `Remotes` after each burst of them (at most
+//! [`COALESCE`] later), so the window always renders the daemon's current values, remote
+//! panes included ([`super::hosts`]), and keeps nothing else. It watches
+//! `NameOwnerChanged` for
 //! the daemon's name: while nobody owns it the window shows its empty state
 //! ([`Update::Offline`]); when the name comes back it first catches up with
 //! `Events(after_seq)` from the last seq it saw (logging how many it missed and moving
@@ -289,9 +291,15 @@ impl Client {
 
     /// Fetches and sends the daemon's current values.
     async fn refresh(&mut self, proxy: &Attend1Proxy<'_>) -> Result<(), End> {
-        let (panes, workspaces) = tokio::try_join!(proxy.list_panes(), proxy.list_workspaces())?;
+        let (panes, workspaces, remote_panes, remotes) = tokio::try_join!(
+            proxy.list_panes(),
+            proxy.list_workspaces(),
+            older_daemon_none(proxy.list_remote_panes()),
+            older_daemon_none(proxy.remotes()),
+        )?;
         match Snapshot::parse(&panes, &workspaces, self.last_seq.unwrap_or(0)) {
             Ok(s) => {
+                let s = s.with_remotes(&remote_panes, &remotes, epoch_ms());
                 if !self.send(Update::Snapshot(s)) {
                     return Err(End::Quit);
                 }
@@ -330,6 +338,7 @@ impl Client {
             .await?;
         let mut events = proxy.receive_event().await?;
         let mut focus = proxy.receive_focus_requested().await?;
+        let mut remotes = proxy.receive_remotes_changed().await?;
         let missed = self.catch_up(&proxy).await?;
         if missed > 0 {
             tracing::info!(missed, "caught up with the daemon's events");
@@ -345,6 +354,11 @@ impl Client {
                     if let Ok(args) = ev.args() {
                         self.last_seq = Some(args.seq);
                     }
+                    due.get_or_insert_with(|| Instant::now() + COALESCE);
+                }
+                ch = next(&mut remotes) => {
+                    if ch.is_none() { return Err(End::OwnerGone) }
+                    // A remote's link or mirrored panes changed: fetch again, coalesced.
                     due.get_or_insert_with(|| Instant::now() + COALESCE);
                 }
                 req = next(&mut focus) => {
@@ -424,6 +438,24 @@ impl Client {
     fn ok(&self, u: Update) -> zbus::Result<()> {
         self.send(u);
         Ok(())
+    }
+}
+
+/// The panel's clock: ms since the epoch (the age of remote workspaces' changes).
+fn epoch_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The answer of a remotes call, or nothing from a daemon without remotes (an older one
+/// answers `UnknownMethod`).
+async fn older_daemon_none(
+    call: impl std::future::Future<Output = zbus::Result<Vec<crate::client::Dict>>>,
+) -> zbus::Result<Vec<crate::client::Dict>> {
+    match call.await {
+        Err(e) if is_unknown_method(&e) => Ok(Vec::new()),
+        other => other,
     }
 }
 

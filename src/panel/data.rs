@@ -73,6 +73,13 @@ pub struct PaneInfo {
     pub focused: bool,
     /// Attend owns the PTY (kill, resume, attach and answers are possible).
     pub owned: bool,
+    /// The remote the pane is mirrored from (`ListRemotePanes`' `host`); `None` for this
+    /// machine's panes.
+    pub host: Option<String>,
+    /// A mirrored pane whose host's link is down: the values are the last ones seen.
+    pub offline: bool,
+    /// When the pane's attention last changed (ms since the epoch), when known.
+    pub attention_changed_at: Option<i64>,
 }
 
 /// One sidebar row (`ListWorkspaces` entry).
@@ -95,6 +102,10 @@ pub struct WorkspaceInfo {
     pub latest_message: Option<String>,
     /// Milliseconds from the last attention change to the daemon's clock at the call.
     pub since_attention_change_ms: Option<i64>,
+    /// The remote whose panes these are; `None` for this machine's workspaces.
+    pub host: Option<String>,
+    /// Every pane of the workspace is a mirrored pane whose link is down.
+    pub offline: bool,
 }
 
 /// The value under `key`, unwrapping a variant nested in the variant.
@@ -232,15 +243,19 @@ impl PaneInfo {
             branch: opt_str(map, "branch"),
             focused: boolean(map, "focused"),
             owned: boolean(map, "owned"),
+            host: opt_str(map, "host").filter(|h| !h.is_empty()),
+            offline: boolean(map, "offline"),
+            attention_changed_at: int(map, "attention_changed_at"),
         })
     }
 }
 
 impl PaneInfo {
-    /// Attend can attach a terminal to the pane: it runs the program and it is running.
+    /// Attend can attach a terminal to the pane: it runs the program and it is running,
+    /// on this machine (a remote pane's terminal is not carried over its link).
     /// The Attach button's sensitivity and the attach shortcut's check.
     pub fn can_attach(&self) -> bool {
-        self.owned && self.live.running
+        self.owned && self.live.running && self.host.is_none()
     }
 
     /// Attend can kill the pane's program: it runs it and it is running.
@@ -248,9 +263,10 @@ impl PaneInfo {
         self.owned && self.live.running
     }
 
-    /// Attend can resume the pane: it ran its program, which has exited.
+    /// Attend can resume the pane: it ran its program, which has exited, on this machine
+    /// (`Resume` is not routed to a remote, `docs/remote.md`).
     pub fn can_resume(&self) -> bool {
-        self.owned && !self.live.running
+        self.owned && !self.live.running && self.host.is_none()
     }
 }
 
@@ -273,7 +289,39 @@ impl WorkspaceInfo {
             worst_attention: attention(map, "workspace", "worst_attention")?,
             latest_message: opt_str(map, "latest_message"),
             since_attention_change_ms: int(map, "since_attention_change_ms"),
+            host: None,
+            offline: false,
         })
+    }
+}
+
+/// One remote and its link (`Remotes()`, `docs/dbus-api.md#remote`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostInfo {
+    /// The host name: its panes are `NAME:pN`.
+    pub name: String,
+    /// `connecting`, `connected` or `offline` (shown raw when unknown).
+    pub state: String,
+    /// When the link entered `state` (ms since the epoch).
+    pub since_at: Option<i64>,
+    /// Why the link last failed (one line).
+    pub last_error: Option<String>,
+}
+
+impl HostInfo {
+    /// Parses one `Remotes()` dictionary; `None` without a `name`.
+    pub fn from_dict(map: &Dict) -> Option<HostInfo> {
+        Some(HostInfo {
+            name: opt_str(map, "name").filter(|n| !n.is_empty())?,
+            state: opt_str(map, "state").unwrap_or_default(),
+            since_at: int(map, "since_at"),
+            last_error: opt_str(map, "last_error").filter(|e| !e.is_empty()),
+        })
+    }
+
+    /// The link is down: the host's panes show their last values, greyed.
+    pub fn is_offline(&self) -> bool {
+        self.state == "offline"
     }
 }
 
@@ -314,6 +362,9 @@ pub struct Snapshot {
     pub workspaces: Vec<WorkspaceInfo>,
     /// The newest event seq the panel had seen when it fetched this (0 before any).
     pub seq: u64,
+    /// The remotes of `config.toml` with their links (`Remotes()`), by name; empty
+    /// without remotes (then the sidebar shows no host headers).
+    pub hosts: Vec<HostInfo>,
 }
 
 impl Snapshot {
@@ -331,6 +382,7 @@ impl Snapshot {
                 .map(WorkspaceInfo::from_dict)
                 .collect::<Result<_, _>>()?,
             seq,
+            hosts: Vec::new(),
         })
     }
 
@@ -440,6 +492,8 @@ mod tests {
             worst_attention: attention,
             latest_message: None,
             since_attention_change_ms: since,
+            host: None,
+            offline: false,
         }
     }
 

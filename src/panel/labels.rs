@@ -4,7 +4,7 @@
 //! `attend ls` recognises every word; CSS classes keep the wire names
 //! (`attention-permission_required`, `lifecycle-blocked`).
 
-use super::data::LiveInfo;
+use super::data::{HostInfo, LiveInfo};
 use crate::model::{Attention, Lifecycle};
 use gettextrs::{gettext, ngettext};
 
@@ -90,6 +90,36 @@ pub fn summary(name: &str, l: Lifecycle, a: Attention) -> String {
         .replace("{attention}", &attention(a))
 }
 
+/// The sidebar's header of a host's workspaces: "This computer" (`host` `None`), else
+/// "NAME · connected", "NAME · connecting" or "NAME · offline since HH:MM" (`time` writes
+/// the link's `since_at`, ms since the epoch); a state this side does not know, as sent.
+pub fn host_header(
+    host: Option<&str>,
+    info: Option<&HostInfo>,
+    time: impl Fn(i64) -> String,
+) -> String {
+    let Some(name) = host else {
+        return gettext("This computer");
+    };
+    let state = info.map(|h| h.state.as_str()).unwrap_or_default();
+    let text = match state {
+        "connected" => gettext("{host} · connected"),
+        "connecting" => gettext("{host} · connecting"),
+        "offline" => match info.and_then(|h| h.since_at) {
+            Some(at) => gettext("{host} · offline since {time}").replace("{time}", &time(at)),
+            None => gettext("{host} · offline"),
+        },
+        "" => "{host}".to_string(),
+        other => format!("{{host}} · {other}"),
+    };
+    text.replace("{host}", name)
+}
+
+/// The word a greyed remote row carries while its host's link is down.
+pub fn offline() -> String {
+    gettext("offline")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +157,27 @@ mod tests {
         assert_eq!(live(exited(None, None)), "exited");
         assert_eq!(repo_branch(Some("api"), Some("main")), "api · main");
         assert_eq!(repo_branch(None, None), "");
+    }
+
+    #[test]
+    fn host_headers_name_this_machine_and_each_remote_with_its_link() {
+        let host = |state: &str, since_at| HostInfo {
+            name: "r1".into(),
+            state: state.into(),
+            since_at,
+            last_error: Some("Broken pipe".into()),
+        };
+        let time = |ms: i64| format!("t{ms}");
+        assert_eq!(host_header(None, None, time), "This computer");
+        let h = host("connected", Some(5));
+        assert_eq!(host_header(Some("r1"), Some(&h), time), "r1 · connected");
+        let h = host("offline", Some(5));
+        assert_eq!(
+            host_header(Some("r1"), Some(&h), time),
+            "r1 · offline since t5"
+        );
+        let h = host("asleep", None);
+        assert_eq!(host_header(Some("r1"), Some(&h), time), "r1 · asleep");
+        assert_eq!(host_header(Some("r1"), None, time), "r1");
     }
 }

@@ -7,6 +7,7 @@
 //!
 //! - [`client`]: the D-Bus thread (tokio + zbus), joined to GLib by `async_channel`.
 //! - [`data`]: the daemon's dictionaries parsed; [`labels`]: their words, via gettext.
+//! - [`hosts`]: remote panes grouped per host (this machine first, then each remote).
 //! - [`window`], [`workspace_row`], [`pane_row`], [`pane_detail`]: the widgets, each with
 //!   its `.ui` template beside it; [`layout`]: the window's columns (leaflets);
 //!   [`actions`]: the window's actions.
@@ -23,6 +24,7 @@ pub mod client;
 pub mod data;
 pub mod dump;
 pub mod focus;
+pub mod hosts;
 pub mod i18n;
 mod indicator;
 pub mod labels;

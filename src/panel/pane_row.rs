@@ -82,7 +82,8 @@ impl PaneRow {
         self.imp().pane.borrow().1.clone()
     }
 
-    /// Shows `p`.
+    /// Shows `p` (a remote pane as a local one, with its host among the facts, greyed
+    /// while its host is offline).
     pub fn set(&self, p: &PaneInfo) {
         let imp = self.imp();
         imp.pane.replace((p.id.clone(), p.tab.clone()));
@@ -94,8 +95,18 @@ impl PaneRow {
         imp.attention.set_text(&labels::attention(p.attention));
         imp.attention.set_visible(p.attention > Attention::None);
         indicator::set_attention(&*imp.indicator, p.attention);
-        imp.facts
-            .set_text(&format!("{} · {}", p.agent, labels::live(p.live)));
+        let mut facts = format!("{} · {}", p.agent, labels::live(p.live));
+        if let Some(host) = &p.host {
+            facts = format!("{facts} · {host}");
+        }
+        if p.offline {
+            facts = format!("{facts} · {}", labels::offline());
+        }
+        imp.facts.set_text(&facts);
+        // A remote pane whose link is down: its last values, greyed.
+        if let Some(child) = self.child() {
+            child.set_sensitive(!p.offline);
+        }
         let message = match &p.decision {
             Some(d) => format!("{}: {}", labels::decision_kind(&d.kind), d.prompt),
             None => p.last_message.clone().unwrap_or_default(),
@@ -126,6 +137,7 @@ impl PaneRow {
             "message": imp.message.text().to_string(),
             "selected": self.is_selected(),
             "accessible_label": *imp.a11y.borrow(),
+            "greyed": !self.child().is_some_and(|c| c.is_sensitive()),
         })
     }
 }

@@ -133,6 +133,9 @@ mod tests {
             branch: None,
             focused: false,
             owned: true,
+            host: None,
+            offline: false,
+            attention_changed_at: None,
         }
     }
 

@@ -8,12 +8,12 @@
 //! [`FocusTracker`]: a pane is focused once activated or after [`DWELL`].
 
 use super::client::{Request, Update};
-use super::data::{self, PaneInfo, SidebarOrder, Snapshot};
+use super::data::{PaneInfo, SidebarOrder, Snapshot};
 use super::focus::{FocusTracker, DWELL};
 use super::layout::{self, Column, Columns};
 use super::pane_detail::PaneDetail;
 use super::pane_row::PaneRow;
-use super::workspace_row::WorkspaceRow;
+use super::workspace_row::{host_header, WorkspaceRow};
 use super::{dump, shortcuts};
 use adw::prelude::*;
 use adw::subclass::prelude::*;
@@ -283,6 +283,12 @@ impl PanelWindow {
             label.add_css_class("dim-label");
             row.set_header(Some(&label));
         });
+        let weak = self.downgrade();
+        imp.workspaces.set_header_func(move |row, before| {
+            if let Some(w) = weak.upgrade() {
+                w.host_header(row, before);
+            }
+        });
         self.connect_is_active_notify(|w| {
             w.sync_focus();
             w.write_dump();
@@ -503,7 +509,7 @@ impl PanelWindow {
                 }
             }
         }
-        let workspaces = data::sidebar_order(&snap.workspaces, imp.order.get());
+        let workspaces = snap.sidebar(imp.order.get());
         let ws = imp
             .selected_ws
             .borrow()
@@ -537,6 +543,7 @@ impl PanelWindow {
             |r: &PaneRow| r.pane_id(),
             |r, p| r.set(p),
         );
+        imp.workspaces.invalidate_headers();
         imp.panes.invalidate_headers();
         let pane_row = select_row(&imp.panes, |r: &PaneRow| Some(r.pane_id()) == pane);
         imp.detail.set(pane.as_deref().and_then(|p| snap.pane(p)));
@@ -553,6 +560,16 @@ impl PanelWindow {
         }
         self.sync_focus();
         self.write_dump();
+    }
+
+    /// The host header above sidebar row `row` ([`host_header`]).
+    fn host_header(&self, row: &gtk::ListBoxRow, before: Option<&gtk::ListBoxRow>) {
+        let snap = self.imp().snapshot.borrow();
+        let hosts = snap
+            .as_ref()
+            .map(|(s, _)| s.hosts.as_slice())
+            .unwrap_or(&[]);
+        host_header(row, before, hosts);
     }
 
     fn refresh_ages(&self) {

@@ -3,7 +3,7 @@
 //! lifecycle, worst attention indicator, latest explicit message, time since the last
 //! attention change, and its tabs beneath.
 
-use super::data::WorkspaceInfo;
+use super::data::{HostInfo, WorkspaceInfo};
 use super::{a11y, indicator, labels};
 use gettextrs::gettext;
 use gtk4 as gtk;
@@ -44,6 +44,10 @@ mod imp {
         pub since: Cell<Option<(i64, Instant)>>,
         /// The accessible label set last.
         pub a11y: RefCell<String>,
+        /// The remote the workspace is on (`None`: this machine).
+        pub host: RefCell<Option<String>>,
+        /// The host header shown above the row, when it opens a host's group.
+        pub header: RefCell<Option<String>>,
     }
 
     impl Default for WorkspaceRow {
@@ -61,6 +65,8 @@ mod imp {
                 key: Default::default(),
                 since: Cell::new(None),
                 a11y: Default::default(),
+                host: Default::default(),
+                header: Default::default(),
             }
         }
     }
@@ -104,7 +110,18 @@ impl WorkspaceRow {
         self.imp().key.borrow().clone()
     }
 
-    /// Shows `w`, read from the daemon at `read_at`.
+    /// The remote the workspace is on; `None` for this machine.
+    pub fn host(&self) -> Option<String> {
+        self.imp().host.borrow().clone()
+    }
+
+    /// Records the host header the list shows above this row (for the dump).
+    pub fn set_header_text(&self, text: Option<String>) {
+        self.imp().header.replace(text);
+    }
+
+    /// Shows `w`, read from the daemon at `read_at`; greyed (insensitive style, "offline")
+    /// while it is a remote's whose link is down.
     pub fn set(&self, w: &WorkspaceInfo, read_at: Instant) {
         let imp = self.imp();
         imp.key.replace(w.key.clone());
@@ -120,7 +137,15 @@ impl WorkspaceRow {
         imp.attention
             .set_visible(w.worst_attention > crate::model::Attention::None);
         indicator::set_attention(&*imp.indicator, w.worst_attention);
-        imp.agents.set_text(&w.agents.join(", "));
+        imp.host.replace(w.host.clone());
+        let mut agents = w.agents.join(", ");
+        if w.offline {
+            agents = format!("{agents} · {}", labels::offline());
+        }
+        imp.agents.set_text(&agents);
+        if let Some(child) = self.child() {
+            child.set_sensitive(!w.offline);
+        }
         let message = w.latest_message.as_deref().unwrap_or_default();
         imp.message.set_text(&first_line(message));
         imp.message
@@ -173,8 +198,63 @@ impl WorkspaceRow {
             "tabs": imp.tabs.text().to_string(),
             "selected": self.is_selected(),
             "accessible_label": *imp.a11y.borrow(),
+            "host": self.host(),
+            "header": *imp.header.borrow(),
+            "greyed": !self.child().is_some_and(|c| c.is_sensitive()),
         })
     }
+}
+
+/// The header above a sidebar row that opens a host's group (this machine first, then
+/// each remote with its link's state `hosts`: `docs/remote.md`); none without remotes.
+pub fn host_header(row: &gtk::ListBoxRow, before: Option<&gtk::ListBoxRow>, hosts: &[HostInfo]) {
+    let Some(r) = row.downcast_ref::<WorkspaceRow>() else {
+        return;
+    };
+    let host = r.host();
+    let opens = match before.and_then(|b| b.downcast_ref::<WorkspaceRow>()) {
+        Some(b) => b.host() != host,
+        None => true,
+    };
+    if hosts.is_empty() && host.is_none() || !opens {
+        r.set_header_text(None);
+        row.set_header(None::<&gtk::Widget>);
+        return;
+    }
+    let info = host
+        .as_deref()
+        .and_then(|h| hosts.iter().find(|i| i.name == h));
+    let text = labels::host_header(host.as_deref(), info, |ms| {
+        glib::DateTime::from_unix_local(ms / 1000)
+            .and_then(|t| t.format("%H:%M"))
+            .map(|t| t.to_string())
+            .unwrap_or_default()
+    });
+    let header = gtk::Box::new(gtk::Orientation::Vertical, 2);
+    header.set_margin_top(10);
+    header.set_margin_start(6);
+    header.set_margin_bottom(4);
+    let title = gtk::Label::new(Some(&text));
+    title.set_xalign(0.0);
+    title.add_css_class("heading");
+    header.append(&title);
+    let error = info
+        .filter(|i| i.is_offline())
+        .and_then(|i| i.last_error.clone());
+    if let Some(e) = &error {
+        let label = gtk::Label::new(Some(e));
+        label.set_xalign(0.0);
+        label.set_wrap(true);
+        label.add_css_class("caption");
+        label.add_css_class("dim-label");
+        header.append(&label);
+    }
+    let dumped = match &error {
+        Some(e) => format!("{text}\n{e}"),
+        None => text,
+    };
+    r.set_header_text(Some(dumped));
+    row.set_header(Some(&header));
 }
 
 /// The first line of a message (rows are one line; the tooltip has all of it).

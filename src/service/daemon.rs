@@ -233,6 +233,10 @@ pub async fn run_with_connection(
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
     let quit = std::sync::Arc::new(tokio::sync::Notify::new());
     let remotes = super::remotes::Remotes::new();
+    tokio::spawn(super::dbus::signal_remote_changes(
+        conn.clone(),
+        remotes.clone(),
+    ));
     conn.object_server()
         .at(
             OBJECT_PATH,

@@ -412,6 +412,28 @@ impl Attend1 {
 
     #[zbus(signal)]
     pub async fn focus_requested(emitter: &SignalEmitter<'_>, pane: &str) -> zbus::Result<()>;
+
+    /// `RemotesChanged()`: a remote's link state or its mirrored panes changed; read
+    /// `Remotes()` and `ListRemotePanes()` again (`docs/dbus-api.md#signals`). Not an
+    /// event, no seq; a burst of changes may be signalled once.
+    #[zbus(signal)]
+    pub async fn remotes_changed(emitter: &SignalEmitter<'_>) -> zbus::Result<()>;
+}
+
+/// Emits `RemotesChanged()` on `conn`, through the object server's emitter as the
+/// owner's signals, after each change of `remotes`' table (a burst once or twice); runs
+/// until the runtime ends.
+pub async fn signal_remote_changes(conn: zbus::Connection, remotes: Remotes) {
+    loop {
+        remotes.changed().await;
+        let emitter = match SignalEmitter::new(&conn, OBJECT_PATH) {
+            Ok(e) => e,
+            Err(e) => return tracing::error!("cannot emit RemotesChanged: {e}"),
+        };
+        if let Err(e) = Attend1::remotes_changed(&emitter).await {
+            tracing::warn!("cannot emit RemotesChanged: {e}");
+        }
+    }
 }
 
 /// Emits the typed signal of `e` (when its kind has one) and the generic `Event`.

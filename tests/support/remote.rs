@@ -1,5 +1,6 @@
 //! Two daemons linked as remote and local (docs/remote.md, ADR 0014) for the remote tests
-//! (tests/remote_link.rs, tests/remote_events.rs, tests/remote_surfaces.rs): each on its own private bus with its
+//! (tests/remote_link.rs, tests/remote_events.rs, tests/remote_surfaces.rs,
+//! tests/remote_scale.rs, tests/panel_ui.rs): each on its own private bus with its
 //! own state and `config.toml`, the remote's bus at a fixed socket so it can be started
 //! again there, linked by `attend remote add … --via` (a plain local command, no ssh)
 //! through `attend bridge --stdio`; bounded polls of `attend remote ls` and `attend ls`.
@@ -94,9 +95,14 @@ pub fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bo
     wait_entry(env, (&["remote", "ls", "--json"], "name", name), what, cond)
 }
 
-/// One Claude hook of `session` on `env` through the real hook client.
+/// One Claude hook of `session` on `env` through the real hook client (cwd `/tmp/mirror`).
 pub fn hook(env: &Env, session: &str, event: &str) {
-    let payload = serde_json::json!({"session_id": session, "cwd": "/tmp/mirror",
+    hook_in(env, session, "/tmp/mirror", event)
+}
+
+/// One Claude hook of `session` in `cwd` on `env` through the real hook client.
+pub fn hook_in(env: &Env, session: &str, cwd: &str, event: &str) {
+    let payload = serde_json::json!({"session_id": session, "cwd": cwd,
         "hook_event_name": event, "prompt": "go", "stop_hook_active": false,
         "last_assistant_message": "done"});
     let out = env.attend_with(&["hook", "claude"], payload.to_string().as_bytes(), &[]);

@@ -14,6 +14,12 @@
 //! is pushed to the desktop surfaces that subscribed ([`Remotes::subscribe`],
 //! [`RemoteUpdate`]): the panes after it and the notifications it raises or withdraws
 //! ([`Effect::Notify`], [`Effect::Withdraw`]).
+//!
+//! Every change of the table (a link's state, a mirror's panes, the set of remotes) wakes
+//! [`Remotes::changed`], on which the daemon's signalling task emits `RemotesChanged()`
+//! (`crate::service::dbus::signal_remote_changes`, `docs/dbus-api.md#signals`); changes
+//! made while it emits are signalled once more after, so a burst costs a signal or two
+//! and an idle table none.
 
 pub mod act;
 pub mod follow;
@@ -126,6 +132,8 @@ pub struct RemoteUpdate {
 #[derive(Clone, Default)]
 pub struct Remotes {
     table: Arc<Mutex<Table>>,
+    /// Woken on every change of the table; the signalling task waits on it.
+    changed: Arc<tokio::sync::Notify>,
 }
 
 impl Remotes {
@@ -213,6 +221,14 @@ impl Remotes {
                 },
             );
         }
+        self.changed.notify_one();
+    }
+
+    /// Waits for the next change of the table (a link's state, a mirror's panes, the set
+    /// of remotes); the changes made since the last wait ended count as one, so a caller
+    /// that signals after each wait signals a burst once or twice.
+    pub async fn changed(&self) {
+        self.changed.notified().await
     }
 
     /// Ends every link (the daemon stops); the stored remote seqs are kept.
@@ -273,7 +289,10 @@ impl Remotes {
     ) -> Vec<Effect> {
         let mut table = self.lock();
         let effects = match table.entries.get_mut(name) {
-            Some(e) if e.generation == generation => f(&mut e.mirror),
+            Some(e) if e.generation == generation => {
+                self.changed.notify_one();
+                f(&mut e.mirror)
+            }
             _ => return Vec::new(),
         };
         publish(&mut table, &effects);
@@ -308,9 +327,10 @@ impl Remotes {
     fn restart_mirror(&self, name: &HostName, generation: u64) {
         let mut table = self.lock();
         let last = table.seqs.get(name).copied().unwrap_or(0);
+        let levels = table.levels.clone();
         if let Some(e) = table.entries.get_mut(name) {
             if e.generation == generation {
-                let rules = NotifyRules { levels: Vec::new() };
+                let rules = NotifyRules { levels };
                 e.mirror = HostMirror::new(name.clone(), last, rules, now());
             }
         }
@@ -336,7 +356,11 @@ impl Remotes {
         let mut table = self.lock();
         if let Some(e) = table.entries.get_mut(name) {
             if e.generation == generation {
+                let before = e.status.clone();
                 change(&mut e.status);
+                if e.status != before {
+                    self.changed.notify_one();
+                }
             }
         }
     }
