@@ -10,136 +10,12 @@
 mod support;
 
 use serde_json::Value;
-use std::path::Path;
 use std::time::Duration;
-use support::{attend_bin, Bus, Env};
-
-/// Generous: reconnecting waits out a backoff of up to 8 s after the outage below, and
-/// ssh and the daemons start slowly on a loaded machine.
-const LINK_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A world whose config.toml is its own (never the user's).
-fn env_on(bus: Bus, dir: tempfile::TempDir) -> Env {
-    let home = dir.path().to_path_buf();
-    let config = dir.path().join("config");
-    Env::with(
-        bus,
-        dir,
-        home,
-        vec![("XDG_CONFIG_HOME".into(), Some(config.into_os_string()))],
-        LINK_TIMEOUT,
-    )
-}
-
-/// The remote: a daemon on a bus at a fixed socket (so it can be started again there).
-fn remote_env() -> (Env, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let socket = dir.path().join("bus.sock");
-    let mut env = env_on(Bus::at(&socket), dir);
-    env.start_daemon();
-    (env, socket)
-}
-
-fn local_env() -> Env {
-    let mut env = env_on(Bus::start(), tempfile::tempdir().unwrap());
-    env.start_daemon();
-    env
-}
-
-/// `--via` and `--command` that reach the remote's bus with a plain local command.
-fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
-    let via = shlex::try_join([
-        "env",
-        &format!("DBUS_SESSION_BUS_ADDRESS=unix:path={}", socket.display()),
-        &format!("XDG_RUNTIME_DIR={}", remote.path("run").display()),
-    ])
-    .unwrap();
-    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
-    ["--via".into(), via, "--command".into(), command]
-}
-
-fn add(env: &Env, name: &str, target: &str, extra: &[String]) {
-    let mut args = vec!["remote", "add", name, target];
-    args.extend(extra.iter().map(String::as_str));
-    let out = env.ok(&args);
-    assert!(out.starts_with(&format!("added {name}")), "{out}");
-}
-
-/// The entry of the JSON array `attend ARGS` prints whose `key` is `value`.
-fn entry(env: &Env, args: &[&str], key: &str, value: &str) -> Option<Value> {
-    let all: Value = serde_json::from_str(&env.ok(args)).unwrap();
-    all.as_array()?.iter().find(|r| r[key] == value).cloned()
-}
-
-/// Polls [`entry`] until it exists and `cond` holds; returns it.
-fn wait_entry(
-    env: &Env,
-    (args, key, value): (&[&str], &str, &str),
-    what: &str,
-    cond: impl Fn(&Value) -> bool,
-) -> Value {
-    let mut last = None;
-    env.wait_until(&format!("{value}: {what}"), || {
-        last = entry(env, args, key, value);
-        last.as_ref().is_some_and(&cond)
-    });
-    last.unwrap()
-}
-
-/// `attend remote ls --json`'s entry for `name`.
-fn remote_of(env: &Env, name: &str) -> Option<Value> {
-    entry(env, &["remote", "ls", "--json"], "name", name)
-}
-
-fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-    wait_entry(env, (&["remote", "ls", "--json"], "name", name), what, cond)
-}
-
-/// The local daemon, whose default carrier is the real `ssh` with the harness's client
-/// config: a two-line `ssh` first on its PATH adds `-F` (the host alias, key and known
-/// host) to Attend's own options, which win over the file's.
-fn local_env_over_ssh(sshd: &support::sshd::Sshd) -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let ssh = bin.join("ssh");
-    std::fs::write(
-        &ssh,
-        format!(
-            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
-            sshd.client_config().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &ssh,
-        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let home = dir.path().to_path_buf();
-    let config = dir.path().join("config");
-    let mut local = Env::with(
-        Bus::start(),
-        dir,
-        home,
-        vec![
-            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
-            ("PATH".into(), Some(path.into())),
-        ],
-        LINK_TIMEOUT,
-    );
-    local.start_daemon();
-    local
-}
-
-fn error_of(r: &Value) -> String {
-    r["last_error"].as_str().unwrap_or("").to_string()
-}
+use support::remotes::{
+    add, error_of, hook, local_env, local_env_over_ssh, remote_env, remote_of, via_args,
+    wait_listed, wait_state,
+};
+use support::Bus;
 
 #[test]
 fn a_link_comes_up_goes_offline_with_the_error_and_reconnects_by_itself() {
@@ -182,24 +58,6 @@ fn a_link_comes_up_goes_offline_with_the_error_and_reconnects_by_itself() {
     assert_eq!(remote_of(&local, "r1"), None);
 }
 
-/// One Claude hook of `session` on `env` through the real hook client.
-fn hook(env: &Env, session: &str, event: &str) {
-    let payload = serde_json::json!({"session_id": session, "cwd": "/tmp/mirror",
-        "hook_event_name": event, "prompt": "go", "stop_hook_active": false,
-        "last_assistant_message": "done"});
-    let out = env.attend_with(&["hook", "claude"], payload.to_string().as_bytes(), &[]);
-    assert!(
-        out.status.success(),
-        "attend hook: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Polls `attend ls --json`'s entry for `id` until `cond` holds.
-fn wait_listed(env: &Env, id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-    wait_entry(env, (&["ls", "--json"], "id", id), what, cond)
-}
-
 #[test]
 fn a_remotes_panes_are_listed_here_kept_current_and_greyed_while_offline() {
     let (mut remote, socket) = remote_env();
@@ -226,10 +84,11 @@ fn a_remotes_panes_are_listed_here_kept_current_and_greyed_while_offline() {
     assert!(local.ok(&["ls", "--host", "r1"]).contains("r1:p1"));
     let shown: Value = serde_json::from_str(&local.ok(&["show", "r1:p1", "--json"])).unwrap();
     assert_eq!(shown["id"], "r1:p1", "{shown}");
-    let out = local.attend(&["seen", "r1:p1"]);
+    // Only this machine's panes resume (actions: tests/remote_actions.rs).
+    let out = local.attend(&["resume", "r1:p1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("read-only"),
+        String::from_utf8_lossy(&out.stderr).contains("not for remote panes"),
         "{out:?}"
     );
 

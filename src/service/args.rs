@@ -6,13 +6,31 @@ use super::command::RunSpec;
 use super::error::Attend1Error;
 use super::git;
 use super::intake::{pids_from_value, HookContext};
-use crate::model::{AgentKind, Hold, PaneId, TaskState, Timestamp};
+use crate::model::{AgentKind, Hold, PaneId, PaneRef, TaskState, Timestamp};
 use std::collections::{BTreeMap, HashMap};
 use zbus::zvariant::{OwnedValue, Value};
 
-/// Parses a pane id argument; anything that is not `p<N>` is an unknown pane.
+/// Parses a pane id argument of a method that acts on this machine's panes only; anything
+/// that is not `p<N>` is an unknown pane, except a remote pane (`NAME:pN`, ADR 0013),
+/// which is `InvalidArgument` saying to act on the host itself
+/// (`docs/remote.md#what-works-today`).
 pub fn parse_pane(s: &str) -> Result<PaneId, Attend1Error> {
+    if let Some(PaneRef {
+        host: Some(host),
+        pane,
+    }) = PaneRef::parse(s)
+    {
+        return Err(Attend1Error::InvalidArgument(format!(
+            "{s}: not for remote panes: use `ssh HOST attend … {pane}` on {host} itself"
+        )));
+    }
     PaneId::parse(s).ok_or_else(|| Attend1Error::no_such_pane(s))
+}
+
+/// Parses a pane argument of a method that also acts on remote panes: `pN` or `NAME:pN`.
+/// Errors: `NoSuchPane` for anything else.
+pub fn parse_pane_ref(s: &str) -> Result<PaneRef, Attend1Error> {
+    PaneRef::parse(s).ok_or_else(|| Attend1Error::no_such_pane(s))
 }
 
 /// An `a{sv}` argument (a `Run` spec, a hook's context).

@@ -233,12 +233,20 @@ pub async fn run_with_connection(
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
     let quit = std::sync::Arc::new(tokio::sync::Notify::new());
     let remotes = super::remotes::Remotes::new();
+    let router = super::routed::Router::new(cmd_tx.clone(), remotes.clone());
     conn.object_server()
         .at(
             OBJECT_PATH,
-            Attend1::new(cmd_tx.clone(), quit.clone(), remotes.clone()),
+            Attend1::new(
+                cmd_tx.clone(),
+                quit.clone(),
+                remotes.clone(),
+                router.clone(),
+            ),
         )
         .await?;
+    // A focus held by a bus client ends when the client leaves (src/service/routed.rs).
+    tokio::spawn(super::routed::watch_clients(conn.clone(), router));
     let lost = name_lost(&conn).await?;
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // `--replace`: the running daemon goes first (its agents stay, in their holders).

@@ -1,0 +1,154 @@
+//! Two Attend daemons linked as a remote (docs/remote.md): the remote on a private bus at
+//! a fixed socket with its own state, the local one on its own bus and config.toml,
+//! linked with `attend remote add … --via` (a plain local command) or through a real
+//! sshd (tests/support/sshd.rs); the waits on `attend remote ls` and `attend ls`.
+
+use super::{attend_bin, Bus, Env};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// Generous: reconnecting waits out a backoff of up to 8 s after the outage below, and
+/// ssh and the daemons start slowly on a loaded machine.
+pub const LINK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A world whose config.toml is its own (never the user's).
+pub fn env_on(bus: Bus, dir: tempfile::TempDir) -> Env {
+    let home = dir.path().to_path_buf();
+    let config = dir.path().join("config");
+    Env::with(
+        bus,
+        dir,
+        home,
+        vec![("XDG_CONFIG_HOME".into(), Some(config.into_os_string()))],
+        LINK_TIMEOUT,
+    )
+}
+
+/// The remote: a daemon on a bus at a fixed socket (so it can be started again there).
+pub fn remote_env() -> (Env, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("bus.sock");
+    let mut env = env_on(Bus::at(&socket), dir);
+    env.start_daemon();
+    (env, socket)
+}
+
+pub fn local_env() -> Env {
+    let mut env = env_on(Bus::start(), tempfile::tempdir().unwrap());
+    env.start_daemon();
+    env
+}
+
+/// `--via` and `--command` that reach the remote's bus with a plain local command.
+pub fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
+    let via = shlex::try_join([
+        "env",
+        &format!("DBUS_SESSION_BUS_ADDRESS=unix:path={}", socket.display()),
+        &format!("XDG_RUNTIME_DIR={}", remote.path("run").display()),
+    ])
+    .unwrap();
+    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
+    ["--via".into(), via, "--command".into(), command]
+}
+
+pub fn add(env: &Env, name: &str, target: &str, extra: &[String]) {
+    let mut args = vec!["remote", "add", name, target];
+    args.extend(extra.iter().map(String::as_str));
+    let out = env.ok(&args);
+    assert!(out.starts_with(&format!("added {name}")), "{out}");
+}
+
+/// The entry of the JSON array `attend ARGS` prints whose `key` is `value`.
+pub fn entry(env: &Env, args: &[&str], key: &str, value: &str) -> Option<Value> {
+    let all: Value = serde_json::from_str(&env.ok(args)).unwrap();
+    all.as_array()?.iter().find(|r| r[key] == value).cloned()
+}
+
+/// Polls [`entry`] until it exists and `cond` holds; returns it.
+pub fn wait_entry(
+    env: &Env,
+    (args, key, value): (&[&str], &str, &str),
+    what: &str,
+    cond: impl Fn(&Value) -> bool,
+) -> Value {
+    let mut last = None;
+    env.wait_until(&format!("{value}: {what}"), || {
+        last = entry(env, args, key, value);
+        last.as_ref().is_some_and(&cond)
+    });
+    last.unwrap()
+}
+
+/// `attend remote ls --json`'s entry for `name`.
+pub fn remote_of(env: &Env, name: &str) -> Option<Value> {
+    entry(env, &["remote", "ls", "--json"], "name", name)
+}
+
+pub fn wait_state(env: &Env, name: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    wait_entry(env, (&["remote", "ls", "--json"], "name", name), what, cond)
+}
+
+/// The local daemon, whose default carrier is the real `ssh` with the harness's client
+/// config: a two-line `ssh` first on its PATH adds `-F` (the host alias, key and known
+/// host) to Attend's own options, which win over the file's.
+pub fn local_env_over_ssh(sshd: &super::sshd::Sshd) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let ssh = bin.join("ssh");
+    std::fs::write(
+        &ssh,
+        format!(
+            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
+            sshd.client_config().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &ssh,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = dir.path().to_path_buf();
+    let config = dir.path().join("config");
+    let mut local = Env::with(
+        Bus::start(),
+        dir,
+        home,
+        vec![
+            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
+            ("PATH".into(), Some(path.into())),
+        ],
+        LINK_TIMEOUT,
+    );
+    local.start_daemon();
+    local
+}
+
+pub fn error_of(r: &Value) -> String {
+    r["last_error"].as_str().unwrap_or("").to_string()
+}
+
+/// One Claude hook of `session` on `env` through the real hook client.
+pub fn hook(env: &Env, session: &str, event: &str) {
+    let payload = serde_json::json!({"session_id": session, "cwd": "/tmp/mirror",
+        "hook_event_name": event, "prompt": "go", "stop_hook_active": false,
+        "last_assistant_message": "done"});
+    let out = env.attend_with(&["hook", "claude"], payload.to_string().as_bytes(), &[]);
+    assert!(
+        out.status.success(),
+        "attend hook: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Polls `attend ls --json`'s entry for `id` until `cond` holds.
+pub fn wait_listed(env: &Env, id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    wait_entry(env, (&["ls", "--json"], "id", id), what, cond)
+}
