@@ -111,7 +111,9 @@ fn seen_send_and_kill_on_a_remote_pane_are_carried_out_by_its_host() {
     assert!(said.contains("r1 is offline since 2"), "{said} / {r}");
     assert!(said.contains(&error_of(&r)), "{said} / {r}");
     assert!(said.contains("was not sent"), "{said}");
-    // The remote, started again, still has its attention: the seen never reached it.
+    // The remote, started again (once the old daemon is gone), still has its attention:
+    // the seen never reached it.
+    remote.stop_daemon();
     remote.bus = Bus::at(&socket);
     remote.start_daemon();
     assert_eq!(show(&remote, "p1")["attention"], raised["attention"]);
