@@ -205,6 +205,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_remote_pane_is_refused_clearly_where_only_local_panes_go() {
+        let e = parse_pane("buildbox:p3").unwrap_err();
+        assert!(
+            matches!(&e, Attend1Error::InvalidArgument(m) if m.contains("not for remote panes")),
+            "{e:?}"
+        );
+        assert!(matches!(
+            parse_pane("Bad:p3"),
+            Err(Attend1Error::NoSuchPane(_))
+        ));
+        assert_eq!(
+            parse_pane_ref("buildbox:p3").unwrap().to_string(),
+            "buildbox:p3"
+        );
+        assert!(matches!(
+            parse_pane_ref("x"),
+            Err(Attend1Error::NoSuchPane(_))
+        ));
+    }
+
+    #[test]
     fn task_states_and_holds_are_validated() {
         assert_eq!(parse_task_state("reported").unwrap(), TaskState::Reported);
         assert!(matches!(
