@@ -29,6 +29,12 @@ pub const VERSION: &str = match option_env!("ATTEND_VERSION") {
     None => env!("CARGO_PKG_VERSION"),
 };
 
+/// The major version of the D-Bus interface `io.github.attend.Attend1`
+/// (`InterfaceVersion()`, `docs/dbus-api.md#methods`): raised when a change would break
+/// a client of the previous one. A link refuses a remote daemon that answers another
+/// (`docs/decisions/0014-remote-link.md`).
+pub const INTERFACE_VERSION: u32 = 1;
+
 /// Where translations are installed (`ATTEND_LOCALEDIR`, meson's `localedir`), else
 /// `/usr/share/locale`; the panel looks here last (src/panel/i18n.rs).
 pub const LOCALEDIR: &str = match option_env!("ATTEND_LOCALEDIR") {

@@ -766,6 +766,15 @@ const SPAWNS: &[(&str, &str, &str)] = &[
         "$TERMINAL split with shell word rules (never run by a shell) + attend attach PANE",
     ),
     (
+        "src/cli/commands.rs",
+        "Command::new(&argv[0])",
+        "`attend attach NAME:pN` (exec, on the user's terminal): the link's carrier as in \
+         src/service/remotes/link.rs (`ssh -t -o BatchMode=yes [-p PORT] -- DEST` or the \
+         user's own `via` words, never run by a shell) with the remote `attend` of the \
+         user's own `command` and `attach pN --detach-key KEY` (a parsed pane id, the \
+         user's own key); nothing from a remote chooses them",
+    ),
+    (
         "src/cli/demo_live.rs",
         "Command::new(\"sh\")",
         "unit test (see the shell allow-list)",

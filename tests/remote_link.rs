@@ -12,52 +12,10 @@ mod support;
 use serde_json::Value;
 use std::time::Duration;
 use support::remote::{
-    add, error_of, hook, local_env, remote_env, remote_of, via_args, wait_listed, wait_state,
-    LINK_TIMEOUT,
+    add, error_of, hook, local_env, local_env_over_ssh, remote_env, remote_of, via_args,
+    wait_listed, wait_state,
 };
-use support::{Bus, Env};
-
-/// The local daemon, whose default carrier is the real `ssh` with the harness's client
-/// config: a two-line `ssh` first on its PATH adds `-F` (the host alias, key and known
-/// host) to Attend's own options, which win over the file's.
-fn local_env_over_ssh(sshd: &support::sshd::Sshd) -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let ssh = bin.join("ssh");
-    std::fs::write(
-        &ssh,
-        format!(
-            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
-            sshd.client_config().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &ssh,
-        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let home = dir.path().to_path_buf();
-    let config = dir.path().join("config");
-    let mut local = Env::with(
-        Bus::start(),
-        dir,
-        home,
-        vec![
-            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
-            ("PATH".into(), Some(path.into())),
-        ],
-        LINK_TIMEOUT,
-    );
-    local.start_daemon();
-    local
-}
+use support::Bus;
 
 #[test]
 fn a_link_comes_up_goes_offline_with_the_error_and_reconnects_by_itself() {
@@ -126,10 +84,11 @@ fn a_remotes_panes_are_listed_here_kept_current_and_greyed_while_offline() {
     assert!(local.ok(&["ls", "--host", "r1"]).contains("r1:p1"));
     let shown: Value = serde_json::from_str(&local.ok(&["show", "r1:p1", "--json"])).unwrap();
     assert_eq!(shown["id"], "r1:p1", "{shown}");
-    let out = local.attend(&["seen", "r1:p1"]);
+    // Only this machine's panes resume (actions: tests/remote_actions.rs).
+    let out = local.attend(&["resume", "r1:p1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("read-only"),
+        String::from_utf8_lossy(&out.stderr).contains("not for remote panes"),
         "{out:?}"
     );
 

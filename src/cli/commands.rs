@@ -34,33 +34,65 @@ fn json_line(v: &serde_json::Value) -> String {
 }
 
 /// A remote pane (`NAME:pN`, docs/decisions/0013-pane-ids-across-hosts.md) named by a
-/// command that acts on it: refused (exit 2); only `ls` and `show` read remote panes yet
-/// (`docs/remote.md#what-works-today`).
+/// command that only acts on this machine's panes: refused (exit 2). `seen`, `focus`,
+/// `answer`, `send` and `kill` are carried out by the host's daemon over the link, `attach`
+/// runs the link's carrier ([`attach_remote`]); `docs/remote.md#what-works-today`.
 fn refuse_remote(cmd: &Cmd) -> Result<()> {
     let pane = match cmd {
-        Cmd::Seen { pane }
-        | Cmd::Focus { pane }
-        | Cmd::Answer { pane, .. }
-        | Cmd::Send { pane, .. }
-        | Cmd::Kill { pane, .. }
-        | Cmd::Resume { pane }
-        | Cmd::Attach { pane, .. }
+        Cmd::Resume { pane }
         | Cmd::Hold { pane, .. }
         | Cmd::Unhold { pane }
         | Cmd::Explain { pane, .. } => pane,
         _ => return Ok(()),
     };
-    if pane.contains(':') {
+    if let Some((host, id)) = pane.split_once(':') {
         return Err(CliError::new(
             EXIT_BAD_INPUT,
-            format!("{pane}: not yet: remote panes are read-only here"),
+            format!("{pane}: not for remote panes: use `ssh HOST attend … {id}` on {host} itself"),
         ));
     }
     Ok(())
 }
 
+/// `attend attach NAME:pN`: replaces this process with the link's carrier run
+/// interactively, `attend attach pN` on the remote (`docs/cli.md#attach`,
+/// [`crate::service::remotes::link::attach_argv`]); the terminal is the user's and the
+/// carrier's exit is the command's. Errors: a bad id or no such remote in `config.toml`
+/// (exit 2), a carrier that cannot start (exit 4).
+fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
+    use std::os::unix::process::CommandExt;
+    let target = crate::model::PaneRef::parse(pane)
+        .filter(|p| p.host.is_some())
+        .ok_or_else(|| CliError::bad_input(format!("no such pane: {pane}")))?;
+    let host = target.host.as_ref().map(|h| h.as_str()).unwrap_or_default();
+    let loaded = crate::service::settings::read();
+    let remote = loaded
+        .settings
+        .remotes
+        .iter()
+        .find(|r| r.name.as_str() == host)
+        .ok_or_else(|| {
+            CliError::bad_input(format!(
+                "no remote host named {host} (see `attend remote ls`)"
+            ))
+        })?;
+    let argv =
+        crate::service::remotes::link::attach_argv(remote, &target.pane.to_string(), detach_key)
+            .map_err(|e| CliError::bad_input(format!("remote {host}: {e}")))?;
+    let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+    Err(CliError::new(
+        EXIT_INTERNAL,
+        format!("attach {pane}: cannot start {}: {e}", argv[0]),
+    ))
+}
+
 async fn dispatch(cmd: Cmd) -> Result<i32> {
     refuse_remote(&cmd)?;
+    if let Cmd::Attach { pane, detach_key } = &cmd {
+        if pane.contains(':') {
+            return attach_remote(pane, detach_key);
+        }
+    }
     let c = Client::connect().await?;
     match cmd {
         Cmd::Run(a) => run_pane(&c, a).await,
@@ -118,14 +150,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             print(&crate::engine::render_host_table(&rows))
         }
         Cmd::Show { pane, json } => {
-            let p = if pane.contains(':') {
-                let all = call!(c, list_remote_panes())?;
-                all.into_iter()
-                    .find(|p| render::text(p, "id") == pane)
-                    .ok_or_else(|| CliError::new(EXIT_BAD_INPUT, format!("no such pane: {pane}")))?
-            } else {
-                call!(c, get_pane(&pane))?
-            };
+            let p = call!(c, get_pane(&pane))?;
             if json {
                 print(&json_line(&render::pane_json(&p)))
             } else {

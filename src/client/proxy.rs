@@ -166,6 +166,10 @@ pub trait Attend1 {
     /// `Version() → s`: the daemon's version (e.g. `0.1.0`).
     fn version(&self) -> zbus::Result<String>;
 
+    /// `InterfaceVersion() → u`: the major version of this interface the daemon serves
+    /// (`crate::config::INTERFACE_VERSION`; absent before version 1 existed).
+    fn interface_version(&self) -> zbus::Result<u32>;
+
     /// `Remotes() → aa{sv}`: every remote of `config.toml` and its link, by name: `name`
     /// s, `target` s, `via` s and `command` s (when set), `state` s
     /// (`connected`|`connecting`|`offline`), `since_at` x, `last_error` s and

@@ -6,13 +6,31 @@ use super::command::RunSpec;
 use super::error::Attend1Error;
 use super::git;
 use super::intake::{pids_from_value, HookContext};
-use crate::model::{AgentKind, Hold, PaneId, TaskState, Timestamp};
+use crate::model::{AgentKind, Hold, PaneId, PaneRef, TaskState, Timestamp};
 use std::collections::{BTreeMap, HashMap};
 use zbus::zvariant::{OwnedValue, Value};
 
-/// Parses a pane id argument; anything that is not `p<N>` is an unknown pane.
+/// Parses a pane id argument of a method that acts on this machine's panes only; anything
+/// that is not `p<N>` is an unknown pane, except a remote pane (`NAME:pN`, ADR 0013),
+/// which is `InvalidArgument` saying to act on the host itself
+/// (`docs/remote.md#what-works-today`).
 pub fn parse_pane(s: &str) -> Result<PaneId, Attend1Error> {
+    if let Some(PaneRef {
+        host: Some(host),
+        pane,
+    }) = PaneRef::parse(s)
+    {
+        return Err(Attend1Error::InvalidArgument(format!(
+            "{s}: not for remote panes: use `ssh HOST attend … {pane}` on {host} itself"
+        )));
+    }
     PaneId::parse(s).ok_or_else(|| Attend1Error::no_such_pane(s))
+}
+
+/// Parses a pane argument of a method that also acts on remote panes: `pN` or `NAME:pN`.
+/// Errors: `NoSuchPane` for anything else.
+pub fn parse_pane_ref(s: &str) -> Result<PaneRef, Attend1Error> {
+    PaneRef::parse(s).ok_or_else(|| Attend1Error::no_such_pane(s))
 }
 
 /// An `a{sv}` argument (a `Run` spec, a hook's context).
@@ -185,6 +203,27 @@ pub fn hold_of(owner: &str, wake: i64, reason: &str) -> Result<Hold, Attend1Erro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_pane_is_refused_clearly_where_only_local_panes_go() {
+        let e = parse_pane("buildbox:p3").unwrap_err();
+        assert!(
+            matches!(&e, Attend1Error::InvalidArgument(m) if m.contains("not for remote panes")),
+            "{e:?}"
+        );
+        assert!(matches!(
+            parse_pane("Bad:p3"),
+            Err(Attend1Error::NoSuchPane(_))
+        ));
+        assert_eq!(
+            parse_pane_ref("buildbox:p3").unwrap().to_string(),
+            "buildbox:p3"
+        );
+        assert!(matches!(
+            parse_pane_ref("x"),
+            Err(Attend1Error::NoSuchPane(_))
+        ));
+    }
 
     #[test]
     fn task_states_and_holds_are_validated() {

@@ -237,12 +237,20 @@ pub async fn run_with_connection(
         conn.clone(),
         remotes.clone(),
     ));
+    let router = super::routed::Router::new(cmd_tx.clone(), remotes.clone());
     conn.object_server()
         .at(
             OBJECT_PATH,
-            Attend1::new(cmd_tx.clone(), quit.clone(), remotes.clone()),
+            Attend1::new(
+                cmd_tx.clone(),
+                quit.clone(),
+                remotes.clone(),
+                router.clone(),
+            ),
         )
         .await?;
+    // A focus held by a bus client ends when the client leaves (src/service/routed.rs).
+    tokio::spawn(super::routed::watch_clients(conn.clone(), router));
     let lost = name_lost(&conn).await?;
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // `--replace`: the running daemon goes first (its agents stay, in their holders).

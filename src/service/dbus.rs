@@ -6,15 +6,19 @@
 //! wait for its reply, which comes after the change is committed. Signals are emitted by
 //! the owner after each commit through [`emit_event`].
 
-use super::args::{hold_of, hook_context, parse_pane, parse_task_state, run_spec, Map};
+use super::args::{
+    hold_of, hook_context, parse_pane, parse_pane_ref, parse_task_state, run_spec, Map,
+};
 use super::clock::now;
 use super::command::{ask, Command, EventTuple, LadderCommand};
 use super::error::Attend1Error;
 use super::intake::hook_request;
+use super::remotes::act::RemoteCall;
 use super::remotes::{remote_dict, Remotes};
+use super::routed::Router;
 use super::surfaces::TerminalLocation;
 use super::wire::{event_data, Dict};
-use crate::model::{Action, Event, EventKind};
+use crate::model::{Event, EventKind};
 use tokio::sync::mpsc;
 use zbus::object_server::SignalEmitter;
 
@@ -27,17 +31,26 @@ pub struct Attend1 {
     tx: mpsc::Sender<Command>,
     quit: std::sync::Arc<tokio::sync::Notify>,
     remotes: Remotes,
+    router: Router,
 }
 
 impl Attend1 {
     /// An interface that forwards every call to `tx`; `Quit` notifies `quit`; `Remotes`
-    /// and `ReloadRemotes` use the link supervisor `remotes` (src/service/remotes/).
+    /// and `ReloadRemotes` use the link supervisor `remotes` (src/service/remotes/); the
+    /// actions that name a pane go through `router` (local or remote,
+    /// src/service/routed.rs).
     pub fn new(
         tx: mpsc::Sender<Command>,
         quit: std::sync::Arc<tokio::sync::Notify>,
         remotes: Remotes,
+        router: Router,
     ) -> Attend1 {
-        Attend1 { tx, quit, remotes }
+        Attend1 {
+            tx,
+            quit,
+            remotes,
+            router,
+        }
     }
 }
 
@@ -55,10 +68,11 @@ impl Attend1 {
         ask(&self.tx, Command::ListPanes).await
     }
 
+    /// GetPane(s pane) → a{sv}: a local pane's dictionary, or a mirrored remote pane's
+    /// (`NAME:pN`, `docs/dbus-api.md#remote-pane`). Errors: `NoSuchPane`.
     #[zbus(out_args("info"))]
     async fn get_pane(&self, pane: &str) -> Result<Dict, Attend1Error> {
-        let id = parse_pane(pane)?;
-        ask(&self.tx, |r| Command::GetPane(id, r)).await
+        self.router.get_pane(&parse_pane_ref(pane)?).await
     }
 
     #[zbus(out_args("workspaces"))]
@@ -66,33 +80,42 @@ impl Attend1 {
         ask(&self.tx, Command::ListWorkspaces).await
     }
 
+    /// MarkSeen, Focus, SetFocused, Answer, SendInput and Kill take `pN` or `NAME:pN` (a
+    /// remote pane: carried out by its host's daemon; errors also `NoSuchHost`,
+    /// `HostOffline`).
     async fn mark_seen(&self, pane: &str) -> Result<(), Attend1Error> {
-        let id = parse_pane(pane)?;
-        ask(&self.tx, |r| Command::Act(id, Action::MarkSeen, r)).await
+        let target = parse_pane_ref(pane)?;
+        self.router.act(&target, RemoteCall::MarkSeen).await
     }
 
     async fn focus(&self, pane: &str) -> Result<(), Attend1Error> {
-        let id = parse_pane(pane)?;
-        ask(&self.tx, |r| Command::Focus(id, r)).await
+        let target = parse_pane_ref(pane)?;
+        self.router.act(&target, RemoteCall::Focus).await
     }
 
-    async fn set_focused(&self, pane: &str, focused: bool) -> Result<(), Attend1Error> {
-        let id = parse_pane(pane)?;
-        let action = if focused {
-            Action::Focus
-        } else {
-            Action::Unfocus
-        };
-        ask(&self.tx, |r| Command::Act(id, action, r)).await
+    /// The focus set by a bus client ends when that client leaves the bus
+    /// (src/service/routed.rs).
+    async fn set_focused(
+        &self,
+        #[zbus(header)] header: zbus::message::Header<'_>,
+        #[zbus(connection)] conn: &zbus::Connection,
+        pane: &str,
+        focused: bool,
+    ) -> Result<(), Attend1Error> {
+        let target = parse_pane_ref(pane)?;
+        let client = header.sender().map(|s| s.to_string());
+        self.router
+            .set_focused(conn, client, &target, focused)
+            .await
     }
 
     async fn answer(&self, pane: &str, choice: &str) -> Result<(), Attend1Error> {
-        let id = parse_pane(pane)?;
+        let target = parse_pane_ref(pane)?;
         if choice.trim().is_empty() {
             return Err(Attend1Error::InvalidArgument("the choice is empty".into()));
         }
-        let choice = choice.to_string();
-        ask(&self.tx, |r| Command::Answer(id, choice, r)).await
+        let call = RemoteCall::Answer(choice.to_string());
+        self.router.act(&target, call).await
     }
 
     /// AwaitGate(s delivery, u32 timeout_ms) → s behavior: the hook run that delivered
@@ -116,8 +139,8 @@ impl Attend1 {
     }
 
     async fn send_input(&self, pane: &str, data: Vec<u8>) -> Result<(), Attend1Error> {
-        let id = parse_pane(pane)?;
-        ask(&self.tx, |r| Command::SendInput(id, data, r)).await
+        let target = parse_pane_ref(pane)?;
+        self.router.act(&target, RemoteCall::SendInput(data)).await
     }
 
     async fn resize(&self, pane: &str, rows: u16, cols: u16) -> Result<(), Attend1Error> {
@@ -131,13 +154,13 @@ impl Attend1 {
     }
 
     async fn kill(&self, pane: &str, signal: i32) -> Result<(), Attend1Error> {
-        let id = parse_pane(pane)?;
+        let target = parse_pane_ref(pane)?;
         if nix::sys::signal::Signal::try_from(signal).is_err() {
             return Err(Attend1Error::InvalidArgument(format!(
                 "{signal} is not a signal number"
             )));
         }
-        ask(&self.tx, |r| Command::Kill(id, signal, r)).await
+        self.router.act(&target, RemoteCall::Kill(signal)).await
     }
 
     async fn resume(&self, pane: &str) -> Result<(), Attend1Error> {
@@ -309,6 +332,13 @@ impl Attend1 {
     #[zbus(out_args("version"))]
     async fn version(&self) -> String {
         crate::config::VERSION.to_string()
+    }
+
+    /// InterfaceVersion() → u: the interface's major version
+    /// ([`crate::config::INTERFACE_VERSION`]); a link refuses a remote with another.
+    #[zbus(out_args("version"))]
+    async fn interface_version(&self) -> u32 {
+        crate::config::INTERFACE_VERSION
     }
 
     /// Asks the daemon to stop (as SIGTERM does); the agents keep running in their

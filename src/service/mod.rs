@@ -25,7 +25,9 @@
 //!    sound, the automatic removal's age, the remotes), entry by entry.
 //! 6. Other machines (`docs/decisions/0014-remote-link.md`): [`remotes`] keeps a link to
 //!    each remote daemon (ssh or a `via` carrier); [`bridge`] is `attend bridge --stdio`,
-//!    the remote end of such a link.
+//!    the remote end of such a link; [`routed`] sends the actions that name a pane
+//!    (`pN` or `NAME:pN`) to the owner or over a link, and ends a focus whose bus client
+//!    left.
 
 pub mod args;
 pub mod attach;
@@ -53,6 +55,7 @@ pub mod remotes;
 pub mod removal;
 pub mod replace;
 pub mod replay;
+pub mod routed;
 pub mod sampling;
 pub mod scope;
 pub mod selfreport;

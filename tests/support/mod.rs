@@ -617,6 +617,7 @@ pub fn cpu_ticks(pid: u32) -> u64 {
 }
 
 pub mod agents;
+pub mod attach;
 pub mod hook_events;
 pub mod model_server;
 pub mod notes;

@@ -122,3 +122,45 @@ pub fn wait_listed(env: &Env, id: &str, what: &str, cond: impl Fn(&Value) -> boo
 pub fn error_of(r: &Value) -> String {
     r["last_error"].as_str().unwrap_or("").to_string()
 }
+
+/// The local daemon, whose default carrier is the real `ssh` with the harness's client
+/// config: a two-line `ssh` first on its PATH adds `-F` (the host alias, key and known
+/// host) to Attend's own options, which win over the file's.
+pub fn local_env_over_ssh(sshd: &super::sshd::Sshd) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let ssh = bin.join("ssh");
+    std::fs::write(
+        &ssh,
+        format!(
+            "#!/bin/sh\nexec /usr/bin/ssh -F '{}' \"$@\"\n",
+            sshd.client_config().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &ssh,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = dir.path().to_path_buf();
+    let config = dir.path().join("config");
+    let mut local = Env::with(
+        Bus::start(),
+        dir,
+        home,
+        vec![
+            ("XDG_CONFIG_HOME".into(), Some(config.into_os_string())),
+            ("PATH".into(), Some(path.into())),
+        ],
+        LINK_TIMEOUT,
+    );
+    local.start_daemon();
+    local
+}

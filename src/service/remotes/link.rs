@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 
 /// How long connecting (the carrier's start, ssh's log-in, both handshakes and the
-/// remote's `Version`) may take before the attempt counts as failed.
+/// remote's `Version` and `InterfaceVersion`) may take before the attempt counts as failed.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Longest error or version text kept from a remote, in characters (after escaping).
@@ -66,6 +66,50 @@ pub fn carrier_argv(remote: &Remote) -> Result<Vec<String>, String> {
     Ok(argv)
 }
 
+/// The argv of `attend attach NAME:pN` (`docs/cli.md#attach`): the link's carrier run
+/// interactively with `attend attach PANE --detach-key KEY` on the remote. For ssh:
+/// `ssh -t -o BatchMode=yes [-p PORT] -- DEST LINE` (a terminal there; keys only, no
+/// password prompt); for a `via` remote: the `via` words, then the remote command. The
+/// remote `attend` is the link's own: the remote command's words up to the first whose
+/// file name is `attend` (an `env …` prefix and a path kept), else plain `attend`.
+/// Errors: as [`carrier_argv`].
+pub fn attach_argv(remote: &Remote, pane: &str, detach_key: &str) -> Result<Vec<String>, String> {
+    let words = shlex::split(remote.command())
+        .filter(|w| !w.is_empty())
+        .ok_or_else(|| format!("bad command {:?}", remote.command()))?;
+    let attend = words
+        .iter()
+        .position(|w| std::path::Path::new(w).file_name() == Some("attend".as_ref()));
+    let mut command: Vec<String> = match attend {
+        Some(i) => words[..=i].to_vec(),
+        None => vec!["attend".into()],
+    };
+    command.extend(["attach", pane, "--detach-key", detach_key].map(str::to_string));
+    match &remote.via {
+        Some(via) => {
+            let mut argv = shlex::split(via)
+                .filter(|w| !w.is_empty())
+                .ok_or_else(|| format!("bad via {via:?}"))?;
+            argv.extend(command);
+            Ok(argv)
+        }
+        None => {
+            let target = Target::parse(&remote.target)?;
+            let mut argv: Vec<String> = ["ssh", "-t", "-o", "BatchMode=yes"]
+                .map(str::to_string)
+                .to_vec();
+            if let Some(port) = target.port {
+                argv.extend(["-p".to_string(), port.to_string()]);
+            }
+            argv.extend(["--".to_string(), target.destination()]);
+            let line = shlex::try_join(command.iter().map(String::as_str))
+                .map_err(|_| format!("bad command {:?}", remote.command()))?;
+            argv.push(line);
+            Ok(argv)
+        }
+    }
+}
+
 /// Cleans text from a remote for display: the last line only, control characters
 /// escaped, at most [`TEXT_MAX`] characters.
 pub fn clean(text: &str) -> String {
@@ -116,11 +160,11 @@ fn last_line(stderr: &Mutex<String>) -> String {
         .clone()
 }
 
-/// Starts the carrier of `remote`, builds the bus connection through it and asks the
-/// remote daemon's `Version()`. Errors: one cleaned line (the carrier's own last stderr
+/// Starts the carrier of `remote`, builds the bus connection through it, asks the
+/// remote daemon's `Version()` and checks its `InterfaceVersion()`. Errors: one cleaned line (the carrier's own last stderr
 /// line when it wrote one: ssh's "Connection refused", "Permission denied", a missing
 /// `attend`; else what failed: no attend daemon on the remote, a handshake that is not
-/// D-Bus, a timeout).
+/// D-Bus, an incompatible interface version, a timeout).
 pub async fn connect(remote: &Remote) -> Result<Link, String> {
     let argv = carrier_argv(remote)?;
     let (ours, theirs) =
@@ -151,6 +195,9 @@ pub async fn connect(remote: &Remote) -> Result<Link, String> {
             .await
             .map_err(|e| (clean(&format!("the remote bus failed: {e}")), false))?;
         let version = remote_version(&conn).await.map_err(|e| (e, false))?;
+        interface_version(&conn, &version)
+            .await
+            .map_err(|e| (clean(&e), false))?;
         Ok::<_, (String, bool)>((conn, version))
     };
     let outcome = tokio::time::timeout(CONNECT_TIMEOUT, attempt)
@@ -268,6 +315,33 @@ async fn remote_version(conn: &zbus::Connection) -> Result<String, String> {
     }
 }
 
+/// Checks the remote daemon serves this side's interface version
+/// ([`crate::config::INTERFACE_VERSION`], `InterfaceVersion()`). Errors: "incompatible:
+/// …" naming both versions (the remote's `version` too), for a remote that answers
+/// another version or has no `InterfaceVersion` (older than it).
+async fn interface_version(conn: &zbus::Connection, version: &str) -> Result<(), String> {
+    let ours = crate::config::INTERFACE_VERSION;
+    let proxy = Attend1Proxy::builder(conn)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .map_err(|e| format!("cannot reach the remote attend daemon: {e}"))?;
+    match proxy.interface_version().await {
+        Ok(theirs) if theirs == ours => Ok(()),
+        Ok(theirs) => Err(format!(
+            "incompatible: remote interface version {theirs} (attend {version}), this side \
+             speaks {ours}: install the same attend on both"
+        )),
+        Err(zbus::Error::MethodError(name, _, _)) if name.ends_with(".UnknownMethod") => {
+            Err(format!(
+                "incompatible: the remote attend {version} has no interface version (older), \
+                 this side speaks {ours}: install the same attend on both"
+            ))
+        }
+        Err(e) => Err(format!("the remote attend failed: {e}")),
+    }
+}
+
 /// Reads the carrier's stderr to its end, keeping only its last two non-empty lines,
 /// joined by ` | ` and cleaned (a tool's error and its hint, ssh's warning and its
 /// error). Bounded: a remote that writes without end costs one read buffer and a few
@@ -351,6 +425,50 @@ mod tests {
         );
         assert!(carrier_argv(&remote("-oProxyCommand=x", None, None)).is_err());
         assert!(carrier_argv(&remote("x", Some("'"), None)).is_err());
+    }
+
+    #[test]
+    fn attach_runs_the_carrier_with_a_terminal_and_the_links_own_attend() {
+        let argv = attach_argv(&remote("me@box:2222", None, None), "p3", "C-\\").unwrap();
+        assert_eq!(
+            argv[..8],
+            [
+                "ssh",
+                "-t",
+                "-o",
+                "BatchMode=yes",
+                "-p",
+                "2222",
+                "--",
+                "me@box"
+            ]
+        );
+        // One line for the remote shell, whose words are the ones given.
+        assert_eq!(
+            shlex::split(&argv[8]).unwrap(),
+            ["attend", "attach", "p3", "--detach-key", "C-\\"]
+        );
+        let command = Some("env A=1 /opt/bin/attend bridge --stdio");
+        let argv = attach_argv(
+            &remote("ctr", Some("docker exec -it ctr"), command),
+            "p1",
+            "C-]",
+        );
+        assert_eq!(
+            argv.unwrap().join(" "),
+            "docker exec -it ctr env A=1 /opt/bin/attend attach p1 --detach-key C-]"
+        );
+        let argv = attach_argv(
+            &remote("box", None, Some("systemd-stdio-bridge")),
+            "p1",
+            "C-]",
+        );
+        let line = argv.unwrap().last().unwrap().clone();
+        assert_eq!(
+            shlex::split(&line).unwrap(),
+            ["attend", "attach", "p1", "--detach-key", "C-]"]
+        );
+        assert!(attach_argv(&remote("-x", None, None), "p1", "C-]").is_err());
     }
 
     #[test]
