@@ -429,3 +429,62 @@ fn hook_to_notify_latency() {
     assert!(at(0.99) < 1000.0, "p99 {:.0} ms", at(0.99));
     d.stop_daemon();
 }
+
+/// An external Claude pane's gate (docs/decisions/0015-answering-external-gates.md): the
+/// real hook client, run outside Attend, delivers `PermissionRequest` and waits; the
+/// notification offers Allow/Deny, and its Allow is what the waiting run prints for
+/// Claude Code; the notification closes with the decision.
+#[test]
+fn an_external_gates_allow_button_is_the_answer_of_the_waiting_hook() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let d = started();
+    let mut hook = d.cmd();
+    hook.args(["hook", "claude"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = hook.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(gate("ext1", "make deploy", "toolu_9").as_bytes())
+        .unwrap();
+    drop(stdin);
+    d.wait_until("the external gate is notified", || d.displayed() == 1);
+    let panes: Vec<Value> = serde_json::from_str(&d.ok(&["ls", "--json"])).unwrap();
+    let pane = panes
+        .iter()
+        .find(|p| p["session_id"] == "ext1")
+        .and_then(|p| p["id"].as_str())
+        .expect("the external pane")
+        .to_string();
+    // The run waits on the gate once a choice it does not take is refused with its list.
+    d.wait_until("the hook run waits on the gate", || {
+        let out = d.attend(&["answer", &pane, "yes"]);
+        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
+    });
+    std::fs::write(d.path("choice"), "allow]").unwrap();
+    assert!(d.dunstctl(&["context"]).status.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the hook run did not end after Allow"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the hook printed no decision ({e}): {:?} {:?}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(
+        printed["hookSpecificOutput"]["decision"]["behavior"], "allow",
+        "{printed}"
+    );
+    assert!(d.show(&pane)["pending_decision"].is_null());
+    d.wait_until("the notification closes", || d.displayed() == 0);
+}

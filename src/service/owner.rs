@@ -192,7 +192,7 @@ impl Owner {
 
     /// Feeds `surfaces` from now on, starting with the current state.
     pub fn set_surfaces(&mut self, surfaces: Surfaces) {
-        surfaces.publish(&[], &self.world.panes);
+        surfaces.publish(&[], &self.world.panes, self.gates.keys().copied());
         self.surfaces = surfaces;
     }
 
@@ -350,7 +350,8 @@ impl Owner {
         // Remote events are never the surfaces' (the mirror raises their own
         // notifications): only a local change is published.
         if local {
-            self.surfaces.publish(&events, &self.world.panes);
+            self.surfaces
+                .publish(&events, &self.world.panes, self.gates.keys().copied());
             self.arm_auto_removal();
         }
         let emitter = match SignalEmitter::new(&self.conn, OBJECT_PATH) {

@@ -96,6 +96,9 @@ pub struct Desk {
     pub env: Env,
     pub x: Option<Xvfb>,
     pub dunst: Option<Child>,
+    /// Hook runs of external `PermissionRequest`s still waiting on their gate
+    /// (docs/decisions/0015-answering-external-gates.md); killed at the end.
+    gate_runs: std::sync::Mutex<Vec<Child>>,
 }
 
 impl Deref for Desk {
@@ -154,6 +157,7 @@ impl Desk {
             env: Env::with(bus, dir, home, vars, TIMEOUT),
             x,
             dunst: None,
+            gate_runs: Default::default(),
         }
     }
 
@@ -310,6 +314,8 @@ impl Desk {
     /// Delivers `payload` through the real hook client (`attend hook claude`): inside
     /// pane `pane` (a [`Desk::claude_pane`]; returns once it is typed in — wait for its
     /// effect), or, without a pane, from outside Attend with `vars` in its environment.
+    /// From outside, a `PermissionRequest` run waits on its gate for a choice made in
+    /// Attend: it is left running (wait for its effect) and ended with the desk.
     pub fn hook(&self, pane: Option<&str>, payload: &str, vars: &[(&str, &str)]) {
         if let Some(p) = pane {
             let file = self.path(&format!("hook-{}.json", uuid::Uuid::new_v4()));
@@ -332,6 +338,13 @@ impl Desk {
             .unwrap()
             .write_all(payload.as_bytes())
             .unwrap();
+        let event = serde_json::from_str::<Value>(payload)
+            .ok()
+            .and_then(|v| v["hook_event_name"].as_str().map(str::to_string));
+        if event.as_deref() == Some("PermissionRequest") {
+            self.gate_runs.lock().unwrap().push(child);
+            return;
+        }
         let out = child.wait_with_output().unwrap();
         assert!(
             out.stderr.is_empty(),
@@ -349,6 +362,10 @@ impl Drop for Desk {
         }
         if let Some(mut d) = self.dunst.take() {
             stop(&mut d, STOP_GRACE);
+        }
+        for mut run in self.gate_runs.lock().unwrap().drain(..) {
+            let _ = run.kill();
+            let _ = run.wait();
         }
     }
 }

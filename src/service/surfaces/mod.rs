@@ -53,8 +53,14 @@ pub struct Surfaces {
 }
 
 impl Surfaces {
-    /// Sends the batch to every surface; skipped when none runs.
-    pub fn publish(&self, events: &[Event], panes: &BTreeMap<PaneId, Pane>) {
+    /// Sends the batch to every surface, with the external panes whose gate Attend can
+    /// answer (`gates`); skipped when none runs.
+    pub fn publish(
+        &self,
+        events: &[Event],
+        panes: &BTreeMap<PaneId, Pane>,
+        gates: impl Iterator<Item = PaneId>,
+    ) {
         if self.subscribers.is_empty() {
             return;
         }
@@ -62,6 +68,7 @@ impl Surfaces {
             events: events.to_vec(),
             snapshot: Arc::new(Snapshot {
                 panes: panes.clone(),
+                gates: gates.collect(),
                 at: now(),
             }),
         });

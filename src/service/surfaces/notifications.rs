@@ -125,14 +125,20 @@ pub struct Content {
 
 /// The choices of the pane's open decision that Attend can answer from a notification
 /// button: the decision's choices ([`crate::model::Decision::choices`], the list `attend
-/// show` and the panel show) on an owned, running pane; none otherwise (Attend cannot
-/// type into a pane it does not run). A choice named `default` is left out (that key is
-/// the click).
-fn answer_buttons(p: &Pane) -> Vec<String> {
+/// show` and the panel show) on an owned, running pane; `allow` and `deny` on an external
+/// pane whose gate a waiting hook run takes the answer for (`gated`,
+/// docs/decisions/0015-answering-external-gates.md); none otherwise (Attend cannot type
+/// into a pane it does not run). A choice named `default` is left out (that key is the
+/// click).
+fn answer_buttons(p: &Pane, gated: bool) -> Vec<String> {
     match &p.pending_decision {
         Some(d) if p.owned && p.live.is_running() => {
             d.choices().into_iter().filter(|c| c != "default").collect()
         }
+        Some(_) if gated && !p.owned => attend_hook::gate::CHOICES
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -141,8 +147,8 @@ fn answer_buttons(p: &Pane) -> Vec<String> {
 /// [`notice`]; a button per answerable choice on a required level
 /// (`permission_required`, `input_required`), labelled with the choice's name as every
 /// surface shows it.
-pub fn content(p: &Pane, level: Attention, caps: Caps) -> Content {
-    content_of(&PaneView::of(p), answer_buttons(p), level, caps)
+pub fn content(p: &Pane, gated: bool, level: Attention, caps: Caps) -> Content {
+    content_of(&PaneView::of(p), answer_buttons(p, gated), level, caps)
 }
 
 /// The notification of a pane's `view` (a local pane's or a mirrored one's,
@@ -341,7 +347,7 @@ impl Notifier {
             }
             return;
         };
-        let c = content(p, level, caps);
+        let c = content(p, self.snapshot.gates.contains(&pane), level, caps);
         if let Some(id) = self.notify(replaces, &c, sound).await {
             tracing::debug!(%pane, id, level = level.as_str(), "notified");
             if let Some(s) = self.shown.get_mut(&pane) {
@@ -460,7 +466,8 @@ impl Notifier {
                     tracing::info!(%pane, "notification button for a decision that is gone: ignored");
                     return;
                 }
-                if !p.is_some_and(|p| answer_buttons(p).iter().any(|c| c == choice)) {
+                let gated = snapshot.gates.contains(&pane);
+                if !p.is_some_and(|p| answer_buttons(p, gated).iter().any(|c| c == choice)) {
                     tracing::debug!(%pane, action = choice, "unknown notification action");
                     return;
                 }
@@ -664,7 +671,7 @@ mod tests {
 
     #[test]
     fn a_gate_on_an_owned_pane_gets_a_button_per_choice() {
-        let c = content(&gate(true), Attention::PermissionRequired, FULL);
+        let c = content(&gate(true), false, Attention::PermissionRequired, FULL);
         assert_eq!(c.summary, "webapp › api — permission: Bash");
         assert_eq!(c.body, "npm test &lt;x&gt; &amp; y");
         assert_eq!(c.urgency, 2);
@@ -683,7 +690,7 @@ mod tests {
 
     #[test]
     fn external_or_exited_panes_and_plain_servers_get_fewer_actions() {
-        let c = content(&gate(false), Attention::PermissionRequired, FULL);
+        let c = content(&gate(false), false, Attention::PermissionRequired, FULL);
         assert_eq!(c.actions.len(), 1);
         let mut exited = gate(true);
         exited.live = Live::Exited {
@@ -691,18 +698,38 @@ mod tests {
             signal: None,
         };
         assert_eq!(
-            content(&exited, Attention::PermissionRequired, FULL)
+            content(&exited, false, Attention::PermissionRequired, FULL)
                 .actions
                 .len(),
             1
         );
-        let plain = content(&gate(true), Attention::PermissionRequired, Caps::default());
+        let plain = content(
+            &gate(true),
+            false,
+            Attention::PermissionRequired,
+            Caps::default(),
+        );
         assert!(plain.actions.is_empty());
         assert_eq!(plain.body, "npm test <x> & y");
         // An ordinary level gets no answer buttons, even with a decision open.
         assert_eq!(
-            content(&gate(true), Attention::Unread, FULL).actions.len(),
+            content(&gate(true), false, Attention::Unread, FULL)
+                .actions
+                .len(),
             1
+        );
+    }
+
+    #[test]
+    fn an_external_gate_a_hook_run_waits_on_gets_allow_and_deny() {
+        let c = content(&gate(false), true, Attention::PermissionRequired, FULL);
+        let buttons: Vec<&str> = c.actions[1..].iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(buttons, ["allow", "deny"]);
+        // A pane Attend runs keeps its own decision's choices, gate or not.
+        let owned = content(&gate(true), true, Attention::PermissionRequired, FULL);
+        assert_eq!(
+            owned.actions,
+            content(&gate(true), false, Attention::PermissionRequired, FULL).actions
         );
     }
 

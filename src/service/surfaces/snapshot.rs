@@ -5,13 +5,16 @@ use super::overview::{counted_view, Overview};
 use crate::adapters::mirror::{next_order, MirroredPane};
 use crate::engine::{next_unread_order, summarize_workspaces, PaneView, WorkspaceSummary};
 use crate::model::{Event, Pane, PaneId, Timestamp};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Every pane after a commit.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub panes: BTreeMap<PaneId, Pane>,
+    /// External panes whose open decision a waiting `PermissionRequest` hook run can take
+    /// an answer for (`allow`, `deny`: docs/decisions/0015-answering-external-gates.md).
+    pub gates: BTreeSet<PaneId>,
     /// When the snapshot was taken.
     pub at: Timestamp,
 }

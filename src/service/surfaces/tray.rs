@@ -491,6 +491,7 @@ mod tests {
     fn tray(panes: Vec<Pane>) -> AttendTray {
         let snapshot = Snapshot {
             panes: panes.into_iter().map(|p| (p.id, p)).collect(),
+            gates: Default::default(),
             at: Timestamp(100),
         };
         let (tx, _rx) = mpsc::unbounded_channel();
