@@ -89,15 +89,6 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Waits until the hook run waits on the gate: a choice the gate does not take is
-/// refused with its list (not `NotOwned`); the refusal leaves the gate open.
-fn wait_for_waiting_hook(env: &Env, pane: &str) {
-    env.wait_until("the hook waits on the gate", || {
-        let out = env.attend(&["answer", pane, "yes"]);
-        out.status.code() == Some(2) && stderr(&out).contains("allow, deny")
-    });
-}
-
 #[test]
 fn an_answer_made_in_attend_is_the_waiting_hooks_decision() {
     let env = Env::with_daemon();
@@ -106,7 +97,7 @@ fn an_answer_made_in_attend_is_the_waiting_hooks_decision() {
     let v = env.show(&pane);
     assert_eq!(v["owned"], false);
     assert_eq!(v["pending_decision"]["choices"], json!(["allow", "deny"]));
-    wait_for_waiting_hook(&env, &pane);
+    env.wait_gate_waiting(&pane);
 
     env.ok(&["answer", &pane, "allow"]);
     let out = wait_exit(hook, Duration::from_secs(30));
@@ -124,7 +115,7 @@ fn an_answer_made_in_attend_is_the_waiting_hooks_decision() {
     // Deny carries a message for the agent.
     let hook = start_gate_hook(&env, "gate-allow");
     gate_pane(&env, "gate-allow");
-    wait_for_waiting_hook(&env, &pane);
+    env.wait_gate_waiting(&pane);
     env.ok(&["answer", &pane, "deny"]);
     let out = wait_exit(hook, Duration::from_secs(30));
     let printed: Value = serde_json::from_slice(&out.stdout).expect("the decision JSON");
@@ -140,7 +131,7 @@ fn an_answer_at_the_terminal_releases_the_hook_with_no_output() {
     let env = Env::with_daemon();
     let hook = start_gate_hook(&env, "gate-term");
     let pane = gate_pane(&env, "gate-term");
-    wait_for_waiting_hook(&env, &pane);
+    env.wait_gate_waiting(&pane);
 
     // The person answered Claude's own dialog: the tool ran, and its PostToolUse (the
     // next hook of the turn) resolves the decision.

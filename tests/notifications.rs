@@ -458,11 +458,7 @@ fn an_external_gates_allow_button_is_the_answer_of_the_waiting_hook() {
         .and_then(|p| p["id"].as_str())
         .expect("the external pane")
         .to_string();
-    // The run waits on the gate once a choice it does not take is refused with its list.
-    d.wait_until("the hook run waits on the gate", || {
-        let out = d.attend(&["answer", &pane, "yes"]);
-        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
-    });
+    d.wait_gate_waiting(&pane);
     std::fs::write(d.path("choice"), "allow]").unwrap();
     assert!(d.dunstctl(&["context"]).status.success());
     let deadline = std::time::Instant::now() + Duration::from_secs(30);

@@ -114,10 +114,7 @@ fn claude_gate_answered_in_attend_runs_the_tool() {
     let pane = g.to_the_gate();
     // The hook run asks to wait a moment after its Hook call: until then Attend cannot
     // answer (NotOwned); a choice the gate does not take is refused with its list.
-    g.env.wait_until("the hook waits on the gate", || {
-        let out = g.env.attend(&["answer", &pane, "yes"]);
-        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
-    });
+    g.env.wait_gate_waiting(&pane);
     g.env.ok(&["answer", &pane, "allow"]);
     g.tool_ran();
     g.term
@@ -139,10 +136,7 @@ fn claude_gate_answered_at_the_terminal_closes_in_attend_and_ends_the_hook() {
     };
     let started = Instant::now();
     let pane = g.to_the_gate();
-    g.env.wait_until("the hook waits on the gate", || {
-        let out = g.env.attend(&["answer", &pane, "yes"]);
-        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
-    });
+    g.env.wait_gate_waiting(&pane);
     assert!(!g.hook_runs().is_empty(), "the hook run waits");
     // The person at the terminal answers Claude's own dialog ("1. Yes").
     g.term
@@ -167,10 +161,7 @@ fn claude_gate_denied_at_the_terminal_closes_in_attend_and_ends_the_hook() {
     };
     let started = Instant::now();
     let pane = g.to_the_gate();
-    g.env.wait_until("the hook waits on the gate", || {
-        let out = g.env.attend(&["answer", &pane, "yes"]);
-        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
-    });
+    g.env.wait_gate_waiting(&pane);
     // "No" is option 3 in 2.1.197 and 4 in 2.1.332: the number as drawn.
     let screen = g.term.screen();
     let no = screen
@@ -205,10 +196,7 @@ fn claude_gate_denied_in_attend_runs_nothing() {
     };
     let started = Instant::now();
     let pane = g.to_the_gate();
-    g.env.wait_until("the hook waits on the gate", || {
-        let out = g.env.attend(&["answer", &pane, "yes"]);
-        String::from_utf8_lossy(&out.stderr).contains("allow, deny")
-    });
+    g.env.wait_gate_waiting(&pane);
     g.env.ok(&["answer", &pane, "deny"]);
     // Claude takes the denial: its dialog goes and the command never runs.
     g.term

@@ -401,6 +401,18 @@ impl Env {
         serde_json::from_str(&self.ok(&["show", pane, "--json"])).unwrap()
     }
 
+    /// Waits until a hook run waits on the gate of external pane `pane`
+    /// (docs/decisions/0015-answering-external-gates.md): `attend answer PANE yes`, a
+    /// choice a gate does not take, is refused with the gate's list instead of
+    /// `NotOwned`; nothing is answered.
+    pub fn wait_gate_waiting(&self, pane: &str) {
+        self.wait_until("the hook run waits on the gate", || {
+            let out = self.attend(&["answer", pane, "yes"]);
+            out.status.code() == Some(2)
+                && String::from_utf8_lossy(&out.stderr).contains("allow, deny")
+        });
+    }
+
     /// `attend events --json` as values.
     pub fn events(&self) -> Vec<Value> {
         self.ok(&["events", "--json"])

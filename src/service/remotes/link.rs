@@ -37,17 +37,33 @@ pub const SSH_OPTIONS: [&str; 7] = [
 /// never run by one); for ssh, the remote command as one shell-quoted line (what sshd
 /// gives the remote user's shell). Errors: a bad target, an empty or badly quoted `via`/`command`.
 pub fn carrier_argv(remote: &Remote) -> Result<Vec<String>, String> {
-    let command = shlex::split(remote.command())
+    let command = command_words(remote)?;
+    carry(remote, &SSH_OPTIONS, command)
+}
+
+/// The words of the remote's command. Errors: empty or badly quoted.
+fn command_words(remote: &Remote) -> Result<Vec<String>, String> {
+    shlex::split(remote.command())
         .filter(|w| !w.is_empty())
-        .ok_or_else(|| format!("bad command {:?}", remote.command()))?;
-    let mut argv: Vec<String> = match &remote.via {
-        Some(via) => shlex::split(via)
-            .filter(|w| !w.is_empty())
-            .ok_or_else(|| format!("bad via {via:?}"))?,
+        .ok_or_else(|| format!("bad command {:?}", remote.command()))
+}
+
+/// `command` carried to the remote: after the `via` words, or as one shell-quoted line
+/// after `ssh OPTIONS [-p PORT] -- DEST`. Errors: a bad target, an empty or badly quoted
+/// `via`.
+fn carry(remote: &Remote, options: &[&str], command: Vec<String>) -> Result<Vec<String>, String> {
+    match &remote.via {
+        Some(via) => {
+            let mut argv = shlex::split(via)
+                .filter(|w| !w.is_empty())
+                .ok_or_else(|| format!("bad via {via:?}"))?;
+            argv.extend(command);
+            Ok(argv)
+        }
         None => {
             let target = Target::parse(&remote.target)?;
             let mut argv: Vec<String> = std::iter::once("ssh")
-                .chain(SSH_OPTIONS)
+                .chain(options.iter().copied())
                 .map(str::to_string)
                 .collect();
             if let Some(port) = target.port {
@@ -59,11 +75,9 @@ pub fn carrier_argv(remote: &Remote) -> Result<Vec<String>, String> {
             let line = shlex::try_join(command.iter().map(String::as_str))
                 .map_err(|_| format!("bad command {:?}", remote.command()))?;
             argv.push(line);
-            return Ok(argv);
+            Ok(argv)
         }
-    };
-    argv.extend(command);
-    Ok(argv)
+    }
 }
 
 /// The argv of `attend attach NAME:pN` (`docs/cli.md#attach`): the link's carrier run
@@ -74,9 +88,7 @@ pub fn carrier_argv(remote: &Remote) -> Result<Vec<String>, String> {
 /// file name is `attend` (an `env …` prefix and a path kept), else plain `attend`.
 /// Errors: as [`carrier_argv`].
 pub fn attach_argv(remote: &Remote, pane: &str, detach_key: &str) -> Result<Vec<String>, String> {
-    let words = shlex::split(remote.command())
-        .filter(|w| !w.is_empty())
-        .ok_or_else(|| format!("bad command {:?}", remote.command()))?;
+    let words = command_words(remote)?;
     let attend = words
         .iter()
         .position(|w| std::path::Path::new(w).file_name() == Some("attend".as_ref()));
@@ -85,29 +97,7 @@ pub fn attach_argv(remote: &Remote, pane: &str, detach_key: &str) -> Result<Vec<
         None => vec!["attend".into()],
     };
     command.extend(["attach", pane, "--detach-key", detach_key].map(str::to_string));
-    match &remote.via {
-        Some(via) => {
-            let mut argv = shlex::split(via)
-                .filter(|w| !w.is_empty())
-                .ok_or_else(|| format!("bad via {via:?}"))?;
-            argv.extend(command);
-            Ok(argv)
-        }
-        None => {
-            let target = Target::parse(&remote.target)?;
-            let mut argv: Vec<String> = ["ssh", "-t", "-o", "BatchMode=yes"]
-                .map(str::to_string)
-                .to_vec();
-            if let Some(port) = target.port {
-                argv.extend(["-p".to_string(), port.to_string()]);
-            }
-            argv.extend(["--".to_string(), target.destination()]);
-            let line = shlex::try_join(command.iter().map(String::as_str))
-                .map_err(|_| format!("bad command {:?}", remote.command()))?;
-            argv.push(line);
-            Ok(argv)
-        }
-    }
+    carry(remote, &["-t", "-o", "BatchMode=yes"], command)
 }
 
 /// Cleans text from a remote for display: the last line only, control characters
