@@ -128,7 +128,10 @@ impl Hooks {
     /// an empty stderr (acknowledged or spooled); otherwise its status and stderr.
     fn fire(&self, mark: Mark) -> Result<(), String> {
         let mut cmd = Command::new(attend_bin());
+        // Every payload is a PermissionRequest from outside Attend: delivered, never
+        // waiting on its gate (docs/adapters.md "Answering gates of external agents").
         cmd.args(["hook", "claude"])
+            .env("ATTEND_GATE_WAIT", "0")
             .current_dir(&self.dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())

@@ -78,9 +78,13 @@ fn seeded() -> (Env, String) {
     (env, p)
 }
 
-/// `attend hook AGENT` from outside any pane with `payload` on stdin.
+/// `attend hook AGENT` from outside any pane with `payload` on stdin (a
+/// `PermissionRequest` never waits on its gate: docs/adapters.md "Answering gates of
+/// external agents").
 fn hook_cli(env: &Env, agent: &str, payload: &[u8], vars: &[(&str, &str)]) -> Output {
-    env.attend_with(&["hook", agent], payload, vars)
+    let mut vars = vars.to_vec();
+    vars.push(("ATTEND_GATE_WAIT", "0"));
+    env.attend_with(&["hook", agent], payload, &vars)
 }
 
 /// The hook client refused the payload: exit 0 (never break the agent) and exactly one

@@ -286,7 +286,10 @@ fn spawn_hooks(env: &Env, targets: &[Target], until: Instant) -> Spawned {
             let t = &targets[i % targets.len()];
             let body = t.payloads[(i / targets.len()) % CYCLE.len()].as_bytes();
             let mut cmd = env.cmd();
+            // The cycle's PermissionRequest never waits on its gate: the load is the
+            // hooks' (docs/adapters.md "Answering gates of external agents").
             cmd.args(["hook", "claude"])
+                .env("ATTEND_GATE_WAIT", "0")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());

@@ -212,7 +212,10 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
         };
         match deliver(entry, &call, started + CALL_BUDGET) {
             Ok(()) => {
-                if gate::waits(hook.agent, event, &payload, hook.pane_hooks) {
+                let enabled = std::env::var(gate::WAIT_ENV).ok();
+                if gate::waits(hook.agent, event, &payload, hook.pane_hooks)
+                    && gate::wait_enabled(enabled.as_deref())
+                {
                     await_gate(&ctx.delivery_id);
                 }
                 return 0;

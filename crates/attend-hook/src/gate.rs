@@ -26,6 +26,19 @@ pub const WAIT: Duration = Duration::from_secs(280);
 /// `PermissionRequest` entry: [`WAIT`] plus room for the `Hook` call and start-up.
 pub const ENTRY_TIMEOUT_S: u64 = 300;
 
+/// The environment variable that turns the wait off for the agents it is set for:
+/// `ATTEND_GATE_WAIT=0` (or `no`, `false`, `off`) — the hook is delivered, the run never
+/// waits, and only the agent's own dialog answers (docs/adapters.md "Answering gates of
+/// external agents"). Scripts that replay `PermissionRequest` payloads set it.
+pub const WAIT_ENV: &str = "ATTEND_GATE_WAIT";
+
+/// False when [`WAIT_ENV`]'s `value` turns the wait off (`0`, `no`, `false`, `off`, any
+/// case); true when unset or anything else.
+pub fn wait_enabled(value: Option<&str>) -> bool {
+    let off = value.map(|v| v.trim().to_ascii_lowercase());
+    !matches!(off.as_deref(), Some("0" | "no" | "false" | "off"))
+}
+
 /// The message a denial gives the agent (Claude Code shows it and tells the model).
 pub const DENY_MESSAGE: &str = "Denied in Attend";
 
@@ -89,6 +102,16 @@ pub fn await_body(delivery: &str, wait: Duration) -> Result<(Vec<u8>, &'static s
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_environment_can_turn_the_wait_off() {
+        assert!(wait_enabled(None));
+        assert!(wait_enabled(Some("1")));
+        for off in ["0", "no", " OFF ", "false"] {
+            assert!(!wait_enabled(Some(off)), "{off}");
+        }
+    }
+
     use super::*;
 
     #[test]
