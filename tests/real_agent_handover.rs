@@ -59,6 +59,29 @@ fn claude_then_codex_in_one_shell_pane_hand_over() {
         env.ok(&["send", &pane, "", "--enter"]);
     };
     let show = || env.show(&pane);
+    let screen = || env.attend1().get_screen(&pane).unwrap_or_default();
+    // Waits until `cond` holds of the pane's screen; on a timeout the panic shows it.
+    let wait_screen = |what: &str, cond: &dyn Fn(&str) -> bool| {
+        let mut last = String::new();
+        if !support::poll(STEP, || {
+            last = screen();
+            cond(&last)
+        }) {
+            panic!(
+                "timed out waiting for {what}\n--- screen ---\n{last}\n--- state ---\n{:#}\n\
+                 --- daemon log ---\n{}",
+                show(),
+                env.daemon_log()
+            );
+        }
+    };
+    // bash's prompt (`bash-5.2# `) is the last line drawn: the shell reads the next line.
+    let at_prompt = |s: &str| {
+        s.trim_end()
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("bash-") && (l.ends_with('#') || l.ends_with('$')))
+    };
 
     // Claude in the shell: the pane becomes Claude's; one turn → done/unread.
     send_line(&command_line(&claude_home));
@@ -70,18 +93,15 @@ fn claude_then_codex_in_one_shell_pane_hand_over() {
     assert_eq!(v["attention"], "unread", "{v:#}");
     assert_eq!(v["last_message"], FIRST);
     send_line("/exit");
-    env.wait_until("Claude gone", || {
-        env.attend1()
-            .get_screen(&pane)
-            .map(|s| !s.contains("for shortcuts"))
-            .unwrap_or(false)
+    // Claude is gone when its shell prompts again (keys typed before would reach Claude).
+    wait_screen("Claude gone and the shell's prompt", &|s| {
+        !s.contains("for shortcuts") && at_prompt(s)
     });
-    std::thread::sleep(Duration::from_millis(1000));
 
     // Codex in the same shell (it fires SessionStart with its first turn): a switch and
     // a handover, then its turn moves the lifecycle.
     send_line(&command_line(&codex_home));
-    env.wait_until("Codex up", || {
+    wait_screen("Codex up", &|_| {
         show()["title"]
             .as_str()
             .is_some_and(|t| !t.is_empty() && !t.contains("Claude"))

@@ -14,7 +14,7 @@ use desktop::tray_host::{find, Host};
 use desktop::{claude_payload, Desk, NotifyCalls};
 use serde_json::{json, Value};
 use std::time::Duration;
-use support::remote::{add, bridge_command, wait_state};
+use support::remote::{add, bridge_command, status_follower, wait_state, LINK_TIMEOUT};
 
 fn gate(session: &str, command: &str, id: &str) -> String {
     claude_payload(
@@ -154,6 +154,15 @@ fn a_remote_gate_is_notified_once_answered_from_here_withdrawn_offline_and_count
     remote.hook(Some(&p1), &gate("s1", "make release", "toolu_2"), &[]);
     d.wait_until("the second gate is notified", || d.displayed() == 1);
     assert_eq!(remote_calls(&calls).len(), 2);
+    // A status bar follows it (`attend status --follow`): no event marks a host going
+    // offline, its `RemotesChanged()` signal does.
+    let lines = status_follower(&d);
+    let counted = |line: &str| {
+        let v: Value = serde_json::from_str(line).unwrap();
+        v["counts"]["permission_required"].as_u64()
+    };
+    let (first, _) = lines.recv_timeout(LINK_TIMEOUT).unwrap();
+    assert_eq!(counted(&first), Some(1), "{first}");
     std::fs::write(&block, "").unwrap();
     let pid = std::fs::read_to_string(&pidfile).unwrap();
     let killed = std::process::Command::new("kill")
@@ -168,6 +177,10 @@ fn a_remote_gate_is_notified_once_answered_from_here_withdrawn_offline_and_count
     d.wait_until("the tray stops counting it", || {
         host.text("Status") == "Passive" && find(&host.menu(), &id).is_none()
     });
+    let (line, _) = lines
+        .recv_timeout(LINK_TIMEOUT)
+        .expect("status --follow prints the host's going offline");
+    assert_eq!(counted(&line), Some(0), "{line}");
     let s = status(&d);
     assert_eq!(s["counts"]["permission_required"], 0, "{s}");
     assert!(s["next"].is_null(), "{s}");

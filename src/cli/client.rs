@@ -192,12 +192,22 @@ impl Client {
         &self,
         max_queued: Option<usize>,
     ) -> Result<zbus::MessageStream, CliError> {
+        self.signal_messages("Event", max_queued).await
+    }
+
+    /// A stream of the daemon's signal `member` (`Event`, `RemotesChanged`, …), on the
+    /// terms of [`Client::event_messages`].
+    pub async fn signal_messages(
+        &self,
+        member: &'static str,
+        max_queued: Option<usize>,
+    ) -> Result<zbus::MessageStream, CliError> {
         let daemon = self.proxy.inner();
         let rule = zbus::MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
             .sender(daemon.destination().clone())
             .and_then(|b| b.interface(daemon.interface().clone()))
-            .and_then(|b| b.member("Event"))
+            .and_then(|b| b.member(member))
             .and_then(|b| b.path(daemon.path().clone()))
             .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?
             .build();

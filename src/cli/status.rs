@@ -1,6 +1,7 @@
 //! `attend status [--format plain|json|waybar|i3bar] [--follow]`
 //! (`docs/desktop-surfaces.md#status-bar`): counts by attention and the most urgent pane
-//! (the engine's next-unread order, through `NextUnread`), for status bars without a tray.
+//! (the engine's next-unread order), for status bars without a tray: the daemon's
+//! `GetOverview()`, the same values the tray shows.
 //!
 //! - `plain`: `1 permission · 2 unread — next: p3 webapp › api — permission: …`.
 //!
@@ -13,7 +14,8 @@
 //!   lists); without it one block list.
 //!
 //! `--follow` prints a line whenever the rendering changes: it subscribes to the daemon's
-//! `Event` signal (no polling) and to `NameOwnerChanged` of its bus name, so it prints
+//! `Event` and `RemotesChanged` signals (no polling; a remote host going offline changes
+//! the counts without an event) and to `NameOwnerChanged` of its bus name, so it prints
 //! the offline line when the daemon stops and carries on when it comes back. It never
 //! starts the daemon itself (no D-Bus activation from a status bar).
 
@@ -76,40 +78,14 @@ async fn overview(c: &Client) -> Result<Overview, CliError> {
         return Ok(Overview::offline());
     }
     let fetch = async {
-        let panes = call!(c, list_panes())?;
-        let views = panes
-            .iter()
-            .map(render::pane_view)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
-        let mut views = views;
-        views.extend(remote_views(&call!(c, list_remote_panes())?)?);
-        let next = call!(c, next_unread())?;
-        Ok::<_, CliError>(Overview::new(&views, Some(&next)))
+        let d = call!(c, get_overview())?;
+        Overview::from_json(&crate::client::json::dict_json(&d))
+            .map_err(|e| CliError::new(EXIT_INTERNAL, e))
     };
     match fetch.await {
         Err(e) if e.code == EXIT_UNREACHABLE => Ok(Overview::offline()),
         other => other,
     }
-}
-
-/// The mirrored panes of `ListRemotePanes` as the overview counts them: a pane of an
-/// offline host (`offline`), or at a level this side does not know, counts as `none`
-/// (`crate::adapters::mirror::tray_attention`, the tray's rule).
-fn remote_views(dicts: &[crate::client::Dict]) -> Result<Vec<crate::engine::PaneView>, CliError> {
-    dicts
-        .iter()
-        .map(|d| {
-            let mut v = render::pane_view(d).map_err(|e| CliError::new(EXIT_INTERNAL, e))?;
-            let offline = render::dict_json(d)
-                .get("offline")
-                .and_then(|o| o.as_bool())
-                .unwrap_or(true);
-            let level = crate::model::Attention::parse(&v.attention).filter(|_| !offline);
-            v.attention = level.unwrap_or_default().as_str().into();
-            Ok(v)
-        })
-        .collect()
 }
 
 /// Writes one line; `false` when stdout is gone (the bar closed the pipe).
@@ -146,6 +122,7 @@ pub fn run(format: Format, follow: bool) -> Result<i32, CliError> {
 async fn follow_status(c: &Client, format: Format) -> Result<i32, CliError> {
     // Subscribe first, then read: nothing falls between the two.
     let mut events = c.event_messages(Some(256)).await?;
+    let mut remotes = c.signal_messages("RemotesChanged", Some(256)).await?;
     let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
     let mut owners = dbus
         .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
@@ -181,6 +158,13 @@ async fn follow_status(c: &Client, format: Format) -> Result<i32, CliError> {
                 online = true;
                 // A burst of events is one change: read what is already queued.
                 while let Ok(Some(_)) = tokio::time::timeout(Duration::ZERO, next(&mut events)).await {}
+            }
+            msg = next(&mut remotes) => {
+                if msg.is_none() {
+                    return Err(CliError::new(EXIT_UNREACHABLE, "the session bus closed"));
+                }
+                online = true;
+                while let Ok(Some(_)) = tokio::time::timeout(Duration::ZERO, next(&mut remotes)).await {}
             }
             change = next(&mut owners) => {
                 let Some(change) = change else {

@@ -82,6 +82,11 @@ pub trait Attend1 {
     /// focused panes skipped); `""` when there is none.
     fn next_unread(&self) -> zbus::Result<String>;
 
+    /// `GetOverview() → a{sv}`: counts by attention and the next pane, local and mirrored,
+    /// as the tray shows them (`docs/dbus-api.md#overview`); decode with
+    /// `crate::service::surfaces::overview::Overview::from_json`.
+    fn get_overview(&self) -> zbus::Result<Dict>;
+
     /// `SendInput(s pane, ay data)`: types the bytes `data` into the pane. Errors:
     /// `NoSuchPane`, `NotOwned`, `InvalidArgument` (not running).
     fn send_input(&self, pane: &str, data: &[u8]) -> zbus::Result<()>;

@@ -79,6 +79,8 @@ pub enum Command {
     /// is resolved otherwise or was never opened (the D-Bus method bounds the wait).
     AwaitGate(String, Reply<String>),
     NextUnread(Reply<String>),
+    /// `GetOverview()`: counts and the next pane of local and mirrored panes.
+    Overview(Reply<Dict>),
     SendInput(PaneId, Vec<u8>, Reply<()>),
     Resize(PaneId, u16, u16, Reply<()>),
     Kill(PaneId, i32, Reply<()>),

@@ -133,6 +133,14 @@ impl Attend1 {
             .unwrap_or(Ok(String::new()))
     }
 
+    /// GetOverview() → a{sv}: counts by attention and the next pane, of local and
+    /// mirrored panes (offline hosts' not counted), as the tray shows them: `panes` u,
+    /// `worst` s, `counts` a{sv}, `next` a{sv}? (`docs/dbus-api.md#overview`).
+    #[zbus(out_args("overview"))]
+    async fn get_overview(&self) -> Result<Dict, Attend1Error> {
+        ask(&self.tx, Command::Overview).await
+    }
+
     #[zbus(out_args("pane"))]
     async fn next_unread(&self) -> Result<String, Attend1Error> {
         ask(&self.tx, Command::NextUnread).await

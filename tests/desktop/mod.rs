@@ -417,12 +417,17 @@ pub struct Side {
 impl Side {
     /// A connection to `desk`'s bus.
     pub fn connect(desk: &Desk) -> Side {
+        Side::on(&desk.bus.address)
+    }
+
+    /// A connection to the bus at `address`.
+    pub fn on(address: &str) -> Side {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .unwrap();
-        let address = desk.bus.address.clone();
+        let address = address.to_string();
         let conn = rt.block_on(async move {
             zbus::connection::Builder::address(address.as_str())
                 .unwrap()

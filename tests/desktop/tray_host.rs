@@ -117,7 +117,13 @@ pub struct Host {
 
 impl Host {
     pub fn start(desk: &Desk) -> Host {
-        let side = Side::connect(desk);
+        Host::on(&desk.bus.address)
+    }
+
+    /// The watcher on the bus at `address` (a test without a desktop: no display, no
+    /// notification server).
+    pub fn on(address: &str) -> Host {
+        let side = Side::on(address);
         let registered = Arc::new(Mutex::new(Vec::new()));
         let conn = side.conn.clone();
         let r = registered.clone();
@@ -131,6 +137,39 @@ impl Host {
                 .unwrap();
         });
         Host { side, registered }
+    }
+
+    /// From now on, every `org.kde.StatusNotifierItem` signal on the bus (`NewToolTip`,
+    /// `NewStatus`, …) as (member, when it reached this side).
+    pub fn item_signals(&self) -> std::sync::mpsc::Receiver<(String, std::time::Instant)> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let conn = self.side.conn.clone();
+        let mut stream = self.side.rt.block_on(async move {
+            let rule = zbus::MatchRule::builder()
+                .msg_type(zbus::message::Type::Signal)
+                .interface("org.kde.StatusNotifierItem")
+                .unwrap()
+                .build();
+            zbus::MessageStream::for_match_rule(rule, &conn, None)
+                .await
+                .unwrap()
+        });
+        self.side.rt.spawn(async move {
+            use zbus::export::futures_core::Stream;
+            while let Some(Ok(m)) =
+                std::future::poll_fn(|cx| std::pin::Pin::new(&mut stream).poll_next(cx)).await
+            {
+                let member = m
+                    .header()
+                    .member()
+                    .map(|m| m.to_string())
+                    .unwrap_or_default();
+                if tx.send((member, std::time::Instant::now())).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
     }
 
     pub fn item_name(&self) -> Option<String> {

@@ -164,3 +164,28 @@ pub fn local_env_over_ssh(sshd: &super::sshd::Sshd) -> Env {
     local.start_daemon();
     local
 }
+
+/// `attend status --follow --format json` of `env`, each line with when it was read (the
+/// child ends with the test: its bus goes).
+pub fn status_follower(env: &Env) -> std::sync::mpsc::Receiver<(String, std::time::Instant)> {
+    let mut child = env
+        .cmd()
+        .args(["status", "--follow", "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(out)) {
+            let Ok(line) = line else { break };
+            if tx.send((line, std::time::Instant::now())).is_err() {
+                break;
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    });
+    rx
+}

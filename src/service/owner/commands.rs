@@ -66,6 +66,12 @@ impl Owner {
                 let next = order.first().map(|p| p.to_string());
                 batch.respond(reply, Ok(next.unwrap_or_default()));
             }
+            Command::Overview(reply) => {
+                let mirrored = self.remotes.panes(None);
+                let o =
+                    crate::service::surfaces::overview::Overview::of(&self.world.panes, &mirrored);
+                batch.respond(reply, Ok(o.dict()));
+            }
             Command::SendInput(id, data, reply) => {
                 if crate::adapters::keys::is_interrupt(&data) {
                     self.ladder.note_interrupt(id, now());

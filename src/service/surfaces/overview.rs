@@ -6,11 +6,13 @@
 //! makes from its panes and the CLI from `GetPane` dictionaries) and the engine's "next
 //! unread" answer, so the tray, the notifications and `attend status` say the same thing.
 
-use crate::adapters::mirror::{tray_attention, MirroredPane};
+use crate::adapters::mirror::{next_order, tray_attention, MirroredPane};
 use crate::adapters::terminal::sanitize_text;
 use crate::engine::{workspace_name, PaneView};
-use crate::model::Attention;
+use crate::model::{Attention, Pane, PaneId};
+use crate::service::wire::{Dict, DictBuilder};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 /// Longest reason put into a one-line summary (bytes); the full text goes to the body.
 pub const REASON_MAX: usize = 100;
@@ -201,6 +203,97 @@ impl Overview {
             worst,
             next,
         }
+    }
+
+    /// The overview of this machine's `panes` and the `mirrored` panes of remote hosts
+    /// (those of offline hosts not counted: [`counted_view`]), the next pane by the one
+    /// order of local and mirrored panes ([`crate::adapters::mirror::next_order`]): what
+    /// the tray shows and `GetOverview()` serves.
+    pub fn of(panes: &BTreeMap<PaneId, Pane>, mirrored: &[MirroredPane]) -> Overview {
+        let views: Vec<PaneView> = panes
+            .values()
+            .map(PaneView::of)
+            .chain(mirrored.iter().map(counted_view))
+            .collect();
+        let next = next_order(panes.values(), mirrored)
+            .first()
+            .map(|p| p.to_string());
+        Overview::new(&views, next.as_deref())
+    }
+
+    /// `GetOverview()`'s dictionary (`docs/dbus-api.md#overview`): `panes` u, `worst` s,
+    /// `counts` a{sv} (level → u, every level above `none`), `next` a{sv} (`pane`,
+    /// `title`, `attention`, `reason`; absent when no pane waits).
+    pub fn dict(&self) -> Dict {
+        let counts = self
+            .counts
+            .iter()
+            .fold(DictBuilder::new(), |b, (a, n)| b.put(a.as_str(), *n as u32))
+            .build();
+        let mut b = DictBuilder::new()
+            .put("panes", self.panes as u32)
+            .str("worst", self.worst.as_str())
+            .dict("counts", counts);
+        if let Some(n) = &self.next {
+            b = b.dict(
+                "next",
+                DictBuilder::new()
+                    .str("pane", &n.id)
+                    .str("title", &n.title)
+                    .str("attention", n.attention.as_str())
+                    .str("reason", &n.reason)
+                    .build(),
+            );
+        }
+        b.build()
+    }
+
+    /// The overview from [`Overview::dict`] as JSON (`crate::client::json::dict_json`). Errors:
+    /// a key missing or of another type, or an attention level this side does not know,
+    /// as one line.
+    pub fn from_json(d: &serde_json::Map<String, Value>) -> Result<Overview, String> {
+        let level = |v: Option<&Value>, what: &str| {
+            v.and_then(Value::as_str)
+                .and_then(Attention::parse)
+                .ok_or_else(|| format!("the overview's {what} is not an attention level: {v:?}"))
+        };
+        let str_of = |m: &serde_json::Map<String, Value>, k: &str| {
+            m.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| format!("the overview's next pane has no {k}"))
+        };
+        let panes = d
+            .get("panes")
+            .and_then(Value::as_u64)
+            .ok_or("the overview has no pane count")?;
+        let mut counts = Vec::new();
+        if let Some(Value::Object(c)) = d.get("counts") {
+            for a in Attention::ALL
+                .iter()
+                .rev()
+                .filter(|a| **a > Attention::None)
+            {
+                let n = c.get(a.as_str()).and_then(Value::as_u64).unwrap_or(0);
+                counts.push((*a, n as usize));
+            }
+        }
+        let next = match d.get("next") {
+            Some(Value::Object(n)) => Some(NextPane {
+                id: str_of(n, "pane")?,
+                title: str_of(n, "title")?,
+                attention: level(n.get("attention"), "next attention")?,
+                reason: str_of(n, "reason")?,
+            }),
+            _ => None,
+        };
+        Ok(Overview {
+            online: true,
+            panes: panes as usize,
+            counts,
+            worst: level(d.get("worst"), "worst")?,
+            next,
+        })
     }
 
     /// The overview while the daemon is not running.
@@ -477,6 +570,31 @@ mod tests {
         assert_eq!(b["name"], json!("attend"));
         assert_eq!(o.json()["counts"]["unread"], json!(2));
         assert_eq!(o.json()["next"]["pane"], json!("p1"));
+    }
+
+    #[test]
+    fn the_overview_crosses_the_bus_unchanged() {
+        let views = vec![
+            PaneView::of(&gated("Bash: npm test")),
+            PaneView::of(&with(pane(2, "/src/webapp", "tests"), Attention::Unread)),
+        ];
+        for o in [
+            Overview::new(&views, Some("p1")),
+            Overview::new(&views, None),
+        ] {
+            let wire = crate::client::json::dict_json(&owned(o.dict()));
+            assert_eq!(Overview::from_json(&wire).unwrap(), o);
+        }
+        let mut bad = crate::client::json::dict_json(&owned(Overview::new(&views, None).dict()));
+        bad.insert("worst".into(), json!("frantic"));
+        assert!(Overview::from_json(&bad).unwrap_err().contains("frantic"));
+    }
+
+    /// `d` as a client receives it.
+    fn owned(d: Dict) -> crate::client::Dict {
+        d.into_iter()
+            .map(|(k, v)| (k, v.try_to_owned().unwrap()))
+            .collect()
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! What the owner hands every surface after a commit: the batch's events and a snapshot
 //! of every pane, with the engine's orderings and summaries read from it.
 
-use super::overview::{counted_view, Overview};
-use crate::adapters::mirror::{next_order, MirroredPane};
-use crate::engine::{next_unread_order, summarize_workspaces, PaneView, WorkspaceSummary};
+use super::overview::Overview;
+use crate::adapters::mirror::MirroredPane;
+use crate::engine::{next_unread_order, summarize_workspaces, WorkspaceSummary};
 use crate::model::{Event, Pane, PaneId, Timestamp};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -36,16 +36,7 @@ impl Snapshot {
     /// next pane by the one order of local and mirrored panes
     /// ([`crate::adapters::mirror::next_order`]).
     pub fn overview(&self, mirrored: &[MirroredPane]) -> Overview {
-        let views: Vec<PaneView> = self
-            .panes
-            .values()
-            .map(PaneView::of)
-            .chain(mirrored.iter().map(counted_view))
-            .collect();
-        let next = next_order(self.panes.values(), mirrored)
-            .first()
-            .map(|p| p.to_string());
-        Overview::new(&views, next.as_deref())
+        Overview::of(&self.panes, mirrored)
     }
 }
 
