@@ -1,27 +1,32 @@
 //! The real Claude Code in a plain tmux session (an external pane: Attend knows it
 //! through the hooks `attend install-hooks claude` wrote only), its permission gate
-//! answered from Attend or at the terminal (docs/decisions/0015-answering-external-gates.md;
-//! docs/adapters.md "Answering gates of external agents"). The real-agents stage runs it;
-//! a missing CLI skips unless `ATTEND_REQUIRE_REAL_AGENTS=1`.
+//! answered from Attend (the desktop notification's Allow button, `attend answer`) or at
+//! the terminal (docs/decisions/0015-answering-external-gates.md; docs/adapters.md
+//! "Answering gates of external agents"). The daemon notifies through Debian's real
+//! `dunst` under Xvfb (tests/desktop/mod.rs). The real-agents stage runs it; a missing
+//! CLI skips unless `ATTEND_REQUIRE_REAL_AGENTS=1`.
 
+mod desktop;
 mod support;
 
+use desktop::{Desk, NotifyCalls};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::agents::{require, AgentHome, Cli, Tmux};
 use support::model_server::{ModelServer, Reply};
 use support::scenario::{install_hooks, COMMAND, DONE};
-use support::Env;
 
 /// Generous bound for one step on a loaded 2-core machine.
 const STEP: Duration = Duration::from_secs(30);
 const QUESTION: &str = "Do you want to proceed?";
 
-/// A daemon, the scripted model (one Bash call, then [`DONE`]), Claude's home with
-/// Attend's hooks, and Claude in a plain tmux session whose hooks reach the daemon.
+/// A daemon that notifies (dunst under Xvfb), the scripted model (one Bash call, then
+/// [`DONE`]), Claude's home with Attend's hooks, and Claude in a plain tmux session whose
+/// hooks reach the daemon.
 struct Gate {
-    env: Env,
+    env: Desk,
+    calls: NotifyCalls,
     _server: ModelServer,
     home: AgentHome,
     term: Tmux,
@@ -30,7 +35,11 @@ struct Gate {
 impl Gate {
     fn start() -> Option<Gate> {
         let binary = require(Cli::Claude)?;
-        let env = Env::with_daemon();
+        let mut env = Desk::with_display();
+        env.start_dunst();
+        let calls = NotifyCalls::start(&env);
+        env.start_daemon(&["--no-tray"]);
+        env.timeout = STEP;
         let server = ModelServer::start(vec![
             Reply::claude_bash(COMMAND, "Write a file"),
             Reply::text(DONE),
@@ -47,6 +56,7 @@ impl Gate {
             .expect("Claude starts");
         Some(Gate {
             env,
+            calls,
             _server: server,
             home,
             term,
@@ -81,6 +91,32 @@ impl Gate {
         pane
     }
 
+    /// Waits for the gate's notification: one shown, Attend's last `Notify` a permission.
+    fn notified(&self) {
+        self.env.wait_until("the gate's notification", || {
+            self.env.displayed() == 1
+                && self
+                    .calls
+                    .calls()
+                    .last()
+                    .is_some_and(|c| c.summary.contains("— permission: Bash"))
+        });
+    }
+
+    /// Waits until the gate's notification is gone: closed, or (one notification per
+    /// pane, docs/desktop-surfaces.md) replaced by the pane's next one, the turn's end.
+    fn notification_gone(&self) {
+        self.env.wait_until("the gate's notification gone", || {
+            self.env.displayed() == 0
+                || self
+                    .calls
+                    .calls()
+                    .last()
+                    .is_some_and(|c| !c.summary.contains("— permission"))
+        });
+        assert!(self.env.displayed() <= 1, "one notification per pane");
+    }
+
     fn tool_ran(&self) {
         let out = self.home.project.join("out.txt");
         self.env.wait_until("the approved command ran", || {
@@ -106,7 +142,7 @@ impl Gate {
 }
 
 #[test]
-fn claude_gate_answered_in_attend_runs_the_tool() {
+fn claude_gate_allowed_on_its_notification_runs_the_tool() {
     let Some(g) = Gate::start() else {
         return;
     };
@@ -114,8 +150,11 @@ fn claude_gate_answered_in_attend_runs_the_tool() {
     let pane = g.to_the_gate();
     // The hook run asks to wait a moment after its Hook call: until then Attend cannot
     // answer (NotOwned); a choice the gate does not take is refused with its list.
+    g.notified();
     g.env.wait_gate_waiting(&pane);
-    g.env.ok(&["answer", &pane, "allow"]);
+    // Its Allow button (dunst's context menu picks the action whose line has `allow]`).
+    std::fs::write(g.env.path("choice"), "allow]").unwrap();
+    assert!(g.env.dunstctl(&["context"]).status.success());
     g.tool_ran();
     g.term
         .wait_for_text("Allowed by PermissionRequest hook", STEP)
@@ -126,6 +165,7 @@ fn claude_gate_answered_in_attend_runs_the_tool() {
     assert!(v["pending_decision"].is_null(), "{v}");
     g.env
         .wait_until("the hook run ended", || g.hook_runs().is_empty());
+    g.notification_gone();
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 
@@ -136,6 +176,7 @@ fn claude_gate_answered_at_the_terminal_closes_in_attend_and_ends_the_hook() {
     };
     let started = Instant::now();
     let pane = g.to_the_gate();
+    g.notified();
     g.env.wait_gate_waiting(&pane);
     assert!(!g.hook_runs().is_empty(), "the hook run waits");
     // The person at the terminal answers Claude's own dialog ("1. Yes").
@@ -148,9 +189,10 @@ fn claude_gate_answered_at_the_terminal_closes_in_attend_and_ends_the_hook() {
         .wait_pane(&pane, "the turn's end", |v| v["lifecycle"] == "done");
     assert!(v["pending_decision"].is_null(), "{v}");
     // The decision resolved by the turn's next hook released the waiting run long
-    // before its 280 s wait or Claude's 300 s timeout.
+    // before its 280 s wait or Claude's 300 s timeout, and closed the notification.
     g.env
         .wait_until("the hook run ended", || g.hook_runs().is_empty());
+    g.notification_gone();
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 
