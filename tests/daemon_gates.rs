@@ -97,6 +97,8 @@ fn an_answer_made_in_attend_is_the_waiting_hooks_decision() {
     let v = env.show(&pane);
     assert_eq!(v["owned"], false);
     assert_eq!(v["pending_decision"]["choices"], json!(["allow", "deny"]));
+    // `GetPane` marks it as the gate (what a remote host's mirror offers Allow/Deny on).
+    assert_eq!(v["pending_decision"]["gate"], true, "{v}");
     env.wait_gate_waiting(&pane);
 
     env.ok(&["answer", &pane, "allow"]);

@@ -325,22 +325,8 @@ fn seen_over_a_real_ssh_link_clears_the_attention_there() {
         r["state"] == "connected"
     });
 
-    let attend = remote.bin("attend").display().to_string();
     let run = |args: &[&str], stdin: &str| {
-        use std::io::Write;
-        let mut c = remote.command(&attend);
-        c.args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = remote.run("attend", args, stdin);
         assert!(out.status.success(), "attend {args:?}: {out:?}");
         String::from_utf8(out.stdout).unwrap()
     };

@@ -187,7 +187,8 @@ fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
 /// config (`-F`, through a two-line `ssh` on the local daemon's PATH) only adds the host,
 /// key and known host to. The connection killed (abrupt loss) and stopped (silent loss:
 /// only ssh's keep-alives notice it): offline within 5 s each time, connected again by
-/// itself afterwards.
+/// itself afterwards. During each outage a hook fires there; once the link is back its
+/// events are in the local log, each remote seq exactly once.
 #[test]
 fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
     use nix::sys::signal::Signal;
@@ -219,8 +220,42 @@ fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
     });
     assert_eq!(r["remote_version"], env!("CARGO_PKG_VERSION"), "{r}");
 
+    // A Claude hook there, as a hook on that host runs (its user, its bus; no ssh).
+    let hook = |event: &str| {
+        let payload = serde_json::json!({"session_id": "s1", "cwd": "/tmp/mirror",
+            "hook_event_name": event, "prompt": "go", "stop_hook_active": false,
+            "last_assistant_message": "done"});
+        let out = remote.run("attend-hook", &["claude"], &payload.to_string());
+        assert!(out.status.success(), "attend-hook: {out:?}");
+    };
+    // The seqs of the remote's own log, and the remote seqs of its events here.
+    let there = || -> Vec<u64> {
+        let out = remote.run("attend", &["events", "--json"], "");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["seq"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let here = || -> Vec<u64> {
+        let all = local.events().into_iter();
+        all.filter(|e| e["host"] == "buildbox")
+            .map(|e| e["remote_seq"].as_u64().unwrap())
+            .collect()
+    };
+    // While the key is away, sshd refuses new logins (the open one stays): the link
+    // cannot come back before the test lets it.
+    let keys = sshd.dir().join("authorized_keys");
+    let away = sshd.dir().join("authorized_keys.away");
+
     for (loss, signal) in [("abrupt", Signal::SIGKILL), ("silent", Signal::SIGSTOP)] {
         let connections = sshd.wait_connections(1);
+        std::fs::rename(&keys, &away).unwrap();
         let start = Instant::now();
         let hit = sshd.signal_connections(signal);
         assert!(!hit.is_empty(), "{loss}: {connections:?}");
@@ -228,6 +263,19 @@ fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
         let took = start.elapsed();
         println!("{loss} link loss: offline after {took:?}: {}", error_of(&r));
         assert!(took <= Duration::from_secs(5), "{loss}: {took:?} {r}");
+        // A hook during the outage.
+        hook(if signal == Signal::SIGKILL {
+            "UserPromptSubmit"
+        } else {
+            "Stop"
+        });
+        let made = there();
+        let r = remote_of(&local, "buildbox").unwrap();
+        assert_ne!(
+            r["state"], "connected",
+            "{loss}: the link is still down: {r}"
+        );
+        std::fs::rename(&away, &keys).unwrap();
         if signal == Signal::SIGSTOP {
             // The stopped session ends (its client is gone).
             for pid in hit {
@@ -238,6 +286,12 @@ fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
         wait_state(&local, "buildbox", "connected again", |r| {
             r["state"] == "connected"
         });
+        // Its events arrive here, once each: nothing missed, nothing doubled.
+        let last = made.last().copied();
+        local.wait_until("the outage's events here", || {
+            here().last().copied() == last
+        });
+        assert_eq!(here(), made, "{loss}: the remote events here");
     }
 }
 

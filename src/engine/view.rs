@@ -24,6 +24,11 @@ pub struct DecisionView {
     pub choices: Vec<String>,
     pub source: String,
     pub opened_at: String,
+    /// An external pane's gate: its daemon answers `allow`/`deny` through the agent's
+    /// waiting hook run (`GetPane`'s `gate`, docs/decisions/0015-answering-external-gates.md);
+    /// absent (false) in event data and on panes Attend runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gate: bool,
 }
 
 /// One pane as every surface shows it (the `attend show PANE --json` shape).
@@ -81,6 +86,7 @@ impl PaneView {
                 choices: d.choices(),
                 source: d.source.to_string(),
                 opened_at: d.opened_at.to_rfc3339(),
+                gate: false,
             }),
             last_message: pane.last_message.clone(),
             last_seen_at: pane.last_seen_at.map(|t| t.to_rfc3339()),

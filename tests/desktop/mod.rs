@@ -168,8 +168,15 @@ impl Desk {
 
     /// Starts `attend daemon ARGS` (logging at debug level) and waits until it is ready.
     pub fn start_daemon(&mut self, args: &[&str]) {
-        self.env
-            .start_daemon_with(args, &[("RUST_LOG", "info,attend=debug")]);
+        self.start_daemon_vars(args, &[]);
+    }
+
+    /// Like [`Desk::start_daemon`], with `vars` in the daemon's environment too (e.g. a
+    /// `PATH` whose `ssh` reaches a test's sshd, tests/support/remote.rs).
+    pub fn start_daemon_vars(&mut self, args: &[&str], vars: &[(&str, &str)]) {
+        let mut all = vec![("RUST_LOG", "info,attend=debug")];
+        all.extend_from_slice(vars);
+        self.env.start_daemon_with(args, &all);
     }
 
     /// Starts dunst with a minimal configuration (nothing times out; the context menu's

@@ -1,9 +1,10 @@
 //! Two daemons linked as remote and local (docs/remote.md, ADR 0014) for the remote tests
 //! (tests/remote_link.rs, tests/remote_events.rs, tests/remote_surfaces.rs,
-//! tests/remote_scale.rs, tests/panel_ui.rs): each on its own private bus with its
-//! own state and `config.toml`, the remote's bus at a fixed socket so it can be started
-//! again there, linked by `attend remote add … --via` (a plain local command, no ssh)
-//! through `attend bridge --stdio`; bounded polls of `attend remote ls` and `attend ls`.
+//! tests/remote_scale.rs, tests/remote_scenario.rs, tests/panel_ui.rs): each on its own
+//! private bus with its own state and `config.toml`, the remote's bus at a fixed socket so
+//! it can be started again there, linked by `attend remote add … --via` (a plain local
+//! command, no ssh) through `attend bridge --stdio`; bounded polls of `attend remote ls`
+//! and `attend ls`. The default ssh carrier to a test sshd: [`ssh_on_path`].
 
 use super::{attend_bin, Bus, Env};
 use serde_json::Value;
@@ -44,9 +45,15 @@ pub fn local_env() -> Env {
 
 /// `--via` and `--command` that reach the remote's bus with a plain local command.
 pub fn via_args(remote: &Env, socket: &Path) -> [String; 4] {
+    via_address(remote, &format!("unix:path={}", socket.display()))
+}
+
+/// `--via` and `--command` that reach the remote's bus at `address` (any D-Bus address,
+/// e.g. a bus without a fixed socket) with a plain local command.
+pub fn via_address(remote: &Env, address: &str) -> [String; 4] {
     let via = shlex::try_join([
         "env",
-        &format!("DBUS_SESSION_BUS_ADDRESS=unix:path={}", socket.display()),
+        &format!("DBUS_SESSION_BUS_ADDRESS={address}"),
         &format!("XDG_RUNTIME_DIR={}", remote.path("run").display()),
     ])
     .unwrap();
@@ -123,14 +130,12 @@ pub fn error_of(r: &Value) -> String {
     r["last_error"].as_str().unwrap_or("").to_string()
 }
 
-/// The local daemon, whose default carrier is the real `ssh` with the harness's client
-/// config: a two-line `ssh` first on its PATH adds `-F` (the host alias, key and known
-/// host) to Attend's own options, which win over the file's.
-pub fn local_env_over_ssh(sshd: &super::sshd::Sshd) -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let ssh = bin.join("ssh");
+/// The `PATH` on which the default carrier is the real `ssh` with the harness's client
+/// config: a two-line `ssh` written into `dir`, first on it, adds `-F` (the host alias,
+/// key and known host) to Attend's own options, which win over the file's.
+pub fn ssh_on_path(sshd: &super::sshd::Sshd, dir: &Path) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let ssh = dir.join("ssh");
     std::fs::write(
         &ssh,
         format!(
@@ -144,11 +149,18 @@ pub fn local_env_over_ssh(sshd: &super::sshd::Sshd) -> Env {
         <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
     )
     .unwrap();
-    let path = format!(
+    format!(
         "{}:{}",
-        bin.display(),
+        dir.display(),
         std::env::var("PATH").unwrap_or_default()
-    );
+    )
+}
+
+/// The local daemon, whose default carrier is the real `ssh` with the harness's client
+/// config ([`ssh_on_path`]).
+pub fn local_env_over_ssh(sshd: &super::sshd::Sshd) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let path = ssh_on_path(sshd, &dir.path().join("bin"));
     let home = dir.path().to_path_buf();
     let config = dir.path().join("config");
     let mut local = Env::with(

@@ -636,6 +636,30 @@ impl RemoteUser {
         c
     }
 
+    /// `program args` run as the user ([`RemoteUser::command`]; `attend`, `attend-hook`
+    /// and `attend-holder` are their copies) with `stdin` as its input: its output.
+    pub fn run(&self, program: &str, args: &[&str], stdin: &str) -> std::process::Output {
+        let path = match program {
+            "attend" | "attend-hook" | "attend-holder" => self.bin(program).display().to_string(),
+            other => other.to_string(),
+        };
+        let mut child = self
+            .command(&path)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {path} as {}: {e}", self.user.name));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
     fn log_path(&self) -> PathBuf {
         self.dir.path().join("log/daemon.log")
     }

@@ -374,10 +374,16 @@ impl HostMirror {
             return out;
         };
         let touch = p.apply(&kind, e.data, at);
-        if matches!(
-            kind.as_str(),
-            "pane.added" | "pane.changed" | "pane.handover"
-        ) {
+        // An external pane's new decision: only `GetPane` says whether its host answers
+        // it through a waiting hook run (`gate`); read before the next event, so the
+        // `attention.created` that follows announces it with its buttons.
+        let gate_unknown = kind == "decision.opened" && !p.owned;
+        if gate_unknown
+            || matches!(
+                kind.as_str(),
+                "pane.added" | "pane.changed" | "pane.handover"
+            )
+        {
             out.push(Effect::Refresh { pane: id });
         }
         if let Touch {

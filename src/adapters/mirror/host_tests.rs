@@ -209,6 +209,53 @@ fn live_attention_notifies_once_and_its_clearing_withdraws() {
 }
 
 #[test]
+fn an_external_panes_new_decision_is_read_back_for_its_gate_before_it_is_announced() {
+    let decision = json!({"id": 4, "kind": "permission", "prompt": "Bash: make",
+        "options": ["Yes", "No"], "choices": ["allow", "deny"], "source": "s",
+        "opened_at": "2026-01-01T00:00:00.000Z"});
+    let opened = Entry {
+        seq: 1,
+        kind: "decision.opened".into(),
+        pane: "p1".into(),
+        data: json!({ "decision": decision }),
+    };
+    // `GetPane` after the hook: the decision is the gate of a waiting hook run there.
+    let mut gated = view("p1", "permission_required", "blocked");
+    gated.pending_decision = Some(serde_json::from_value(decision.clone()).unwrap());
+    gated.pending_decision.as_mut().unwrap().gate = true;
+    let (mut m, _) = connected(&[view("p1", "none", "working")], &[]);
+    let out = feed(&mut m, &opened, Origin::Signal);
+    assert_eq!(stamps(&out), [1]);
+    assert!(
+        out.contains(&Effect::Refresh { pane: PaneId(1) }),
+        "{out:?}"
+    );
+    assert!(notifies(&out).is_empty());
+    drive(&mut m, out, &[], std::slice::from_ref(&gated), 100);
+    let out = feed(
+        &mut m,
+        &created(2, "p1", "permission_required"),
+        Origin::Signal,
+    );
+    assert_eq!(
+        notifies(&out),
+        [("buildbox:p1".to_string(), Attention::PermissionRequired)]
+    );
+    let d = m.pane(PaneId(1)).unwrap().decision.clone().unwrap();
+    assert!(d.id == 4 && d.gate, "{d:?}");
+
+    // A pane its host runs answers by keys: its decision is not read back.
+    let mut owned = view("p1", "none", "working");
+    owned.owned = true;
+    let (mut m, _) = connected(&[owned], &[]);
+    let out = feed(&mut m, &opened, Origin::Signal);
+    assert!(
+        !out.iter().any(|e| matches!(e, Effect::Refresh { .. })),
+        "{out:?}"
+    );
+}
+
+#[test]
 fn a_gap_asks_for_one_catch_up_and_reads_on_until_a_short_page() {
     let panes = [view("p1", "none", "working")];
     let (mut m, _) = connected(&panes, &[]);

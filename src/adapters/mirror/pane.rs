@@ -27,6 +27,9 @@ pub struct MirroredDecision {
     pub options: Vec<String>,
     /// The answer choices (`allow`, `deny`, …) the remote daemon takes.
     pub choices: Vec<String>,
+    /// An external pane's gate: the remote daemon answers `allow`/`deny` through the
+    /// agent's waiting hook run (only `GetPane`/`ListPanes` say so, never an event).
+    pub gate: bool,
 }
 
 impl MirroredDecision {
@@ -38,6 +41,7 @@ impl MirroredDecision {
             prompt: vocab::text(&d.prompt),
             options: vocab::labels(&d.options),
             choices: vocab::labels(&d.choices),
+            gate: d.gate,
         }
     }
 }
@@ -159,6 +163,7 @@ impl MirroredPane {
                 choices: d.choices.clone(),
                 source: "remote".into(),
                 opened_at: at.clone().unwrap_or_default(),
+                gate: d.gate,
             }),
             last_message: self.last_message.clone(),
             last_seen_at: None,
@@ -205,7 +210,15 @@ impl MirroredPane {
             "decision.opened" => {
                 let d = data.get("decision").cloned();
                 if let Some(d) = d.and_then(|d| serde_json::from_value::<DecisionView>(d).ok()) {
-                    self.decision = Some(MirroredDecision::of(&d));
+                    // A replayed event keeps what `GetPane` said of the same decision
+                    // (events never carry `gate`).
+                    let gate = self
+                        .decision
+                        .as_ref()
+                        .is_some_and(|o| o.id == d.id && o.gate);
+                    let mut d = MirroredDecision::of(&d);
+                    d.gate |= gate;
+                    self.decision = Some(d);
                 }
             }
             "decision.resolved" => {
@@ -306,6 +319,7 @@ pub(super) mod tests {
             choices: vec!["allow".into(), "deny".into()],
             source: "user".into(),
             opened_at: Timestamp(5_000).to_rfc3339(),
+            gate: false,
         });
         let p = MirroredPane::of(&host(), &v).unwrap();
         let back = p.view();
@@ -334,6 +348,7 @@ pub(super) mod tests {
             choices: vec!["allow".into(), "\u{9b}31m".into()],
             source: "x".into(),
             opened_at: "x".into(),
+            gate: false,
         });
         let p = MirroredPane::of(&host(), &v).unwrap();
         assert!(p.name.starts_with("name") && p.name.len() <= MAX_LINE);
@@ -365,6 +380,11 @@ pub(super) mod tests {
             "opened_at": "2026-01-01T00:00:00.000Z"}});
         p.apply("decision.opened", &decision, None);
         assert_eq!(p.decision.as_ref().unwrap().choices, ["allow", "deny"]);
+        assert!(!p.decision.as_ref().unwrap().gate, "events never say gate");
+        // What `GetPane` said of the same decision stays when its event is replayed.
+        p.decision.as_mut().unwrap().gate = true;
+        p.apply("decision.opened", &decision, None);
+        assert!(p.decision.as_ref().unwrap().gate);
         p.apply("decision.resolved", &json!({"id": 3}), None);
         assert!(p.decision.is_some(), "another decision's resolution");
         p.apply("decision.resolved", &json!({"id": 4}), None);

@@ -224,10 +224,16 @@ impl Owner {
     }
 
     /// A pane dictionary with the ladder's read-time keys (taxonomy, diagnoses, tasks,
-    /// hold).
+    /// hold), and `gate` on the decision of an external pane whose gate Attend answers
+    /// (src/service/owner/gates.rs).
     pub(super) fn pane_info(&self, p: &crate::model::Pane) -> Dict {
         let mut d = pane_dict(p);
         d.extend(self.ladder.pane_extras(p, now()));
+        if let Some(decision) = p.pending_decision.as_ref().filter(|_| self.gated(p)) {
+            let mut decision = crate::service::wire::decision_dict(decision);
+            decision.insert("gate".into(), true.into());
+            d.insert("pending_decision".into(), decision.into());
+        }
         d
     }
 

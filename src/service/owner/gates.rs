@@ -57,6 +57,16 @@ impl Owner {
         }
     }
 
+    /// True when pane `p`'s open decision is its gate: `allow` and `deny` in Attend go to
+    /// the hook run that opened it (`gate` in `GetPane`, so a remote host's mirror offers
+    /// them too).
+    pub(super) fn gated(&self, p: &crate::model::Pane) -> bool {
+        let open = p.pending_decision.as_ref().map(|d| d.id);
+        self.gates
+            .get(&p.id)
+            .is_some_and(|g| Some(g.decision) == open)
+    }
+
     /// `AwaitGate(delivery)`: the hook run of `delivery` waits on its gate while that is
     /// open; otherwise (no such gate, already resolved) it gets `""` now. The caller
     /// bounds the wait.

@@ -7,7 +7,7 @@ use crate::service::wire::{live_dict, Dict, DictBuilder};
 
 /// The dictionary of one mirrored pane: `id` (`NAME:pN`), name, workspace (its key on its
 /// host), tab, agent, lifecycle, attention, live (a{sv}), pending_decision? (a{sv}: id,
-/// kind, prompt, options, choices, source `remote`, opened_at), last_message?,
+/// kind, prompt, options, choices, source `remote`, opened_at, gate?), last_message?,
 /// attention_changed_at?, cwd?, title?, repo?, branch?, focused, owned, `host` s,
 /// `offline` b, `degraded` b (a value this side does not know, shown raw).
 pub fn remote_pane_dict(p: &MirroredPane) -> Dict {
@@ -38,24 +38,24 @@ pub fn remote_pane_dict(p: &MirroredPane) -> Dict {
         .put("degraded", p.is_degraded());
     if let Some(d) = &p.decision {
         let opened = p.attention_changed_at.unwrap_or(crate::model::Timestamp(0));
-        b = b.dict(
-            "pending_decision",
-            DictBuilder::new()
-                .put("id", d.id)
-                .str(
-                    "kind",
-                    match &d.kind {
-                        Vocab::Known(k) => k.as_str(),
-                        Vocab::Raw(s) => s,
-                    },
-                )
-                .str("prompt", &d.prompt)
-                .strs("options", &d.options)
-                .strs("choices", &d.choices)
-                .str("source", "remote")
-                .time("opened_at", Some(opened))
-                .build(),
-        );
+        let mut decision = DictBuilder::new()
+            .put("id", d.id)
+            .str(
+                "kind",
+                match &d.kind {
+                    Vocab::Known(k) => k.as_str(),
+                    Vocab::Raw(s) => s,
+                },
+            )
+            .str("prompt", &d.prompt)
+            .strs("options", &d.options)
+            .strs("choices", &d.choices)
+            .str("source", "remote")
+            .time("opened_at", Some(opened));
+        if d.gate {
+            decision = decision.put("gate", true);
+        }
+        b = b.dict("pending_decision", decision.build());
     }
     b.build()
 }

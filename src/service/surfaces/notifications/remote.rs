@@ -12,9 +12,12 @@ use crate::adapters::mirror::MirroredPane;
 use crate::model::{Attention, PaneRef};
 use crate::service::remotes::{RemoteNotice, RemoteUpdate};
 
-/// The choices a notification button may answer on a remote pane: its decision's
-/// choices while its host's daemon runs it and can type into it (owned, running) and
-/// its host is online; none otherwise. `default` is the click, never a choice.
+/// The choices a notification button may answer on a remote pane while its host is
+/// online: its decision's choices while its host's daemon runs it and can type into it
+/// (owned, running); `allow` and `deny` on an external pane whose gate a waiting hook
+/// run there takes the answer for (`gate`,
+/// docs/decisions/0015-answering-external-gates.md); none otherwise. `default` is the
+/// click, never a choice.
 pub(super) fn remote_buttons(p: &MirroredPane) -> Vec<String> {
     let running = p.live.known().is_some_and(|l| l.is_running());
     match &p.decision {
@@ -23,6 +26,10 @@ pub(super) fn remote_buttons(p: &MirroredPane) -> Vec<String> {
             .iter()
             .filter(|c| *c != "default")
             .cloned()
+            .collect(),
+        Some(d) if d.gate && !p.owned && !p.offline => attend_hook::gate::CHOICES
+            .iter()
+            .map(|c| c.to_string())
             .collect(),
         _ => Vec::new(),
     }
@@ -198,6 +205,7 @@ mod tests {
                 choices: vec!["allow".into(), "deny".into()],
                 source: "user".into(),
                 opened_at: "2026-01-01T00:00:00.000Z".into(),
+                gate: !owned,
             }),
             last_message: None,
             last_seen_at: None,
@@ -231,10 +239,15 @@ mod tests {
         assert_eq!(c.body, "make deploy");
         let keys: Vec<&str> = c.actions.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["default", "allow", "deny"]);
-        // An external pane, or one of an offline host: the click only.
-        assert!(remote_buttons(&gate(false)).is_empty());
-        let mut off = gate(true);
-        off.offline = true;
-        assert!(remote_buttons(&off).is_empty());
+        // An external pane whose gate a hook run there waits on: allow and deny.
+        assert_eq!(remote_buttons(&gate(false)), ["allow", "deny"]);
+        // An external pane without one, or one of an offline host: the click only.
+        let mut plain = gate(false);
+        plain.decision.as_mut().unwrap().gate = false;
+        assert!(remote_buttons(&plain).is_empty());
+        for mut off in [gate(true), gate(false)] {
+            off.offline = true;
+            assert!(remote_buttons(&off).is_empty());
+        }
     }
 }
