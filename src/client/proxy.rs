@@ -186,6 +186,11 @@ pub trait Attend1 {
     /// b (`docs/dbus-api.md#remote-pane`). Offline hosts' panes stay listed.
     fn list_remote_panes(&self) -> zbus::Result<Vec<Dict>>;
 
+    /// `ListRemoteWorkspaces() → aa{sv}`: the workspaces of the mirrored panes, by host
+    /// then key, as workspace summaries (`key` the host's own) plus `host` s and `offline`
+    /// b (`docs/dbus-api.md#remote-workspace`).
+    fn list_remote_workspaces(&self) -> zbus::Result<Vec<Dict>>;
+
     /// `ReloadRemotes() → as`: reads `config.toml` again and applies its remotes (new
     /// ones connect, removed or changed ones end); the bad remote entries, one line each.
     fn reload_remotes(&self) -> zbus::Result<Vec<String>>;

@@ -28,7 +28,9 @@ pub use order::{next_rank, next_unread_order, NextRank};
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};
 pub use retries::ModelRetries;
 pub use screen_errors::{screen_error_step, ERROR_AFTER_STOP_MS, ERROR_ORIGIN};
-pub use summary::{summarize_workspaces, workspace_name, WorkspaceSummary};
+pub use summary::{
+    summarize, summarize_workspaces, workspace_name, Member, Summary, WorkspaceSummary,
+};
 pub use table::{clip, escape_controls, is_bidi_control, width, Column, Table};
 pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
 pub use view::{

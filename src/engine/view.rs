@@ -45,6 +45,10 @@ pub struct PaneView {
     pub live: LiveView,
     pub pending_decision: Option<DecisionView>,
     pub last_message: Option<String>,
+    /// When `last_message` was recorded (RFC 3339); absent from dictionaries that do
+    /// not carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message_at: Option<String>,
     pub last_seen_at: Option<String>,
     pub attention_changed_at: Option<String>,
     pub session_id: Option<String>,
@@ -89,6 +93,7 @@ impl PaneView {
                 gate: false,
             }),
             last_message: pane.last_message.clone(),
+            last_message_at: pane.last_message_at.map(|t| t.to_rfc3339()),
             last_seen_at: pane.last_seen_at.map(|t| t.to_rfc3339()),
             attention_changed_at: pane.attention_changed_at.map(|t| t.to_rfc3339()),
             session_id: pane.session_id.clone(),

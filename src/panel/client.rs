@@ -291,15 +291,16 @@ impl Client {
 
     /// Fetches and sends the daemon's current values.
     async fn refresh(&mut self, proxy: &Attend1Proxy<'_>) -> Result<(), End> {
-        let (panes, workspaces, remote_panes, remotes) = tokio::try_join!(
+        let (panes, workspaces, remote_panes, remote_workspaces, remotes) = tokio::try_join!(
             proxy.list_panes(),
             proxy.list_workspaces(),
             older_daemon_none(proxy.list_remote_panes()),
+            older_daemon_none(proxy.list_remote_workspaces()),
             older_daemon_none(proxy.remotes()),
         )?;
         match Snapshot::parse(&panes, &workspaces, self.last_seq.unwrap_or(0)) {
             Ok(s) => {
-                let s = s.with_remotes(&remote_panes, &remotes, epoch_ms());
+                let s = s.with_remotes(&remote_panes, &remote_workspaces, &remotes);
                 if !self.send(Update::Snapshot(s)) {
                     return Err(End::Quit);
                 }
@@ -439,13 +440,6 @@ impl Client {
         self.send(u);
         Ok(())
     }
-}
-
-/// The panel's clock: ms since the epoch (the age of remote workspaces' changes).
-fn epoch_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// The answer of a remotes call, or nothing from a daemon without remotes (an older one

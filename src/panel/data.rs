@@ -293,6 +293,18 @@ impl WorkspaceInfo {
             offline: false,
         })
     }
+
+    /// Parses one `ListRemoteWorkspaces` dictionary: a summary as [`Self::from_dict`]
+    /// (its `key` still the host's own) with `host` and `offline`.
+    ///
+    /// Errors: those of [`Self::from_dict`], and [`DataError::Missing`] without `host`.
+    pub fn from_remote_dict(map: &Dict) -> Result<WorkspaceInfo, DataError> {
+        Ok(WorkspaceInfo {
+            host: Some(req_str(map, "remote workspace", "host")?),
+            offline: boolean(map, "offline"),
+            ..WorkspaceInfo::from_dict(map)?
+        })
+    }
 }
 
 /// One remote and its link (`Remotes()`, `docs/dbus-api.md#remote`).

@@ -1,16 +1,15 @@
 //! Remote panes in the panel (`docs/remote.md`, `docs/desktop-surfaces.md#panel`): the
-//! `Remotes()` and `ListRemotePanes()` dictionaries parsed into the [`Snapshot`], the
-//! workspaces of each remote grouped from its panes, and the sidebar's order by host:
-//! this machine first, then each remote by name.
+//! `Remotes()`, `ListRemotePanes()` and `ListRemoteWorkspaces()` dictionaries parsed into
+//! the [`Snapshot`], and the sidebar's order by host: this machine first, then each remote
+//! by name.
 //!
 //! A remote pane is a [`PaneInfo`] like a local one (same parser, same vocabulary) with
 //! `host` set; its workspace key is qualified by the host ([`workspace_key`]), so the same
-//! path on two hosts is two workspaces. The daemon serves no workspace summaries of
-//! remotes: they are summed up here from the mirrored panes by the rules of
-//! `docs/lifecycle-attention.md#workspace-summary` (`src/engine/summary.rs`).
+//! path on two hosts is two workspaces. The remotes' workspace summaries are the daemon's
+//! (the engine's rule, `docs/lifecycle-attention.md#workspace-summary`): the panel sums
+//! nothing up itself.
 
 use super::data::{sidebar_order, Dict, HostInfo, PaneInfo, SidebarOrder, Snapshot, WorkspaceInfo};
-use crate::engine::workspace_name;
 use std::collections::BTreeMap;
 
 /// The panel's key of workspace `key` of remote `host`: `HOST:KEY` (never a local key,
@@ -20,30 +19,38 @@ pub fn workspace_key(host: &str, key: &str) -> String {
 }
 
 impl Snapshot {
-    /// Adds the remote panes (`ListRemotePanes()`) and the remotes (`Remotes()`) to a
-    /// snapshot of this machine, with the remotes' workspaces summed up at `now_ms` (ms
-    /// since the epoch, the panel's clock). A remote pane that does not parse (a value
-    /// this side does not know) is left out and logged, never read as another value.
-    pub fn with_remotes(mut self, panes: &[Dict], remotes: &[Dict], now_ms: i64) -> Snapshot {
-        let mut mirrored: Vec<PaneInfo> = panes
-            .iter()
-            .filter_map(|d| match PaneInfo::from_dict(d) {
-                Ok(p) if p.host.is_some() => Some(p),
-                Ok(p) => {
-                    tracing::warn!(pane = %p.id, "a remote pane without its host left out");
-                    None
+    /// Adds the remote panes (`ListRemotePanes()`), their workspaces
+    /// (`ListRemoteWorkspaces()`) and the remotes (`Remotes()`) to a snapshot of this
+    /// machine, the workspace keys qualified by host. A remote pane or workspace that does
+    /// not parse (a value this side does not know) is left out and logged, never read as
+    /// another value.
+    pub fn with_remotes(
+        mut self,
+        panes: &[Dict],
+        workspaces: &[Dict],
+        remotes: &[Dict],
+    ) -> Snapshot {
+        for d in workspaces {
+            match WorkspaceInfo::from_remote_dict(d) {
+                Ok(mut w) => {
+                    w.key = workspace_key(w.host.as_deref().unwrap_or_default(), &w.key);
+                    self.workspaces.push(w);
                 }
-                Err(e) => {
-                    tracing::warn!("a remote pane left out: {e}");
-                    None
-                }
-            })
-            .collect();
-        self.workspaces.extend(remote_workspaces(&mirrored, now_ms));
-        for p in &mut mirrored {
-            p.workspace = workspace_key(p.host.as_deref().unwrap_or_default(), &p.workspace);
+                Err(e) => tracing::warn!("a remote workspace left out: {e}"),
+            }
         }
-        self.panes.extend(mirrored);
+        for d in panes {
+            match PaneInfo::from_dict(d) {
+                Ok(mut p) => match p.host.clone() {
+                    Some(host) => {
+                        p.workspace = workspace_key(&host, &p.workspace);
+                        self.panes.push(p);
+                    }
+                    None => tracing::warn!(pane = %p.id, "a remote pane without its host left out"),
+                },
+                Err(e) => tracing::warn!("a remote pane left out: {e}"),
+            }
+        }
         self.hosts = remotes.iter().filter_map(HostInfo::from_dict).collect();
         self.hosts.sort_by(|a, b| a.name.cmp(&b.name));
         self
@@ -73,83 +80,46 @@ impl Snapshot {
     }
 }
 
-/// The workspaces of mirrored panes (keys still the hosts' own), one per host and
-/// workspace key, by host then key; keys qualified with [`workspace_key`]. The rules of
-/// `ListWorkspaces` (`docs/lifecycle-attention.md#workspace-summary`): agents sorted
-/// without duplicates, tabs in first-seen order, the worst lifecycle by its summary rank,
-/// the highest attention, repo and branch of the first pane that has one, the latest
-/// message of the pane whose attention changed last, and the time since that change.
-pub fn remote_workspaces(panes: &[PaneInfo], now_ms: i64) -> Vec<WorkspaceInfo> {
-    let mut groups: BTreeMap<(&str, &str), Vec<&PaneInfo>> = BTreeMap::new();
-    for p in panes {
-        let host = p.host.as_deref().unwrap_or_default();
-        groups.entry((host, &p.workspace)).or_default().push(p);
-    }
-    groups
-        .into_iter()
-        .map(|((host, key), panes)| {
-            let mut agents: Vec<String> = panes.iter().map(|p| p.agent.clone()).collect();
-            agents.sort();
-            agents.dedup();
-            let mut tabs: Vec<String> = Vec::new();
-            for p in &panes {
-                if !tabs.contains(&p.tab) {
-                    tabs.push(p.tab.clone());
-                }
-            }
-            let with_repo = panes.iter().find(|p| p.repo.is_some());
-            let changed = panes.iter().filter_map(|p| p.attention_changed_at).max();
-            let latest = panes
-                .iter()
-                .filter(|p| p.last_message.is_some())
-                .max_by_key(|p| p.attention_changed_at);
-            WorkspaceInfo {
-                key: workspace_key(host, key),
-                name: workspace_name(key),
-                repo: with_repo.and_then(|p| p.repo.clone()),
-                branch: with_repo.and_then(|p| p.branch.clone()),
-                agents,
-                tabs,
-                panes: panes.iter().map(|p| p.id.clone()).collect(),
-                worst_lifecycle: panes
-                    .iter()
-                    .map(|p| p.lifecycle)
-                    .max_by_key(|l| l.summary_rank())
-                    .unwrap_or_default(),
-                worst_attention: panes.iter().map(|p| p.attention).max().unwrap_or_default(),
-                latest_message: latest.and_then(|p| p.last_message.clone()),
-                since_attention_change_ms: changed.map(|t| (now_ms - t).max(0)),
-                host: Some(host.to_string()),
-                offline: panes.iter().all(|p| p.offline),
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Attention, Lifecycle};
+    use crate::adapters::mirror::{remote_workspaces, MirroredPane};
+    use crate::model::{Attention, HostName, Lifecycle, Timestamp};
+    use crate::service::remotes::panes::{remote_pane_dict, remote_workspace_dict};
     use zbus::zvariant::{OwnedValue, Value};
 
     fn ov(v: impl Into<Value<'static>>) -> OwnedValue {
         OwnedValue::try_from(v.into()).unwrap()
     }
 
-    fn remote_pane(host: &str, n: u32, ws: &str, attention: &str, changed: i64) -> Dict {
-        let mut d = Dict::new();
-        d.insert("id".into(), ov(format!("{host}:p{n}")));
-        d.insert("name".into(), ov(""));
-        d.insert("workspace".into(), ov(ws.to_string()));
-        d.insert("tab".into(), ov("main"));
-        d.insert("agent".into(), ov("claude"));
-        d.insert("lifecycle".into(), ov("working"));
-        d.insert("attention".into(), ov(attention.to_string()));
-        d.insert("attention_changed_at".into(), ov(changed));
-        d.insert("last_message".into(), ov(format!("message {n}")));
-        d.insert("host".into(), ov(host.to_string()));
-        d.insert("offline".into(), ov(host == "zed"));
-        d
+    /// A daemon's dictionary as the panel receives it.
+    fn received(d: crate::service::wire::Dict) -> Dict {
+        d.into_iter()
+            .map(|(k, v)| (k, v.try_to_owned().unwrap()))
+            .collect()
+    }
+
+    /// A mirrored pane as the daemon holds it.
+    fn mirrored(host: &str, n: u32, ws: &str, attention: &str, message_at: i64) -> MirroredPane {
+        let v = crate::engine::PaneView {
+            workspace: ws.into(),
+            last_message: Some(format!("message {n}")),
+            last_message_at: Some(Timestamp(message_at).to_rfc3339()),
+            attention_changed_at: Some(Timestamp(message_at).to_rfc3339()),
+            ..crate::engine::PaneView::of(&crate::model::Pane::new(
+                crate::model::PaneId(n.into()),
+                ws,
+                "main",
+                "",
+                crate::model::AgentKind::Claude,
+                Timestamp(0),
+            ))
+        };
+        let mut v = v;
+        v.attention = attention.into();
+        let mut p = MirroredPane::of(&HostName::parse(host).unwrap(), &v).unwrap();
+        p.offline = host == "zed";
+        p
     }
 
     fn remote(name: &str, state: &str) -> Dict {
@@ -179,24 +149,29 @@ mod tests {
     }
 
     #[test]
-    fn remote_workspaces_are_keyed_by_host_and_come_after_this_machines_by_host_name() {
+    fn remote_workspaces_are_the_daemons_keyed_by_host_after_this_machines_by_host_name() {
         let mut snap = Snapshot::default();
         snap.workspaces
             .push(local_ws("/src/quiet", Attention::None));
-        let panes = [
-            remote_pane("zed", 1, "/src/api", "error", 5_000),
-            remote_pane("box", 1, "/src/api", "unread", 4_000),
-            remote_pane("box", 2, "/src/api", "none", 6_000),
-            remote_pane("box", 3, "/src/web", "input_required", 2_000),
+        let held = [
+            mirrored("zed", 1, "/src/api", "error", 5_000),
+            mirrored("box", 1, "/src/api", "unread", 4_000),
+            mirrored("box", 2, "/src/api", "none", 6_000),
+            mirrored("box", 3, "/src/web", "input_required", 2_000),
         ];
-        let mut bad = remote_pane("box", 4, "/src/x", "none", 0);
+        let mut panes: Vec<Dict> = held.iter().map(|p| received(remote_pane_dict(p))).collect();
+        let mut bad = panes[1].clone();
+        bad.insert("id".into(), ov("box:p4"));
         bad.insert("lifecycle".into(), ov("pondering"));
-        let mut all = panes.to_vec();
-        all.push(bad);
+        panes.push(bad);
+        let workspaces: Vec<Dict> = remote_workspaces(&held, Timestamp(10_000))
+            .iter()
+            .map(|w| received(remote_workspace_dict(w)))
+            .collect();
         let snap = snap.with_remotes(
-            &all,
+            &panes,
+            &workspaces,
             &[remote("zed", "offline"), remote("box", "connected")],
-            10_000,
         );
         let order: Vec<&str> = snap
             .sidebar(SidebarOrder::Attention)
@@ -214,6 +189,7 @@ mod tests {
         );
         let api = snap.workspace("box:/src/api").unwrap();
         assert_eq!(api.name, "api");
+        assert_eq!(api.host.as_deref(), Some("box"));
         assert_eq!(api.panes, ["box:p1", "box:p2"]);
         assert_eq!(api.worst_attention, Attention::Unread);
         assert_eq!(api.since_attention_change_ms, Some(4_000));

@@ -319,6 +319,18 @@ impl Attend1 {
             .collect()
     }
 
+    /// ListRemoteWorkspaces() → aa{sv}: the workspaces of the mirrored panes, by host
+    /// then key, summed up by the engine as `ListWorkspaces` is
+    /// (`docs/dbus-api.md#remote-workspace`).
+    #[zbus(out_args("workspaces"))]
+    async fn list_remote_workspaces(&self) -> Vec<Dict> {
+        let panes = self.remotes.panes(None);
+        crate::adapters::mirror::remote_workspaces(&panes, super::clock::now())
+            .iter()
+            .map(super::remotes::panes::remote_workspace_dict)
+            .collect()
+    }
+
     /// ReloadRemotes() → as problems: reads `config.toml` again and makes the links its
     /// `[remote.NAME]` tables (new ones connect, removed or changed ones end); the bad
     /// remote entries, one line each (`docs/configuration.md#bad-entries`).

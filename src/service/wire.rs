@@ -6,7 +6,7 @@
 //! values (lifecycle, attention, agent …) are the engine's lower-case wire names.
 
 use super::db::RemoteStamp;
-use crate::engine::WorkspaceSummary;
+use crate::engine::Summary;
 use crate::model::{Decision, Event, EventKind, Live, Pane, Resolution, Timestamp};
 use std::collections::HashMap;
 use zbus::zvariant::Value;
@@ -167,8 +167,11 @@ pub fn pane_dict(p: &Pane) -> Dict {
 /// A workspace summary (`ListWorkspaces`). Keys: key, name, repo?, branch?, agents (as),
 /// tabs (as), panes (as), worst_lifecycle, worst_attention, latest_message?,
 /// latest_message_pane?, attention_changed_at? (x), since_attention_change_ms? (x).
-pub fn workspace_dict(w: &WorkspaceSummary) -> Dict {
-    let agents: Vec<String> = w.agents.iter().map(|a| a.as_str().to_string()).collect();
+/// Also a remote host's workspace (`Summary<PaneRef, String>`: ids `NAME:pN`).
+pub fn workspace_dict<Id: std::fmt::Display, Agent: std::fmt::Display>(
+    w: &Summary<Id, Agent>,
+) -> Dict {
+    let agents: Vec<String> = w.agents.iter().map(|a| a.to_string()).collect();
     let panes: Vec<String> = w.panes.iter().map(|p| p.to_string()).collect();
     let b = DictBuilder::new()
         .str("key", &w.key)
@@ -183,7 +186,10 @@ pub fn workspace_dict(w: &WorkspaceSummary) -> Dict {
         .opt_str("latest_message", w.latest_message.as_deref())
         .opt_str(
             "latest_message_pane",
-            w.latest_message_pane.map(|p| p.to_string()).as_deref(),
+            w.latest_message_pane
+                .as_ref()
+                .map(|p| p.to_string())
+                .as_deref(),
         )
         .time("attention_changed_at", w.attention_changed_at);
     match w.since_attention_change_ms {

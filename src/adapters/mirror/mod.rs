@@ -9,7 +9,8 @@
 //! - [`HostMirror`]: one host's panes, last seq and link, and the [`Effect`]s its inputs
 //!   ask of the shell (catch up, stamp, notify, withdraw);
 //! - [`route`], [`tray_attention`], [`next_order`]: where an action goes, what the tray
-//!   and `next` count.
+//!   and `next` count;
+//! - [`remote_workspaces`]: the remote hosts' workspaces, summed up by the engine.
 
 mod host;
 #[cfg(test)]
@@ -17,6 +18,7 @@ mod host_tests;
 mod pane;
 mod route;
 pub mod vocab;
+mod workspaces;
 
 pub use host::{
     seq_step, Effect, HostMirror, Link, NotifyRules, Origin, RemoteEvent, SeqStep, MAX_KIND,
@@ -27,3 +29,4 @@ pub use route::{
     Route,
 };
 pub use vocab::Vocab;
+pub use workspaces::{remote_workspaces, RemoteWorkspace};

@@ -61,6 +61,8 @@ pub struct MirroredPane {
     pub live: Vocab<Live>,
     pub decision: Option<MirroredDecision>,
     pub last_message: Option<String>,
+    /// When its host recorded `last_message`.
+    pub last_message_at: Option<Timestamp>,
     pub attention_changed_at: Option<Timestamp>,
     pub cwd: Option<String>,
     pub title: Option<String>,
@@ -99,6 +101,10 @@ impl MirroredPane {
             live: vocab::live(&v.live.state, v.live.code, v.live.signal),
             decision,
             last_message: v.last_message.as_deref().map(vocab::text),
+            last_message_at: v
+                .last_message_at
+                .as_deref()
+                .and_then(Timestamp::parse_rfc3339),
             attention_changed_at: v
                 .attention_changed_at
                 .as_deref()
@@ -166,6 +172,7 @@ impl MirroredPane {
                 gate: d.gate,
             }),
             last_message: self.last_message.clone(),
+            last_message_at: self.last_message_at.map(|t| t.to_rfc3339()),
             last_seen_at: None,
             attention_changed_at: at,
             session_id: None,
@@ -278,6 +285,7 @@ pub(super) mod tests {
             },
             pending_decision: None,
             last_message: None,
+            last_message_at: None,
             last_seen_at: None,
             attention_changed_at: Some(Timestamp(5_000).to_rfc3339()),
             session_id: None,

@@ -2,8 +2,8 @@
 //! the keys of `ListPanes` ([`crate::service::wire::pane_dict`]) that a mirror keeps, with
 //! the values written by the same builders, plus `host`, `offline` and `degraded`.
 
-use crate::adapters::mirror::{MirroredPane, Vocab};
-use crate::service::wire::{live_dict, Dict, DictBuilder};
+use crate::adapters::mirror::{MirroredPane, RemoteWorkspace, Vocab};
+use crate::service::wire::{live_dict, workspace_dict, Dict, DictBuilder};
 
 /// The dictionary of one mirrored pane: `id` (`NAME:pN`), name, workspace (its key on its
 /// host), tab, agent, lifecycle, attention, live (a{sv}), pending_decision? (a{sv}: id,
@@ -26,6 +26,7 @@ pub fn remote_pane_dict(p: &MirroredPane) -> Dict {
         .str("attention", &p.attention.to_string())
         .dict("live", live)
         .opt_str("last_message", p.last_message.as_deref())
+        .time("last_message_at", p.last_message_at)
         .time("attention_changed_at", p.attention_changed_at)
         .opt_str("cwd", p.cwd.as_deref())
         .opt_str("title", p.title.as_deref())
@@ -58,4 +59,15 @@ pub fn remote_pane_dict(p: &MirroredPane) -> Dict {
         b = b.dict("pending_decision", decision.build());
     }
     b.build()
+}
+
+/// The dictionary of one remote workspace (`ListRemoteWorkspaces()`,
+/// `docs/dbus-api.md#remote-workspace`): the keys of a workspace summary
+/// ([`workspace_dict`]; `key` the host's own, `panes` and `latest_message_pane` `NAME:pN`)
+/// plus `host` s and `offline` b (every pane of it on an offline link).
+pub fn remote_workspace_dict(w: &RemoteWorkspace) -> Dict {
+    let mut d = workspace_dict(&w.summary);
+    d.insert("host".into(), w.host.to_string().into());
+    d.insert("offline".into(), w.offline.into());
+    d
 }

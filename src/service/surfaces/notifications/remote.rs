@@ -208,6 +208,7 @@ mod tests {
                 gate: !owned,
             }),
             last_message: None,
+            last_message_at: None,
             last_seen_at: None,
             attention_changed_at: None,
             session_id: None,
