@@ -4,8 +4,9 @@
 //! through `attend bridge --stdio`; the link's states in `attend remote ls`, its loss and
 //! its reconnection by itself, and bad remotes that get a clear one-line state while the
 //! rest goes on. Then through a real sshd on 127.0.0.1 to a daemon of a second user
-//! (tests/support/sshd.rs) with the default ssh carrier: abrupt and silent link loss, and
-//! docs/remote.md's three-command set-up on a login without a session bus.
+//! (tests/support/sshd.rs) with the default ssh carrier: abrupt and silent link loss,
+//! docs/remote.md's three-command set-up on a login without a session bus, and a wrong
+//! key and a host without attend.
 
 mod support;
 
@@ -369,4 +370,83 @@ fn the_three_command_set_up_works_on_a_remote_without_a_session_bus() {
         r["state"] == "connected"
     });
     assert_eq!(r["remote_version"], env!("CARGO_PKG_VERSION"), "{r}");
+}
+
+/// Bad remotes through the real sshd (tests/support/sshd.rs): a key the server does not
+/// take, and a login where the remote command is not installed. Each gets a clear
+/// one-line state in `attend remote ls`, and the good link beside them stays up.
+#[test]
+fn a_wrong_key_and_a_host_without_attend_over_ssh_get_a_clear_one_line_state() {
+    use support::sshd::{RemoteUser, Sshd, HOST_ALIAS};
+    let Some(user) = support::sshd::require() else {
+        return;
+    };
+    let sshd = Sshd::start(&user);
+    let remote = RemoteUser::start(&user);
+    // A second host alias of the same server whose key is not in authorized_keys.
+    let wrong = sshd.dir().join("wrong_key");
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(&wrong)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let config = std::fs::read_to_string(sshd.client_config()).unwrap();
+    let good_key = sshd.dir().join("id_ed25519").display().to_string();
+    let wrong_alias = config
+        .replacen(
+            &format!("Host {HOST_ALIAS}"),
+            "Host attend-test-wrong-key",
+            1,
+        )
+        .replace(&good_key, &wrong.display().to_string());
+    assert_ne!(wrong_alias, config);
+    std::fs::write(sshd.client_config(), format!("{config}\n{wrong_alias}")).unwrap();
+
+    let local = local_env_over_ssh(&sshd);
+    let bridge = shlex::try_join(
+        remote
+            .argv("attend", &["bridge", "--stdio"])
+            .iter()
+            .map(String::as_str),
+    )
+    .unwrap();
+    add(
+        &local,
+        "good",
+        HOST_ALIAS,
+        &["--command".into(), bridge.clone()],
+    );
+    add(
+        &local,
+        "nokey",
+        "attend-test-wrong-key",
+        &["--command".into(), bridge],
+    );
+    add(
+        &local,
+        "noattend",
+        HOST_ALIAS,
+        &[
+            "--command".into(),
+            "attend-not-installed bridge --stdio".into(),
+        ],
+    );
+    let offline = |r: &Value| r["state"] == "offline" && !error_of(r).is_empty();
+    let r = wait_state(&local, "nokey", "offline", offline);
+    assert!(error_of(&r).contains("Permission denied"), "{r}");
+    let r = wait_state(&local, "noattend", "offline", offline);
+    assert!(error_of(&r).contains("not found"), "{r}");
+    for name in ["nokey", "noattend"] {
+        let r = remote_of(&local, name).unwrap();
+        assert!(!error_of(&r).contains('\n'), "{r}");
+    }
+    wait_state(&local, "good", "connected", |r| r["state"] == "connected");
+    let ls = local.ok(&["remote", "ls"]);
+    eprintln!("{ls}");
+    assert!(
+        ls.lines()
+            .any(|l| l.starts_with("nokey") && l.contains("offline")),
+        "{ls}"
+    );
 }
