@@ -13,7 +13,7 @@ use serde_json::Value;
 use support::remote::{
     add, error_of, hook, local_env, remote_env, via_args, wait_listed, wait_state,
 };
-use support::{attend_bin, Bus, Env};
+use support::{Bus, Env};
 
 /// A linked pair: the remote (and its bus socket) and the local daemon, with the remote
 /// as `r1`, connected.
@@ -261,7 +261,7 @@ fn stand_in(
         &format!("XDG_RUNTIME_DIR={}", dir.display()),
     ])
     .unwrap();
-    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
+    let command = support::remote::bridge_command();
     (
         bus,
         conn,
@@ -308,13 +308,7 @@ fn seen_over_a_real_ssh_link_clears_the_attention_there() {
     let sshd = Sshd::start(&user);
     let remote = RemoteUser::start(&user);
     let local = local_env_over_ssh(&sshd);
-    let command = shlex::try_join(
-        remote
-            .argv("attend", &["bridge", "--stdio"])
-            .iter()
-            .map(String::as_str),
-    )
-    .unwrap();
+    let command = remote.bridge_command();
     add(
         &local,
         "buildbox",

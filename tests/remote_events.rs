@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use support::remote::{add, hook, local_env, remote_env, wait_state};
-use support::{attend_bin, Env};
+use support::Env;
 
 /// A carrier script that refuses to connect while the file `block` exists (the link
 /// stays down while the test makes events on the remote), else reaches the remote's bus
@@ -44,7 +44,7 @@ fn blockable_carrier(remote: &Env, socket: &Path) -> ([String; 4], PathBuf) {
         <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
     )
     .unwrap();
-    let command = shlex::try_join([attend_bin(), "bridge", "--stdio"]).unwrap();
+    let command = support::remote::bridge_command();
     let via = shlex::try_quote(script.to_str().unwrap())
         .unwrap()
         .into_owned();

@@ -203,13 +203,7 @@ fn an_ssh_link_to_another_user_notices_abrupt_and_silent_loss_within_5_s() {
 
     let local = local_env_over_ssh(&sshd);
 
-    let command = shlex::try_join(
-        remote
-            .argv("attend", &["bridge", "--stdio"])
-            .iter()
-            .map(String::as_str),
-    )
-    .unwrap();
+    let command = remote.bridge_command();
     add(
         &local,
         "buildbox",
@@ -404,13 +398,7 @@ fn a_wrong_key_and_a_host_without_attend_over_ssh_get_a_clear_one_line_state() {
     std::fs::write(sshd.client_config(), format!("{config}\n{wrong_alias}")).unwrap();
 
     let local = local_env_over_ssh(&sshd);
-    let bridge = shlex::try_join(
-        remote
-            .argv("attend", &["bridge", "--stdio"])
-            .iter()
-            .map(String::as_str),
-    )
-    .unwrap();
+    let bridge = remote.bridge_command();
     add(
         &local,
         "good",

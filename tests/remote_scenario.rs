@@ -328,13 +328,7 @@ fn over_a_real_sshd_as_another_user() {
     let remote = RemoteUser::start(&user);
     let bin = tempfile::tempdir().unwrap();
     let path = ssh_on_path(&sshd, bin.path());
-    let command = shlex::try_join(
-        remote
-            .argv("attend", &["bridge", "--stdio"])
-            .iter()
-            .map(String::as_str),
-    )
-    .unwrap();
+    let command = remote.bridge_command();
     let (d, calls) = local(
         &[("PATH", &path)],
         HOST_ALIAS,

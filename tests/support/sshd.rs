@@ -623,6 +623,17 @@ impl RemoteUser {
         v
     }
 
+    /// `attend bridge --stdio` in the user's environment ([`RemoteUser::argv`]), quoted
+    /// as one line: a link's `--command` to this user's daemon.
+    pub fn bridge_command(&self) -> String {
+        shlex::try_join(
+            self.argv("attend", &["bridge", "--stdio"])
+                .iter()
+                .map(String::as_str),
+        )
+        .expect("quotable argv")
+    }
+
     /// `program` run locally as the user (uid, gid; root's groups dropped) in their
     /// environment only and their home: set-up and checks without ssh.
     pub fn command(&self, program: &str) -> Command {
