@@ -249,6 +249,9 @@ pub async fn run_with_connection(
             ),
         )
         .await?;
+    // The object server dispatches calls once its task runs: wait for that before the
+    // name is requested, so that no call sent as soon as the name is ours is dropped.
+    object_server_ready(&conn).await;
     // A focus held by a bus client ends when the client leaves (src/service/routed.rs).
     tokio::spawn(super::routed::watch_clients(conn.clone(), router));
     let lost = name_lost(&conn).await?;
@@ -450,6 +453,36 @@ fn remove_stale_attach_sockets(dir: &Path) {
 }
 
 /// Resolves when the bus name is lost or the connection to the bus closes.
+/// How long [`object_server_ready`] waits for one answer, and how often it asks.
+const READY_PING: std::time::Duration = std::time::Duration::from_millis(100);
+const READY_TRIES: u32 = 50;
+
+/// Waits until `conn`'s object server answers a call (`org.freedesktop.DBus.Peer.Ping` to
+/// this connection's own unique name). zbus starts the task that dispatches method calls
+/// lazily, on the first `object_server()`; a call that arrives before that task first ran
+/// is dropped unanswered, and its caller (a hook, the panel) would wait for its whole
+/// timeout. On a busy machine that first run can come after the name is acquired: hence
+/// this wait, before the name is requested. Gives up after [`READY_TRIES`] ×
+/// [`READY_PING`] with a warning (nothing is lost but the guarantee).
+pub async fn object_server_ready(conn: &zbus::Connection) {
+    let Some(me) = conn.unique_name().map(|n| n.to_string()) else {
+        return;
+    };
+    for _ in 0..READY_TRIES {
+        let ping = conn.call_method(
+            Some(me.as_str()),
+            "/",
+            Some("org.freedesktop.DBus.Peer"),
+            "Ping",
+            &(),
+        );
+        if let Ok(Ok(_)) = tokio::time::timeout(READY_PING, ping).await {
+            return;
+        }
+    }
+    tracing::warn!("the object server did not answer a ping; requesting the name anyway");
+}
+
 async fn name_lost(
     conn: &zbus::Connection,
 ) -> Result<impl std::future::Future<Output = ()>, DaemonError> {

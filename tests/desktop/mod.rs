@@ -436,11 +436,17 @@ impl Side {
             .unwrap();
         let address = address.to_string();
         let conn = rt.block_on(async move {
-            zbus::connection::Builder::address(address.as_str())
+            let conn = zbus::connection::Builder::address(address.as_str())
                 .unwrap()
                 .build()
                 .await
-                .unwrap()
+                .unwrap();
+            // The object server's dispatch task runs before any name is requested here: a
+            // call that came first (the daemon's RegisterStatusNotifierItem as soon as the
+            // watcher's name appears) would be dropped unanswered.
+            conn.object_server();
+            attend::service::daemon::object_server_ready(&conn).await;
+            conn
         });
         Side { rt, conn }
     }
