@@ -612,11 +612,17 @@ pub fn session_members(sid: u32) -> Vec<u32> {
 
 /// SIGKILLs every holder of `state_dir`.
 pub fn kill_holders(state_dir: &Path) {
+    use nix::sys::signal::{kill, killpg, Signal};
+    use nix::unistd::Pid;
     for pid in holders_of(state_dir) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid as i32),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+        // Each program first, by its process group (it leads a session of its own): a
+        // program that ignores the hang-up of its closed terminal (Gemini CLI's relaunched
+        // node does) would outlive the test, with everything in its group.
+        for child in sshd::children_of(pid) {
+            let _ = killpg(Pid::from_raw(child as i32), Signal::SIGKILL);
+            let _ = kill(Pid::from_raw(child as i32), Signal::SIGKILL);
+        }
+        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
     }
 }
 
