@@ -106,9 +106,10 @@ pub enum Command {
     RemoveExited(i64, bool, Reply<Vec<PaneId>>),
     /// The automatic removal's timer fell due (no reply).
     AutoRemove,
-    /// A remote event to stamp into the local log with the next seq, the host's last
-    /// remote seq in the same commit (src/service/remotes/follow.rs) → its local seq.
-    StampRemote(Box<RemoteStampRequest>, Reply<u64>),
+    /// Remote events (of one host, in its log's order) to stamp into the local log with
+    /// the next seqs, the host's last remote seq in the same commit
+    /// (src/service/remotes/follow.rs) → the local seq of the last.
+    StampRemote(Vec<RemoteStampRequest>, Reply<u64>),
     /// A remote left `config.toml`: its last remote seq is forgotten (no reply).
     ForgetRemote(HostName),
 }

@@ -150,8 +150,11 @@ impl Owner {
                 batch.respond(reply, Ok(r));
             }
             Command::AutoRemove => self.auto_remove(batch),
-            Command::StampRemote(req, reply) => {
-                let seq = self.stamp_remote(*req, batch);
+            Command::StampRemote(reqs, reply) => {
+                let mut seq = self.world.seq;
+                for req in reqs {
+                    seq = self.stamp_remote(req, batch);
+                }
                 batch.respond(reply, Ok(seq));
             }
             Command::ForgetRemote(host) => batch.remote.forget.push(host),

@@ -4,8 +4,8 @@
 //! ([`crate::client::Attend1Proxy`]). No timer: it waits on the remote's signals only.
 //!
 //! Each remote event is stamped into the local log through the owner task ([`stamp`]),
-//! with the host's last remote seq in the same commit; a new mirror of the host continues
-//! after that seq (src/service/remotes/mod.rs). `Notify` and `Withdraw` reach the desktop
+//! with the host's last remote seq in the same commit (the stamps queued at once, a
+//! catch-up page's, in one commit); a new mirror of the host continues after that seq (src/service/remotes/mod.rs). `Notify` and `Withdraw` reach the desktop
 //! surfaces with every change of the mirror ([`super::RemoteUpdate`]).
 
 use super::Remotes;
@@ -59,7 +59,16 @@ async fn run(
     };
     let mut effects: VecDeque<Effect> = mirror(&mut |m| m.link_up(now())).into();
     loop {
-        while let Some(effect) = effects.pop_front() {
+        loop {
+            // Every stamp queued now goes in one commit (a catch-up page's in one, not one
+            // each); they keep their order, and nothing else here depends on them.
+            let stamps = take_stamps(&mut effects, name);
+            if !stamps.is_empty() {
+                stamp(remotes, generation, stamps).await?;
+            }
+            let Some(effect) = effects.pop_front() else {
+                break;
+            };
             match effect {
                 Effect::Snapshot => {
                     let views = views(&proxy.list_panes().await?);
@@ -81,6 +90,11 @@ async fn run(
                     let short = page.len() < PAGE as usize;
                     effects.extend(mirror(&mut |m| m.page_done(short)));
                 }
+                // A later refresh of the same pane is queued: that one reads it.
+                Effect::Refresh { pane }
+                    if effects
+                        .iter()
+                        .any(|e| matches!(e, Effect::Refresh { pane: p } if *p == pane)) => {}
                 Effect::Refresh { pane } => match proxy.get_pane(&pane.to_string()).await {
                     Ok(d) => {
                         if let Some(v) = views(std::slice::from_ref(&d)).first() {
@@ -91,21 +105,8 @@ async fn run(
                     Err(e) if crate::client::error_name(&e) == Some("NoSuchPane") => {}
                     Err(e) => return Err(e),
                 },
-                Effect::Stamp {
-                    remote_seq,
-                    kind,
-                    pane,
-                    data,
-                } => {
-                    let req = RemoteStampRequest {
-                        host: name.clone(),
-                        remote_seq,
-                        kind,
-                        pane,
-                        data,
-                    };
-                    stamp(remotes, generation, req).await?;
-                }
+                // Taken out above.
+                Effect::Stamp { .. } => {}
                 Effect::Dropped { reason } => {
                     tracing::warn!(remote = %name, %reason, "remote input dropped");
                 }
@@ -135,16 +136,47 @@ async fn run(
     }
 }
 
-/// Stamps one remote event into the local log through the owner task and waits for its
-/// commit (so effects stay in order and the host's last seq is stored with it). A task
+/// The `Stamp` effects in `effects`, taken out in their order, as requests of host `name`.
+fn take_stamps(effects: &mut VecDeque<Effect>, name: &HostName) -> Vec<RemoteStampRequest> {
+    let mut stamps = Vec::new();
+    effects.retain_mut(|e| match e {
+        Effect::Stamp {
+            remote_seq,
+            kind,
+            pane,
+            data,
+        } => {
+            stamps.push(RemoteStampRequest {
+                host: name.clone(),
+                remote_seq: *remote_seq,
+                kind: std::mem::take(kind),
+                pane: pane.take(),
+                data: data.take(),
+            });
+            false
+        }
+        _ => true,
+    });
+    stamps
+}
+
+/// Stamps remote events (of one host, in order) into the local log through the owner task
+/// in one commit and waits for it (so the host's last seq is stored with them). A task
 /// replaced meanwhile stamps nothing. When the commit fails the mirror starts again from
 /// the last stored seq and the link ends (it reconnects and reads the log from there).
-async fn stamp(remotes: &Remotes, generation: u64, req: RemoteStampRequest) -> zbus::Result<()> {
-    let (name, remote_seq) = (req.host.clone(), req.remote_seq);
+async fn stamp(
+    remotes: &Remotes,
+    generation: u64,
+    reqs: Vec<RemoteStampRequest>,
+) -> zbus::Result<()> {
+    let Some(last) = reqs.last() else {
+        return Ok(());
+    };
+    let (name, remote_seq) = (last.host.clone(), last.remote_seq);
     let Some(owner) = remotes.owner(&name, generation) else {
         return Ok(());
     };
-    match ask(&owner, |r| Command::StampRemote(Box::new(req), r)).await {
+    match ask(&owner, |r| Command::StampRemote(reqs, r)).await {
         Ok(_) => {
             remotes.stored(&name, generation, remote_seq);
             Ok(())
