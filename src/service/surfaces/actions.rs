@@ -88,6 +88,12 @@ impl Actions {
         ask(&self.cmd_tx, |r| Command::Act(pane, Action::MarkSeen, r)).await
     }
 
+    /// Marks the remote pane `pane` (`NAME:pN`) seen on its host (`MarkSeen` over the
+    /// link, [`Remotes::act`]; the same errors).
+    pub async fn mark_seen_remote(&self, pane: &PaneRef) -> Result<(), Attend1Error> {
+        self.remotes.act(pane, RemoteCall::MarkSeen).await
+    }
+
     /// Removes every exited pane (`attend rm --exited`'s path, `RemoveExited(0)`);
     /// returns their ids.
     pub async fn remove_exited(&self) -> Result<Vec<PaneId>, Attend1Error> {

@@ -48,8 +48,9 @@ enum Request {
     FocusRemote(PaneRef, Option<String>),
     /// Focus the engine's next unread pane.
     JumpNext(Option<String>),
-    /// Mark every pane with ordinary attention seen.
-    MarkAllSeen,
+    /// Mark every pane with ordinary attention seen: this machine's (read from the
+    /// snapshot when carried out) and these of online remote hosts.
+    MarkAllSeen(Vec<PaneRef>),
     /// Remove every exited pane.
     RemoveExited,
     /// Stop the daemon.
@@ -163,6 +164,17 @@ fn seeable(snapshot: &Snapshot) -> Vec<PaneId> {
         .values()
         .filter(|p| p.items.iter().any(|i| i.decision.is_none()))
         .map(|p| p.id)
+        .collect()
+}
+
+/// Mirrored panes of online hosts with attention and no open decision (what "Mark all
+/// seen" clears there: `seen` on its host keeps a decision, so a pane that has one is left
+/// to be answered).
+fn seeable_remote(remote: &[MirroredPane]) -> Vec<PaneRef> {
+    remote
+        .iter()
+        .filter(|p| tray_attention(p).is_some() && p.decision.is_none())
+        .map(|p| p.id.clone())
         .collect()
 }
 
@@ -285,7 +297,7 @@ impl ksni::Tray for AttendTray {
             }
             .into(),
         );
-        let seeable = seeable(&self.snapshot).len();
+        let seeable = seeable(&self.snapshot).len() + seeable_remote(&self.remote).len();
         items.push(
             SubMenu {
                 label: "Mark all seen…".into(),
@@ -295,7 +307,9 @@ impl ksni::Tray for AttendTray {
                         "Yes, mark {seeable} pane{} seen",
                         if seeable == 1 { "" } else { "s" }
                     ),
-                    activate: Box::new(|t: &mut Self| t.ask(Request::MarkAllSeen)),
+                    activate: Box::new(|t: &mut Self| {
+                        t.ask(Request::MarkAllSeen(seeable_remote(&t.remote)))
+                    }),
                     ..Default::default()
                 }
                 .into()],
@@ -394,12 +408,21 @@ fn perform(request: Request, actions: &Actions, snapshot: &Snapshot) {
                 }
             });
         }
-        Request::MarkAllSeen => {
+        Request::MarkAllSeen(remote) => {
             let panes = seeable(snapshot);
-            tracing::info!(panes = panes.len(), "tray: mark all seen");
+            tracing::info!(
+                panes = panes.len(),
+                remote = remote.len(),
+                "tray: mark all seen"
+            );
             tokio::spawn(async move {
                 for pane in panes {
                     if let Err(e) = actions.mark_seen(pane).await {
+                        tracing::warn!(%pane, "cannot mark seen: {e}");
+                    }
+                }
+                for pane in remote {
+                    if let Err(e) = actions.mark_seen_remote(&pane).await {
                         tracing::warn!(%pane, "cannot mark seen: {e}");
                     }
                 }
@@ -546,6 +569,57 @@ mod tests {
             ]
         );
         assert_eq!(seeable(&t.snapshot), vec![PaneId(1)]);
+    }
+
+    /// Pane `n` of host `host` as mirrored here, at `attention`, with a decision or not.
+    fn mirrored(host: &str, n: u64, attention: Attention, decision: bool) -> MirroredPane {
+        let mut local = pane(n, "/w/far", Some(attention));
+        if decision {
+            local.pending_decision = Some(crate::model::Decision {
+                id: n,
+                kind: crate::model::DecisionKind::Permission,
+                prompt: "Bash: make".into(),
+                options: vec!["Yes".into(), "No".into()],
+                answer_keys: Vec::new(),
+                tool_use_id: None,
+                source: Source::user(),
+                opened_at: Timestamp(0),
+            });
+        }
+        let v = crate::engine::PaneView::of(&local);
+        let host = crate::model::HostName::parse(host).unwrap();
+        MirroredPane::of(&host, &v).unwrap()
+    }
+
+    #[test]
+    fn mark_all_seen_counts_and_asks_for_remote_panes_of_online_hosts_without_a_decision() {
+        let mut t = tray(vec![pane(1, "/w/a", Some(Attention::Unread))]);
+        let mut offline = mirrored("zed", 3, Attention::Unread, false);
+        offline.offline = true;
+        t.set_remote(Arc::new(vec![
+            mirrored("box", 1, Attention::Unread, false),
+            mirrored("box", 2, Attention::PermissionRequired, true),
+            offline,
+        ]));
+        let submenu = t
+            .menu()
+            .into_iter()
+            .find_map(|m| match m {
+                MenuItem::SubMenu(s) if s.label == "Mark all seen…" => Some(s),
+                _ => None,
+            })
+            .expect("the entry");
+        let MenuItem::Standard(yes) = &submenu.submenu[0] else {
+            panic!("a confirmation item")
+        };
+        assert_eq!(yes.label, "Yes, mark 2 panes seen");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        t.requests = tx;
+        (yes.activate)(&mut t);
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            Request::MarkAllSeen(vec![PaneRef::parse("box:p1").unwrap()])
+        );
     }
 
     #[test]
