@@ -367,6 +367,10 @@ fn attach_to_a_remote_pane_runs_the_remote_attend_attach_on_this_terminal() {
     assert_eq!(status.code(), Some(0), "{err}");
     remote.wait_pane(&p, "unfocused there", |v| v["focused"] == false);
 
+    // Without a terminal: exit 2, as for a local pane; nothing is run.
+    let out = local.attend(&["attach", &format!("r1:{p}")]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("not a terminal"), "{out:?}");
     // An unknown host: exit 2, naming it; nothing is run.
     let out = local.attend(&["attach", "nohost:p1"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");

@@ -278,7 +278,10 @@ pub struct DaemonArgs {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// The panes to remove.
-    #[arg(required_unless_present = "exited", conflicts_with = "exited")]
+    #[arg(
+        required_unless_present_any = ["exited", "older_than", "dry_run"],
+        conflicts_with = "exited"
+    )]
     pub panes: Vec<String>,
     /// End running panes Attend runs first (SIGTERM, SIGKILL after 5 s) instead of
     /// refusing them.

@@ -57,9 +57,10 @@ fn refuse_remote(cmd: &Cmd) -> Result<()> {
 /// `attend attach NAME:pN`: replaces this process with the link's carrier run
 /// interactively, `attend attach pN` on the remote (`docs/cli.md#attach`,
 /// [`crate::service::remotes::link::attach_argv`]); the terminal is the user's and the
-/// carrier's exit is the command's. Errors: a bad id or no such remote in `config.toml`
-/// (exit 2), a carrier that cannot start (exit 4).
+/// carrier's exit is the command's. Errors: standard input not a terminal, a bad id or no
+/// such remote in `config.toml` (exit 2), a carrier that cannot start (exit 4).
 fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
+    use std::io::IsTerminal;
     use std::os::unix::process::CommandExt;
     let target = crate::model::PaneRef::parse(pane)
         .filter(|p| p.host.is_some())
@@ -76,6 +77,11 @@ fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
                 "no remote host named {host} (see `attend remote ls`)"
             ))
         })?;
+    // As for a local pane: nothing to attach to without a terminal (the carrier would go
+    // on without one and fail there).
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::bad_input("standard input is not a terminal"));
+    }
     let argv =
         crate::service::remotes::link::attach_argv(remote, &target.pane.to_string(), detach_key)
             .map_err(|e| CliError::bad_input(format!("remote {host}: {e}")))?;

@@ -123,8 +123,17 @@ pub async fn task(c: &Client, cmd: TaskCmd) -> Result<i32> {
 /// Parses `--wake`: a duration from now (`30m`, `1h 30m`, humantime syntax) or an RFC 3339
 /// time (`2026-12-01T09:00:00Z`); returns ms since the epoch.
 pub fn parse_wake(s: &str, now_ms: i64) -> Result<i64> {
+    let bounded = |ms: i64| {
+        if ms > crate::model::Timestamp::MAX.0 {
+            Err(CliError::bad_input(format!(
+                "--wake {s:?} is after the year 9999"
+            )))
+        } else {
+            Ok(ms)
+        }
+    };
     if let Ok(d) = humantime::parse_duration(s) {
-        return Ok(now_ms.saturating_add(d.as_millis().min(i64::MAX as u128) as i64));
+        return bounded(now_ms.saturating_add(d.as_millis().min(i64::MAX as u128) as i64));
     }
     let t = humantime::parse_rfc3339_weak(s).map_err(|_| {
         CliError::bad_input(format!(
@@ -135,7 +144,7 @@ pub fn parse_wake(s: &str, now_ms: i64) -> Result<i64> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_err(|_| CliError::bad_input(format!("--wake {s:?} is before 1970")))?
         .as_millis();
-    Ok(ms.min(i64::MAX as u128) as i64)
+    bounded(ms.min(i64::MAX as u128) as i64)
 }
 
 /// Runs `attend hold PANE --owner NAME --wake WHEN [--reason R]`.
@@ -329,6 +338,16 @@ mod tests {
         let e = parse_wake("tomorrow-ish", 0).unwrap_err();
         assert_eq!(e.code, super::super::client::EXIT_BAD_INPUT);
         assert!(e.message.contains("RFC 3339"));
+        // Past what RFC 3339 writes (a hold's wake shows in `ls` and `show`): refused.
+        for far in ["99999999999d", "3000000d"] {
+            let e = parse_wake(far, 1_796_115_600_000).unwrap_err();
+            assert!(
+                e.message.contains("after the year 9999"),
+                "{far}: {}",
+                e.message
+            );
+        }
+        assert!(parse_wake("9999-12-31T23:59:59Z", 0).is_ok());
     }
 
     #[test]

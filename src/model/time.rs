@@ -10,6 +10,11 @@ use serde::{Deserialize, Serialize};
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
+    /// The last time RFC 3339 can write: 9999-12-31T23:59:59.999Z. Times given to Attend
+    /// (a hold's wake) are refused past it; [`Timestamp::to_rfc3339`] writes a later one
+    /// as this.
+    pub const MAX: Timestamp = Timestamp(253_402_300_799_999);
+
     /// Milliseconds elapsed from `earlier` to `self` (negative when `earlier` is later).
     pub fn millis_since(self, earlier: Timestamp) -> i64 {
         self.0 - earlier.0
@@ -18,7 +23,8 @@ impl Timestamp {
     /// RFC 3339 rendering with millisecond precision (`2026-11-30T05:00:00.000Z`);
     /// times before the epoch render as the epoch.
     pub fn to_rfc3339(self) -> String {
-        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(self.0.max(0) as u64);
+        let ms = self.0.clamp(0, Timestamp::MAX.0);
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
         humantime::format_rfc3339_millis(t).to_string()
     }
 
@@ -41,6 +47,15 @@ mod tests {
             let t = Timestamp(ms);
             assert_eq!(Timestamp::parse_rfc3339(&t.to_rfc3339()), Some(t));
         }
+        assert_eq!(
+            Timestamp::MAX.to_rfc3339(),
+            "9999-12-31T23:59:59.999Z",
+            "the last time RFC 3339 writes"
+        );
+        assert_eq!(
+            Timestamp(i64::MAX).to_rfc3339(),
+            Timestamp::MAX.to_rfc3339()
+        );
         assert_eq!(Timestamp::parse_rfc3339("yesterday"), None);
         assert_eq!(Timestamp::parse_rfc3339(""), None);
     }

@@ -188,9 +188,9 @@ pub fn hold_of(owner: &str, wake: i64, reason: &str) -> Result<Hold, Attend1Erro
             "a hold needs an owner".into(),
         ));
     }
-    if wake <= 0 {
+    if wake <= 0 || wake > Timestamp::MAX.0 {
         return Err(Attend1Error::InvalidArgument(format!(
-            "wake must be a time in ms since the epoch, not {wake}"
+            "wake must be a time in ms since the epoch up to the year 9999, not {wake}"
         )));
     }
     Ok(Hold {
