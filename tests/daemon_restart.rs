@@ -204,6 +204,27 @@ fn a_second_daemon_on_another_bus_refuses_a_state_directory_in_use() {
     );
     assert_ne!(first.bus.address, second.bus.address);
 
+    // `attend up` there says so at once (the daemon it started exited), not after its
+    // whole 15 s wait for the name.
+    let started = std::time::Instant::now();
+    let up = second
+        .cmd()
+        .args(["up", "--no-panel", "--no-tray", "--no-notifications"])
+        .env("ATTEND_STATE_DIR", first.state_dir())
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let said = String::from_utf8_lossy(&up.stderr);
+    assert_eq!(up.status.code(), Some(4), "{said}");
+    assert!(
+        said.contains("exited at once") && said.contains("already uses the state directory"),
+        "{said}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "{took:?}: {said}"
+    );
+
     // The first daemon's panes and store are untouched.
     let shown = first.show(&pane);
     assert_eq!(shown["live"]["state"], "running", "{shown}");

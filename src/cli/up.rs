@@ -75,10 +75,23 @@ async fn ensure_daemon(c: &Client, a: &UpArgs) -> Result<String, CliError> {
         argv.push("--no-notifications".into());
     }
     let log = state_dir().join("daemon.log");
-    spawn_detached(&argv, &BTreeMap::new(), Some(&log))
+    let pid = spawn_detached(&argv, &BTreeMap::new(), Some(&log))
         .map_err(|e| CliError::new(EXIT_INTERNAL, format!("cannot start `attend daemon`: {e}")))?;
     let start = Instant::now();
     while !has_owner(c, BUS_NAME).await? {
+        // It ended without taking the name (another daemon holds the state directory, a
+        // bad configuration): say why now rather than after the whole wait. The launcher's
+        // thread reaps it, so its /proc entry goes.
+        if !Path::new(&format!("/proc/{pid}")).exists() && !has_owner(c, BUS_NAME).await? {
+            return Err(CliError::new(
+                EXIT_INTERNAL,
+                format!(
+                    "`attend daemon` exited at once; its log ({}):\n{}",
+                    log.display(),
+                    tail(&log, 10)
+                ),
+            ));
+        }
         if start.elapsed() > START_LIMIT {
             return Err(CliError::new(
                 EXIT_INTERNAL,
