@@ -146,6 +146,24 @@ fn resume_respawns_an_exited_pane_under_the_same_id() {
     assert_eq!(env.attend(&["resume", &q]).status.code(), Some(2));
 }
 
+/// A killed shell pane reads `failed`; resumed, it is a fresh shell whose lifecycle is
+/// its own again (unknown, then idle at its prompt), not the last run's `failed`.
+#[test]
+fn a_resumed_pane_leaves_the_last_runs_lifecycle_behind() {
+    let env = Env::with_daemon();
+    let p = env.run(&["--", "bash", "--norc", "--noprofile", "-i"]);
+    env.wait_pane(&p, "the shell at its prompt", |v| v["lifecycle"] == "idle");
+    env.ok(&["kill", &p, "-s", "KILL"]);
+    env.wait_pane(&p, "the kill", |v| {
+        v["live"]["state"] == "exited" && v["lifecycle"] == "failed"
+    });
+    env.ok(&["resume", &p]);
+    let v = env.wait_pane(&p, "the resumed shell at its prompt", |v| {
+        v["live"]["state"] == "running" && v["lifecycle"] == "idle"
+    });
+    assert_eq!(v["id"], p.as_str());
+}
+
 #[test]
 fn a_corrupt_database_is_moved_aside_and_reported() {
     let mut env = Env::new();

@@ -179,6 +179,9 @@ impl Owner {
         if let Some(p) = self.world.panes.get_mut(&id) {
             p.live = Live::Running;
             p.exited_at = None;
+            // A fresh program: its lifecycle is its own again, unknown until it signals
+            // (the exit that ended the last run decided `failed` or `done`).
+            p.lifecycle = crate::model::Lifecycle::Unknown;
             p.last_lifecycle = None;
             p.focused = false;
             p.kill_requested_at = None;
