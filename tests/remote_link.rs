@@ -350,6 +350,19 @@ fn the_three_command_set_up_works_on_a_remote_without_a_session_bus() {
         up.status.success() && said.starts_with("DBUS_SESSION_BUS_ADDRESS="),
         "{up:?}"
     );
+    // No display there: no notification server is activated for a daemon nobody sees.
+    let notes = String::from_utf8_lossy(&up.stderr);
+    assert!(
+        notes.contains("started without desktop notifications"),
+        "{notes}"
+    );
+    let log = || std::fs::read_to_string(state.join("daemon.log")).unwrap_or_default();
+    assert!(
+        support::poll(Duration::from_secs(20), || log()
+            .contains("desktop notifications off")),
+        "{}",
+        log()
+    );
     // 2. Here.
     let local = local_env_over_ssh(&sshd);
     let command = shlex::try_join(bare(&["bridge", "--stdio"]).iter().map(String::as_str)).unwrap();

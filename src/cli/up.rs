@@ -154,7 +154,14 @@ async fn open_panel(c: &Client) -> String {
 /// [`private_bus::ensure`]) and prints, on stdout, only the line that sets
 /// `DBUS_SESSION_BUS_ADDRESS` in a POSIX shell (`eval "$(attend up)"`); its other messages
 /// then go to stderr. With a bus of its own, everything goes to stdout as before.
-pub fn run(a: UpArgs) -> Result<i32, CliError> {
+pub fn run(mut a: UpArgs) -> Result<i32, CliError> {
+    // No display: no notification server can show anything here (one activated would
+    // fail to open its window), so a daemon started here notifies nothing; the tray is
+    // D-Bus only and stays.
+    let headless = !has_display();
+    if headless {
+        a.no_notifications = true;
+    }
     // Before the runtime below: `ensure` may set the variable (single-threaded here).
     let private = private_bus::ensure().map_err(|e| {
         CliError::new(
@@ -191,6 +198,9 @@ pub fn run(a: UpArgs) -> Result<i32, CliError> {
         .await?;
         let how = ensure_daemon(&c, &a).await?;
         say(&format!("attend: the daemon is {how}"));
+        if headless && !how.starts_with("already") {
+            say("attend: no display (WAYLAND_DISPLAY and DISPLAY are unset): started without desktop notifications");
+        }
         if !a.no_panel {
             say(&format!("attend: {}", open_panel(&c).await));
         }

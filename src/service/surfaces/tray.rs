@@ -465,7 +465,7 @@ pub async fn run(
             return;
         }
     };
-    tracing::info!("tray icon on");
+    tracing::info!("tray icon on (shown while a StatusNotifierWatcher runs)");
     loop {
         tokio::select! {
             u = updates.recv() => {
