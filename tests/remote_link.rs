@@ -140,6 +140,8 @@ fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
     let offline = |r: &Value| r["state"] == "offline" && !error_of(r).is_empty();
     let r = wait_state(&local, "closed", "offline", offline);
     assert!(error_of(&r).contains("refused"), "{r}");
+    let down = r["since_at"].clone();
+    assert!(down.is_string(), "{r}");
     let r = wait_state(&local, "cat", "offline", offline);
     assert!(error_of(&r).contains("cat:"), "{r}");
     let r = wait_state(&local, "garbage", "offline", offline);
@@ -150,6 +152,11 @@ fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
     }
     wait_state(&local, "good", "connected", |r| r["state"] == "connected");
     wait_state(&local, "sd", "connected", |r| r["state"] == "connected");
+    // Offline since it went down, across the attempts that failed since (1 s, then 2 s
+    // apart): not since the last one.
+    std::thread::sleep(Duration::from_millis(3500));
+    let r = wait_state(&local, "closed", "offline again", offline);
+    assert_eq!(r["since_at"], down, "{r}");
 
     // Bad input to the CLI: exit 2, one clear line, the file unchanged.
     let config = local.path("config/attend/config.toml");

@@ -69,7 +69,8 @@ impl LinkState {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub state: LinkState,
-    /// When the link entered `state`.
+    /// When the link entered `state`; for `offline`, when it went down (kept across the
+    /// failed attempts to reconnect).
     pub since: Timestamp,
     /// Why the link last failed (cleaned, one line); kept while reconnecting.
     pub last_error: Option<String>,
@@ -437,6 +438,9 @@ pub fn next_backoff(wait: Duration) -> Duration {
 async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
     let name = remote.name.clone();
     let mut wait = BACKOFF_MIN;
+    // When the link last went down: `offline` is reported since then across the failed
+    // attempts that follow (as the mirror says it, `HostOffline`'s "offline since").
+    let mut down_since: Option<Timestamp> = None;
     loop {
         remotes.report(&name, generation, |s| {
             if s.state != LinkState::Connecting {
@@ -447,6 +451,7 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
         let error = match link::connect(&remote).await {
             Ok(link) => {
                 tracing::info!(remote = %name, version = %link.version, "remote linked");
+                down_since = None;
                 remotes.report(&name, generation, |s| {
                     s.state = LinkState::Connected;
                     s.since = now();
@@ -474,9 +479,10 @@ async fn supervise(remote: Remote, generation: u64, remotes: Remotes) {
         };
         tracing::warn!(remote = %name, error = %error, "remote offline");
         remotes.set_conn(&name, generation, None);
+        let since = *down_since.get_or_insert_with(now);
         remotes.report(&name, generation, |s| {
             s.state = LinkState::Offline;
-            s.since = now();
+            s.since = since;
             s.last_error = Some(error.clone());
         });
         // The panes stay listed, offline; their notifications are withdrawn (published
