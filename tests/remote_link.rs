@@ -126,6 +126,8 @@ fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
     // Not attend: `cat bridge --stdio` fails; `yes` answers the handshake with garbage
     // without end.
     add(&local, "cat", "x", &["--via".into(), "cat".into()]);
+    // A carrier that fails without a word: how it ended.
+    add(&local, "mute", "x", &["--via".into(), "false".into()]);
     let garbage = ["--via", "env", "--command", "yes"].map(String::from);
     add(&local, "garbage", "x", &garbage);
     // systemd-stdio-bridge as the remote command (Debian 12's ignores --user: -p).
@@ -144,9 +146,14 @@ fn bad_remotes_get_a_clear_one_line_state_and_nothing_else_is_affected() {
     assert!(down.is_string(), "{r}");
     let r = wait_state(&local, "cat", "offline", offline);
     assert!(error_of(&r).contains("cat:"), "{r}");
+    let r = wait_state(&local, "mute", "offline", offline);
+    assert!(
+        error_of(&r).contains("`false` ended (exit status: 1)"),
+        "{r}"
+    );
     let r = wait_state(&local, "garbage", "offline", offline);
     assert!(error_of(&r).contains("does not speak D-Bus"), "{r}");
-    for name in ["closed", "cat", "garbage"] {
+    for name in ["closed", "cat", "mute", "garbage"] {
         let r = remote_of(&local, name).unwrap();
         assert!(!error_of(&r).contains('\n'), "{r}");
     }

@@ -210,10 +210,21 @@ pub async fn connect(remote: &Remote) -> Result<Link, String> {
             if !carrier_knows {
                 return Err(clean(&e));
             }
-            let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+            let status = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
             drain(stderr_task).await;
             let said = last_line(&stderr);
-            Err(clean(if said.is_empty() { &e } else { &said }))
+            if !said.is_empty() {
+                return Err(clean(&said));
+            }
+            // A carrier that ended without a word: how it ended says more than the
+            // socket's "Connection reset by peer".
+            match status {
+                Ok(Ok(st)) if !st.success() => Err(clean(&format!(
+                    "the carrier `{}` ended ({st}) without a word on stderr",
+                    argv.first().map(String::as_str).unwrap_or_default()
+                ))),
+                _ => Err(clean(&e)),
+            }
         }
     }
 }
