@@ -83,6 +83,13 @@ fn a_remotes_panes_are_listed_here_kept_current_and_greyed_while_offline() {
         .trim_end()
         .ends_with("MESSAGE"));
     assert!(local.ok(&["ls", "--host", "r1"]).contains("r1:p1"));
+    // A host that is not configured: exit 2, as for `seen nohost:p1`.
+    let out = local.attend(&["ls", "--host", "nohost"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no remote host named nohost"),
+        "{out:?}"
+    );
     let shown: Value = serde_json::from_str(&local.ok(&["show", "r1:p1", "--json"])).unwrap();
     assert_eq!(shown["id"], "r1:p1", "{shown}");
     // Only this machine's panes resume (actions: tests/remote_actions.rs).

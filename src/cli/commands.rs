@@ -121,6 +121,16 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                 call!(c, list_remote_panes())?
             };
             if let Some(h) = host.as_deref().filter(|h| *h != "-") {
+                // A host that is not configured is an error, as for `seen NAME:pN`
+                // (a configured one with no panes lists nothing).
+                let known = call!(c, remotes())?
+                    .iter()
+                    .any(|r| render::text(r, "name") == h);
+                if !known {
+                    return Err(CliError::bad_input(format!(
+                        "no remote host named {h} (see `attend remote ls`)"
+                    )));
+                }
                 remote.retain(|p| render::text(p, "host") == h);
             }
             if let Some(d) = super::ladder::Diagnosis::from_flags(parked, held, done_unseen) {
