@@ -243,6 +243,34 @@ fn a_second_daemon_on_another_bus_refuses_a_state_directory_in_use() {
         "{took:?}: {said}"
     );
 
+    // `attend up` in a shell with no bus at all (no variable, no socket, nothing recorded)
+    // finds the running daemon's bus in the lock file and uses it: no second bus, no
+    // second daemon; its stdout is the line that sets the variable.
+    let bare = tempfile::tempdir().unwrap();
+    let up = first
+        .cmd()
+        .args(["up", "--no-panel"])
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("XDG_RUNTIME_DIR", bare.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&up.stdout);
+    assert!(up.status.success(), "{up:?}");
+    assert_eq!(
+        said.trim(),
+        format!(
+            "DBUS_SESSION_BUS_ADDRESS='{}'; export DBUS_SESSION_BUS_ADDRESS;",
+            first.bus.address
+        ),
+        "{up:?}"
+    );
+    let notes = String::from_utf8_lossy(&up.stderr);
+    assert!(
+        notes.contains(&format!("already runs (pid {pid})"))
+            && notes.contains("daemon is already running"),
+        "{notes}"
+    );
+
     // The first daemon's panes and store are untouched.
     let shown = first.show(&pane);
     assert_eq!(shown["live"]["state"], "running", "{shown}");

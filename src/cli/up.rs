@@ -50,6 +50,36 @@ fn tail(path: &Path, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// The daemon that holds this user's state directory, when this process has no session
+/// bus to look for it on (no `DBUS_SESSION_BUS_ADDRESS`, no standard socket, no recorded
+/// private bus): its pid and its bus address, as its lock file says
+/// (src/service/state_lock.rs), when that process is alive and that bus answers. `attend
+/// up` then uses that bus rather than starting a private one whose daemon could not take
+/// the state directory (a daemon started by a quick start on a bus of its own).
+fn running_elsewhere() -> Option<(u32, String)> {
+    use attend_hook::address::{resolve, Source};
+    let found = resolve();
+    let has_bus = match found.source {
+        Source::Missing => false,
+        Source::Recorded => private_bus::answers(&found.address),
+        Source::Variable | Source::Standard => true,
+    };
+    if has_bus {
+        return None;
+    }
+    let holder = crate::service::state_lock::holder(&state_dir())?;
+    let pid = holder.pid?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    if !words.contains(&b"daemon".as_slice()) {
+        return None;
+    }
+    let bus = holder.bus?;
+    // The lock file writes `ADDRESS (:1.N)`.
+    let address = bus.rsplit_once(" (").map_or(bus.as_str(), |(a, _)| a);
+    private_bus::answers(address.as_bytes()).then(|| (pid, address.to_string()))
+}
+
 /// Starts the daemon unless it runs; returns how it came up.
 async fn ensure_daemon(c: &Client, a: &UpArgs) -> Result<String, CliError> {
     if has_owner(c, BUS_NAME).await? {
@@ -162,16 +192,25 @@ pub fn run(mut a: UpArgs) -> Result<i32, CliError> {
     if headless {
         a.no_notifications = true;
     }
-    // Before the runtime below: `ensure` may set the variable (single-threaded here).
-    let private = private_bus::ensure().map_err(|e| {
-        CliError::new(
-            EXIT_UNREACHABLE,
-            format!("there is no session bus, and Attend cannot start a private one: {e}"),
-        )
-    })?;
+    // Before the runtime below: both may set the variable (single-threaded here).
+    let running = running_elsewhere();
+    let private = match &running {
+        Some((pid, address)) => {
+            std::env::set_var(private_bus::VARIABLE, address);
+            eprintln!("attend: the daemon already runs (pid {pid}) on the bus {address}");
+            Some(address.clone())
+        }
+        None => private_bus::ensure().map_err(|e| {
+            CliError::new(
+                EXIT_UNREACHABLE,
+                format!("there is no session bus, and Attend cannot start a private one: {e}"),
+            )
+        })?,
+    };
     if let Some(address) = &private {
         out::line(&private_bus::export_line(address))?;
     }
+    let is_attends_own = private.is_some() && running.is_none();
     let is_private = private.is_some();
     let say = move |text: &str| {
         if is_private {
@@ -204,7 +243,7 @@ pub fn run(mut a: UpArgs) -> Result<i32, CliError> {
         if !a.no_panel {
             say(&format!("attend: {}", open_panel(&c).await));
         }
-        if is_private {
+        if is_attends_own {
             say(
                 "attend: the session bus is Attend's private one: `eval \"$(attend up)\"` sets \
                  DBUS_SESSION_BUS_ADDRESS in this shell (attend commands and hooks find it \

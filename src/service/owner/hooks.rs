@@ -264,7 +264,9 @@ impl Owner {
 /// Why a hook from outside an Attend pane without a session id is refused.
 fn no_session() -> Attend1Error {
     Attend1Error::InvalidArgument(
-        "a hook from outside an Attend pane (no ATTEND_PANE) must carry a session id".into(),
+        "a hook from outside an Attend pane (no ATTEND_PANE) must carry a session id (a \
+         non-empty string `session_id`)"
+            .into(),
     )
 }
 
