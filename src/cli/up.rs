@@ -74,9 +74,7 @@ fn running_elsewhere() -> Option<(u32, String)> {
     if !words.contains(&b"daemon".as_slice()) {
         return None;
     }
-    let bus = holder.bus?;
-    // The lock file writes `ADDRESS (:1.N)`.
-    let address = bus.rsplit_once(" (").map_or(bus.as_str(), |(a, _)| a);
+    let address = holder.address()?;
     private_bus::answers(address.as_bytes()).then(|| (pid, address.to_string()))
 }
 

@@ -28,6 +28,12 @@ pub struct Holder {
 }
 
 impl Holder {
+    /// The holder's bus address: [`Holder::bus`] without the ` (:1.N)` of its connection.
+    pub fn address(&self) -> Option<&str> {
+        let bus = self.bus.as_deref()?;
+        Some(bus.rsplit_once(" (").map_or(bus, |(address, _)| address))
+    }
+
     /// Parses the lock file's text (see [`LOCK_FILE`]).
     pub fn parse(text: &str) -> Holder {
         let mut lines = text.lines().map(str::trim);
@@ -177,6 +183,7 @@ mod tests {
                     unreachable!()
                 };
                 assert_eq!(holder, &me);
+                assert_eq!(holder.address(), Some("unix:path=/tmp/bus-a"));
                 let text = e.to_string();
                 assert!(
                     text.contains(&format!(
