@@ -117,6 +117,18 @@ impl Gate {
         assert!(self.env.displayed() <= 1, "one notification per pane");
     }
 
+    /// After an allowed gate: the turn ends done with no open decision, the hook run has
+    /// ended and the gate's notification is gone.
+    fn turn_ended(&self, pane: &str) {
+        let v = self
+            .env
+            .wait_pane(pane, "the turn's end", |v| v["lifecycle"] == "done");
+        assert!(v["pending_decision"].is_null(), "{v}");
+        self.env
+            .wait_until("the hook run ended", || self.hook_runs().is_empty());
+        self.notification_gone();
+    }
+
     fn tool_ran(&self) {
         let out = self.home.project.join("out.txt");
         self.env.wait_until("the approved command ran", || {
@@ -159,13 +171,7 @@ fn claude_gate_allowed_on_its_notification_runs_the_tool() {
     g.term
         .wait_for_text("Allowed by PermissionRequest hook", STEP)
         .expect("Claude names the hook's decision");
-    let v = g
-        .env
-        .wait_pane(&pane, "the turn's end", |v| v["lifecycle"] == "done");
-    assert!(v["pending_decision"].is_null(), "{v}");
-    g.env
-        .wait_until("the hook run ended", || g.hook_runs().is_empty());
-    g.notification_gone();
+    g.turn_ended(&pane);
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 
@@ -184,15 +190,9 @@ fn claude_gate_answered_at_the_terminal_closes_in_attend_and_ends_the_hook() {
         .answer_dialog(QUESTION, "1")
         .expect("the dialog takes the terminal's answer");
     g.tool_ran();
-    let v = g
-        .env
-        .wait_pane(&pane, "the turn's end", |v| v["lifecycle"] == "done");
-    assert!(v["pending_decision"].is_null(), "{v}");
     // The decision resolved by the turn's next hook released the waiting run long
     // before its 280 s wait or Claude's 300 s timeout, and closed the notification.
-    g.env
-        .wait_until("the hook run ended", || g.hook_runs().is_empty());
-    g.notification_gone();
+    g.turn_ended(&pane);
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 
