@@ -31,6 +31,7 @@
 //! transcript: [`digest`]); only a gate's wait (5.) comes after it.
 
 use crate::context::{hook_body, Context};
+use crate::event::names_event;
 use crate::gate;
 use crate::names::{ERROR_PREFIX, MAX_PAYLOAD, PANE_HOOKS_ENV, PANE_HOOKS_FLAG};
 use crate::paths::runtime_dir;
@@ -212,9 +213,8 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
         };
         match deliver(entry, &call, started + CALL_BUDGET) {
             Ok(()) => {
-                let enabled = std::env::var(gate::WAIT_ENV).ok();
                 if gate::waits(hook.agent, event, &payload, hook.pane_hooks)
-                    && gate::wait_enabled(enabled.as_deref())
+                    && gate::wait_enabled(std::env::var(gate::WAIT_ENV).ok().as_deref())
                 {
                     await_gate(&ctx.delivery_id);
                 }
@@ -291,19 +291,6 @@ pub fn digest(agent: &str, event: &str, payload: String) -> String {
         *request = serde_json::json!({"model": model, "message_count": count});
     }
     serde_json::Value::Object(map).to_string()
-}
-
-/// True when the hook call is event `name`: the EVENT argument, else (none given) the
-/// payload's `hook_event_name`.
-fn names_event(event: &str, payload: &str, name: &str) -> bool {
-    if !event.is_empty() {
-        return event == name;
-    }
-    payload.contains(name)
-        && serde_json::from_str::<serde_json::Value>(payload)
-            .ok()
-            .and_then(|v| v.get("hook_event_name")?.as_str().map(|e| e == name))
-            .unwrap_or(false)
 }
 
 /// The payload limit, with the daemon's words: `Err` when `payload` is over

@@ -48,17 +48,7 @@ pub const DENY_MESSAGE: &str = "Denied in Attend";
 /// that agent and types its answers into the pane.
 pub fn waits(agent: &str, event: &str, payload: &str, pane_hooks: bool) -> bool {
     const EVENT: &str = "PermissionRequest";
-    if agent != "claude" || pane_hooks {
-        return false;
-    }
-    if !event.is_empty() {
-        return event == EVENT;
-    }
-    payload.contains(EVENT)
-        && serde_json::from_str::<serde_json::Value>(payload)
-            .ok()
-            .and_then(|v| v.get("hook_event_name")?.as_str().map(|e| e == EVENT))
-            .unwrap_or(false)
+    agent == "claude" && !pane_hooks && crate::event::names_event(event, payload, EVENT)
 }
 
 /// The behavior (`"allow"` or `"deny"`) a choice made in Attend gives the hook; the

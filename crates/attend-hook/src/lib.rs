@@ -14,6 +14,7 @@ pub mod address;
 pub mod client;
 pub mod context;
 pub mod droid_transcript;
+pub mod event;
 pub mod gate;
 pub mod marshal;
 pub mod names;
