@@ -182,6 +182,61 @@ fn a_reader_that_goes_away_ends_the_command_quietly_with_status_0() {
     assert_eq!(stderr(&out), "");
 }
 
+/// Starts `attend ARGS` with stdout a pipe, reads `lines` lines, closes the pipe and
+/// asserts that the command ends quietly with status 0 while the daemon makes no new
+/// event (so no write told it the reader was gone).
+fn ends_when_its_reader_closes(env: &Env, args: &[&str], lines: usize) {
+    use std::io::BufRead;
+    let before = env.events().len();
+    let mut child = env
+        .cmd()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    for _ in 0..lines {
+        let mut line = String::new();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "attend {args:?} printed"
+        );
+    }
+    drop(out);
+    let ended = support::poll(env.timeout, || child.try_wait().unwrap().is_some());
+    if !ended {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        ended,
+        "attend {args:?} ran on after its reader closed the pipe"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "attend {args:?}: {}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out), "", "attend {args:?}: nothing on stderr");
+    assert_eq!(env.events().len(), before, "no event was made meanwhile");
+}
+
+/// `attend events --follow | head -2` and `attend status --follow | head -1` on an idle
+/// daemon end when `head` does, not at the next event.
+#[test]
+fn a_follower_ends_when_its_reader_goes_away_while_nothing_happens() {
+    let env = Env::with_daemon();
+    env.run(&["--", "sleep", "1000"]);
+    env.run(&["--", "sleep", "1000"]);
+    env.wait_until("two events", || env.events().len() >= 2);
+    // Every event of the log read: the follower has printed them all and waits.
+    let logged = env.events().len();
+    ends_when_its_reader_closes(&env, &["events", "--follow"], logged);
+    ends_when_its_reader_closes(&env, &["status", "--follow"], 1);
+}
+
 /// attend(1) renders without a warning and names no other page; each shell's completion
 /// script parses in that shell.
 #[test]

@@ -185,6 +185,31 @@ fn a_follower_prints_every_event_once_and_in_order_across_twenty_restarts() {
     );
 }
 
+/// `attend events --follow` started with no daemon waits for one (as `attend status
+/// --follow` does), saying so on stderr, and prints its events once it comes; without
+/// `--follow` the command still exits 3.
+#[test]
+fn a_follower_started_before_the_daemon_waits_for_it() {
+    let mut env = Env::new();
+    let out = env.attend(&["events"]);
+    assert_eq!(out.status.code(), Some(3), "no daemon, no --follow");
+    let mut follower = Follower::start(&env);
+    let noted = support::poll(env.timeout, || {
+        let err = follower.stderr.lock().unwrap();
+        err.contains("the daemon is not running; waiting") && err.contains("attend up")
+    });
+    assert!(
+        noted && follower.child.try_wait().unwrap().is_none(),
+        "the follower waits: {:?}; stderr: {}",
+        follower.child.try_wait(),
+        follower.stderr.lock().unwrap()
+    );
+    env.start_daemon();
+    hook(&env, "s-late", "UserPromptSubmit");
+    // Every event of the new daemon, the hook's among them, from seq 1.
+    assert_followed(&env, &follower);
+}
+
 /// The session bus itself goes away (the daemon with it) and comes back at the same
 /// address: the follower connects again, catches up with what the new daemon replayed,
 /// and goes on.

@@ -229,8 +229,11 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
     let env = Env::with_daemon();
     let a = env.run(&["--", "cat"]);
     let b = env.run(&["--", "cat"]);
-    // An interactive shell ignores SIGTERM.
+    // An interactive shell ignores SIGTERM, and ends on SIGHUP as when its terminal closes.
     let shell = env.run(&["--", "bash", "--norc", "-i"]);
+    env.wait_until("the shell's prompt", || {
+        screen(&env, &shell).contains("bash-")
+    });
     let out = env.attend(&["stop-all"]);
     assert_eq!(out.status.code(), Some(2), "no terminal, no --yes");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -239,15 +242,42 @@ fn stop_all_ends_every_program_but_only_when_confirmed() {
         "{err}"
     );
     assert_eq!(env.show(&a)["live"]["state"], "running");
+    let started = std::time::Instant::now();
     let said = env.ok(&["stop-all", "--yes"]);
-    for p in [&a, &b] {
+    let took = started.elapsed();
+    for p in [&a, &b, &shell] {
         let v = env.wait_pane(p, "ended", |v| v["live"]["state"] == "exited");
-        assert_eq!(v["live"]["signal"], 15, "{v}");
+        assert_eq!(v["live"]["signal"], 1, "SIGHUP: {v}");
     }
-    let v = env.wait_pane(&shell, "ended", |v| v["live"]["state"] == "exited");
-    assert_eq!(v["live"]["signal"], 9, "{v}");
-    assert!(said.contains(&format!("{shell} did not end")), "{said}");
+    assert!(
+        took < Duration::from_secs(4),
+        "the shell ended on SIGHUP, not after a SIGTERM grace: {took:?}; {said}"
+    );
+    assert!(said.contains("SIGHUP sent to"), "{said}");
+    assert!(!said.contains("did not end"), "{said}");
     assert_eq!(env.ok(&["stop-all", "--yes"]).trim(), "no running panes");
+
+    // What ignores SIGHUP and SIGTERM gets SIGTERM and then SIGKILL after the graces.
+    let stubborn = env.run(&[
+        "--",
+        "sh",
+        "-c",
+        "trap '' HUP TERM; echo ready; while :; do sleep 0.2; done",
+    ]);
+    env.wait_until("the traps set", || {
+        screen(&env, &stubborn).contains("ready")
+    });
+    let said = env.ok(&["stop-all", "--yes"]);
+    let v = env.wait_pane(&stubborn, "ended", |v| v["live"]["state"] == "exited");
+    assert_eq!(v["live"]["signal"], 9, "{v}");
+    assert!(
+        said.contains(&format!(
+            "{stubborn} did not end within 1s of SIGHUP: SIGTERM sent"
+        )) && said.contains(&format!(
+            "{stubborn} did not end within 5s of SIGTERM: SIGKILL sent"
+        )),
+        "{said}"
+    );
 }
 
 /// A flood's screen log is held back and written once the flood pauses

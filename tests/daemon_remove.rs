@@ -212,10 +212,26 @@ fn a_running_pane_is_refused_unless_kill_which_ends_it_first() {
     assert!(kinds.contains(&"pane.exited".to_string()), "{kinds:?}");
     assert_eq!(kinds.last().map(String::as_str), Some("pane.removed"));
 
-    // A program that ignores SIGTERM gets SIGKILL after the grace time.
+    // An interactive shell ignores SIGTERM, and ends on the SIGHUP that comes first.
+    let shell = env.run(&["--", "bash", "--norc", "-i"]);
+    env.wait_until("the shell's prompt", || {
+        env.attend1().get_screen(&shell).unwrap().contains("bash-")
+    });
+    let started = std::time::Instant::now();
+    env.ok(&["rm", "--kill", &shell]);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(4), "SIGHUP ended it: {took:?}");
+    let exit = env
+        .events()
+        .into_iter()
+        .find(|e| e["pane"] == shell.as_str() && e["kind"] == "pane.exited")
+        .expect("the shell's exit is in the log");
+    assert_eq!(exit["signal"], 1, "SIGHUP: {exit}");
+
+    // A program that ignores SIGHUP and SIGTERM gets SIGKILL after the grace times.
     let pidfile = dir.join("stubborn");
     let script = format!(
-        "trap '' TERM; echo $$ > '{}'; while :; do sleep 0.2; done",
+        "trap '' HUP TERM; echo $$ > '{}'; while :; do sleep 0.2; done",
         pidfile.display()
     );
     let s = env.run(&["--", "sh", "-c", &script]);
@@ -229,7 +245,10 @@ fn a_running_pane_is_refused_unless_kill_which_ends_it_first() {
         .unwrap();
     let started = std::time::Instant::now();
     env.ok(&["rm", "--kill", &s]);
-    assert!(started.elapsed() >= Duration::from_secs(5), "SIGTERM first");
+    assert!(
+        started.elapsed() >= Duration::from_secs(6),
+        "SIGHUP, 1 s, SIGTERM, 5 s, then SIGKILL"
+    );
     no_such_pane(&env, &s);
     assert!(!alive(pid));
 }

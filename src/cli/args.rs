@@ -104,16 +104,18 @@ pub enum Cmd {
         /// Do not ask.
         #[arg(long, short = 'y')]
         yes: bool,
-        /// Signal number or name.
-        #[arg(long, short = 's', default_value = "TERM")]
-        signal: String,
+        /// Send only this signal (number or name). Without it: SIGHUP, then SIGTERM to
+        /// what still runs after 1 s, then SIGKILL after 5 s more.
+        #[arg(long, short = 's')]
+        signal: Option<String>,
     },
     /// Re-spawn an exited pane (its resume command when known), same pane id.
     Resume { pane: String },
     /// Remove panes: every surface forgets them; their events stay in the log; their ids
     /// are never reused.
     ///
-    /// A running pane Attend runs is refused unless --kill (SIGTERM, SIGKILL after 5 s).
+    /// A running pane Attend runs is refused unless --kill (SIGHUP, SIGTERM after 1 s,
+    /// SIGKILL after 5 s more).
     /// An external pane (known through hooks) is only forgotten: its agent keeps running
     /// and its next hook makes a new pane. With --exited, every exited pane goes (or
     /// those that exited at least --older-than ago). All or nothing; prints the removed
@@ -136,7 +138,8 @@ pub enum Cmd {
         #[arg(long)]
         limit: Option<u32>,
         /// Keep printing new events as they happen, each once and in order, across daemon
-        /// restarts (it catches up from the last seq it printed; notes on stderr).
+        /// restarts (it catches up from the last seq it printed; notes on stderr); waits
+        /// for a daemon that is not running yet.
         #[arg(long)]
         follow: bool,
         /// One JSON object per line.
@@ -283,8 +286,8 @@ pub struct RmArgs {
         conflicts_with = "exited"
     )]
     pub panes: Vec<String>,
-    /// End running panes Attend runs first (SIGTERM, SIGKILL after 5 s) instead of
-    /// refusing them.
+    /// End running panes Attend runs first (SIGHUP, SIGTERM after 1 s, SIGKILL after 5 s
+    /// more) instead of refusing them.
     #[arg(long, conflicts_with = "exited")]
     pub kill: bool,
     /// Remove every exited pane instead of naming them.

@@ -3,7 +3,7 @@
 //! `docs/dbus-api.md` and `attend --help`).
 
 use crate::client::Attend1Proxy;
-use crate::config::START_HINT;
+use crate::config::{BUS_NAME, START_HINT};
 use std::fmt;
 
 /// Success.
@@ -178,6 +178,20 @@ impl Client {
             .await
             .map_err(classify)?;
         Ok(Client { conn, proxy })
+    }
+
+    /// Whether the daemon's name has an owner, asked of the bus itself (never a call of
+    /// the daemon, which would start it by D-Bus activation). Errors: the bus does not
+    /// answer (exit 3).
+    pub async fn daemon_running(&self) -> Result<bool, CliError> {
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+            .await
+            .map_err(classify)?;
+        let name = zbus::names::BusName::try_from(BUS_NAME)
+            .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
+        dbus.name_has_owner(name)
+            .await
+            .map_err(|e| classify(e.into()))
     }
 
     /// A stream of the daemon's `Event` signals as the bus routes them, at most

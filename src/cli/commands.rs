@@ -255,7 +255,10 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             call!(c, kill(&pane, sig))?;
             Ok(EXIT_OK)
         }
-        Cmd::StopAll { yes, signal } => super::stop_all::run(&c, yes, parse_signal(&signal)?).await,
+        Cmd::StopAll { yes, signal } => {
+            let signal = signal.as_deref().map(parse_signal).transpose()?;
+            super::stop_all::run(&c, yes, signal).await
+        }
         Cmd::Resume { pane } => {
             call!(c, resume(&pane))?;
             Ok(EXIT_OK)

@@ -5,7 +5,8 @@
 //! The follower remembers one number, the last seq it printed. It subscribes to the
 //! daemon's `Event` signal (from the owner of the daemon's name only) and to
 //! `NameOwnerChanged` of that name *before* it reads `Events(last)`, so nothing falls
-//! between the two; then:
+//! between the two (a daemon not running at the start is waited for as below, as
+//! `attend status --follow` does); then:
 //! - a signal with the next seq is printed; one at or below the last is a duplicate and
 //!   dropped; one further ahead means events were committed without a signal the
 //!   follower saw (a daemon's start-up, a full queue), and `Events(last)` fills the gap;
@@ -20,7 +21,8 @@
 //! Signals are read by tasks of their own into an unbounded queue, so a long catch-up
 //! never leaves zbus's bounded signal queue full (which would stall the reply it waits
 //! for). Nothing but events goes to stdout; a daemon leaving and coming back is noted on
-//! stderr.
+//! stderr. A reader of stdout that goes away ends the follower even while it waits
+//! ([`super::out::reader_gone`]).
 
 use super::client::{call, classify, CliError, Client, EXIT_UNREACHABLE};
 use crate::client::EventTuple;
@@ -49,10 +51,22 @@ enum Note {
     Closed,
 }
 
-/// Follows the log from `after`, printing each event with `print`; returns only on an
-/// error the daemon answered (exit 4 or 2), or when the first catch-up cannot reach the
-/// daemon (exit 3: nobody to follow).
+/// Follows the log from `after`, printing each event with `print`; a daemon that is not
+/// running yet is waited for as one that went away. Returns only on an error the daemon
+/// answered (exit 4 or 2), or when the reader of stdout went away, also while nothing is
+/// printed ([`CliError::closed`], exit 0).
 pub async fn follow(
+    c: &Client,
+    after: u64,
+    print: &mut dyn FnMut(&EventTuple) -> Result<()>,
+) -> Result<i32> {
+    tokio::select! {
+        r = follow_log(c, after, print) => r,
+        () = super::out::reader_gone() => Err(CliError::closed()),
+    }
+}
+
+async fn follow_log(
     c: &Client,
     after: u64,
     print: &mut dyn FnMut(&EventTuple) -> Result<()>,
@@ -65,7 +79,7 @@ pub async fn follow(
         retry: RETRY_FIRST,
     };
     let mut notes = subscribe(&f.client).await?;
-    f.catch_up().await?;
+    f.try_again().await?;
     loop {
         let note = match f.state {
             State::Retrying(delay) => match tokio::time::timeout(delay, notes.recv()).await {
@@ -176,16 +190,10 @@ impl Follower<'_> {
         }
     }
 
-    /// Whether the daemon's name has an owner (asked of the bus itself, which never
-    /// starts the daemon); false when the bus does not answer.
+    /// Whether the daemon's name has an owner ([`Client::daemon_running`]); false when
+    /// the bus does not answer.
     async fn daemon_has_name(&self) -> bool {
-        let Ok(dbus) = zbus::fdo::DBusProxy::new(&self.client.conn).await else {
-            return false;
-        };
-        let Ok(name) = zbus::names::BusName::from_static_str(BUS_NAME) else {
-            return false;
-        };
-        dbus.name_has_owner(name).await.unwrap_or(false)
+        self.client.daemon_running().await.unwrap_or(false)
     }
 
     /// The daemon went away or does not answer: say so once per outage.

@@ -17,7 +17,8 @@
 //! `Event` and `RemotesChanged` signals (no polling; a remote host going offline changes
 //! the counts without an event) and to `NameOwnerChanged` of its bus name, so it prints
 //! the offline line when the daemon stops and carries on when it comes back. It never
-//! starts the daemon itself (no D-Bus activation from a status bar).
+//! starts the daemon itself (no D-Bus activation from a status bar). It ends when the bar
+//! closes the pipe, also while nothing changes ([`super::out::reader_gone`]).
 
 use super::client::{call, classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use super::render;
@@ -63,18 +64,9 @@ fn next<S: Stream + Unpin>(s: &mut S) -> impl Future<Output = Option<S::Item>> +
     std::future::poll_fn(move |cx| std::pin::Pin::new(&mut *s).poll_next(cx))
 }
 
-async fn daemon_running(c: &Client) -> Result<bool, CliError> {
-    let dbus = zbus::fdo::DBusProxy::new(&c.conn).await.map_err(classify)?;
-    let name = zbus::names::BusName::try_from(BUS_NAME)
-        .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;
-    dbus.name_has_owner(name)
-        .await
-        .map_err(|e| classify(e.into()))
-}
-
 /// The overview now: `ListPanes` and `NextUnread`; offline when nobody owns the name.
 async fn overview(c: &Client) -> Result<Overview, CliError> {
-    if !daemon_running(c).await? {
+    if !c.daemon_running().await? {
         return Ok(Overview::offline());
     }
     let fetch = async {
@@ -104,7 +96,11 @@ pub fn run(format: Format, follow: bool) -> Result<i32, CliError> {
     rt.block_on(async move {
         let c = Client::connect().await?;
         if follow {
-            follow_status(&c, format).await
+            // The bar may close the pipe while nothing changes.
+            tokio::select! {
+                r = follow_status(&c, format) => r,
+                () = super::out::reader_gone() => Ok(EXIT_OK),
+            }
         } else {
             let o = overview(&c).await?;
             if !o.online && matches!(format, Format::Plain | Format::Json) {

@@ -4,13 +4,17 @@
 
 use super::client::{call, CliError, Client, EXIT_BAD_INPUT, EXIT_NOTHING, EXIT_OK};
 use super::render;
+use crate::service::removal::{ENDING, TERM_GRACE};
+use nix::sys::signal::Signal;
 use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
 
-/// Sends `signal` to every running pane Attend owns, after the confirmation described in
-/// the module docs; with the default SIGTERM, what still runs after [`STOP_ALL_GRACE`]
-/// gets SIGKILL. Exit codes: 0 ended (or nothing runs), 1 the user said no (or a chosen
-/// signal left programs running: named on stderr), 2 no terminal to ask and no `--yes`.
-pub async fn run(c: &Client, yes: bool, signal: i32) -> Result<i32, CliError> {
+/// Ends every running pane Attend owns, after the confirmation described in the module
+/// docs: as [`ENDING`] says (SIGHUP; SIGTERM to what still runs after its grace; then
+/// SIGKILL), or with only `signal` when one is given (waiting up to [`TERM_GRACE`] for the
+/// exits). Exit codes: 0 ended (or nothing runs), 1 the user said no (or programs are
+/// still running at the end: named on stderr), 2 no terminal to ask and no `--yes`.
+pub async fn run(c: &Client, yes: bool, signal: Option<i32>) -> Result<i32, CliError> {
     let panes = call!(c, list_panes())?;
     let running: Vec<(String, String)> = panes
         .iter()
@@ -51,40 +55,66 @@ pub async fn run(c: &Client, yes: bool, signal: i32) -> Result<i32, CliError> {
             return Ok(EXIT_NOTHING);
         }
     }
+    let ids: Vec<String> = running.into_iter().map(|(id, _)| id).collect();
+    let Some(signal) = signal else {
+        return end(c, ids).await;
+    };
+    let sent = send(c, &ids, signal).await;
+    let _ = super::out::line(&format!("signal {signal} sent to {}", sent.join(", ")));
+    // A signal the user chose is left alone: nothing follows it.
+    let left = still_running(c, &sent, TERM_GRACE).await?;
+    if !left.is_empty() {
+        eprintln!("still running: {}", left.join(", "));
+        return Ok(EXIT_NOTHING);
+    }
+    Ok(EXIT_OK)
+}
+
+/// Ends the panes `ids` as [`ENDING`] says (an interactive shell ignores SIGTERM but ends
+/// on SIGHUP); exit 1 when one still runs after SIGKILL's grace.
+async fn end(c: &Client, ids: Vec<String>) -> Result<i32, CliError> {
+    let mut left = ids;
+    let mut before: Option<(Signal, Duration)> = None;
+    for (signal, grace) in ENDING {
+        let sent = send(c, &left, signal as i32).await;
+        let said = match before {
+            None => format!("{} sent to {}", signal.as_str(), sent.join(", ")),
+            Some((previous, waited)) => format!(
+                "{} did not end within {waited:?} of {}: {} sent",
+                left.join(", "),
+                previous.as_str(),
+                signal.as_str()
+            ),
+        };
+        let _ = super::out::line(&said);
+        left = still_running(c, &sent, grace).await?;
+        if left.is_empty() {
+            return Ok(EXIT_OK);
+        }
+        before = Some((signal, grace));
+    }
+    eprintln!("still running: {}", left.join(", "));
+    Ok(EXIT_NOTHING)
+}
+
+/// Sends `signal` to each pane of `ids`; returns those it reached (a program that ended
+/// meanwhile is not an error).
+async fn send(c: &Client, ids: &[String], signal: i32) -> Vec<String> {
     let mut sent = Vec::new();
-    for (id, _) in &running {
-        // A program that ended meanwhile is not an error.
+    for id in ids {
         if call!(c, kill(id, signal)).is_ok() {
             sent.push(id.clone());
         }
     }
-    let _ = super::out::line(&format!("signal {signal} sent to {}", sent.join(", ")));
-    // An interactive shell ignores SIGTERM: what is still running after the grace gets
-    // SIGKILL (only after the default SIGTERM; a signal the user chose is left alone).
-    let left = still_running(c, &sent).await?;
-    if left.is_empty() || signal != nix::sys::signal::Signal::SIGTERM as i32 {
-        if !left.is_empty() {
-            eprintln!("still running: {}", left.join(", "));
-            return Ok(EXIT_NOTHING);
-        }
-        return Ok(EXIT_OK);
-    }
-    let kill = nix::sys::signal::Signal::SIGKILL as i32;
-    for id in &left {
-        let _ = call!(c, kill(id, kill));
-    }
-    let _ = super::out::line(&format!(
-        "{} did not end within {STOP_ALL_GRACE:?} of SIGTERM: SIGKILL sent",
-        left.join(", ")
-    ));
-    Ok(EXIT_OK)
+    sent
 }
 
-/// How long `stop-all` waits for the programs to end after SIGTERM before SIGKILL.
-pub const STOP_ALL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The panes of `ids` still running after at most [`STOP_ALL_GRACE`].
-async fn still_running(c: &Client, ids: &[String]) -> Result<Vec<String>, CliError> {
+/// The panes of `ids` still running after at most `grace`.
+async fn still_running(
+    c: &Client,
+    ids: &[String],
+    grace: Duration,
+) -> Result<Vec<String>, CliError> {
     let start = std::time::Instant::now();
     loop {
         let panes = call!(c, list_panes())?;
@@ -95,9 +125,9 @@ async fn still_running(c: &Client, ids: &[String]) -> Result<Vec<String>, CliErr
             .filter_map(|p| p["id"].as_str().map(str::to_string))
             .filter(|id| ids.contains(id))
             .collect();
-        if left.is_empty() || start.elapsed() >= STOP_ALL_GRACE {
+        if left.is_empty() || start.elapsed() >= grace {
             return Ok(left);
         }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

@@ -157,10 +157,11 @@ pub trait Attend1 {
     fn clear_hold(&self, pane: &str) -> zbus::Result<()>;
 
     /// `Remove(as panes, b kill) → as removed`: removes the panes, all or none; with
-    /// `kill`, running panes Attend runs are ended first (SIGTERM, SIGKILL after 5 s;
-    /// the call fails when one has not exited 2 s later). An external pane is only
-    /// forgotten. Errors: `NoSuchPane`, `InvalidArgument` (no pane, a running pane
-    /// without `kill`, no exit in time), `NotOwned` (`kill` of a running external pane).
+    /// `kill`, running panes Attend runs are ended first (SIGHUP, SIGTERM after 1 s,
+    /// SIGKILL after 5 s more; the call fails when one has not exited 2 s later). An
+    /// external pane is only forgotten. Errors: `NoSuchPane`, `InvalidArgument` (no pane,
+    /// a running pane without `kill`, no exit in time), `NotOwned` (`kill` of a running
+    /// external pane).
     fn remove(&self, panes: &[&str], kill: bool) -> zbus::Result<Vec<String>>;
 
     /// `RemoveExited(x older_than, b dry_run) → as panes`: the exited panes whose exit is

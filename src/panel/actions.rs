@@ -197,7 +197,7 @@ impl PanelWindow {
         let (heading, body) = if owned {
             (
                 gettext("Kill and remove {pane}?"),
-                gettext("Its program gets SIGTERM (SIGKILL after 5 seconds); then the pane leaves every list. Its events stay in the log."),
+                gettext("Its program gets SIGHUP, as when its terminal closes (then SIGTERM and SIGKILL while it still runs); then the pane leaves every list. Its events stay in the log."),
             )
         } else {
             (

@@ -133,7 +133,8 @@ pub struct RemoteStampRequest {
 pub struct RemoveRequest {
     /// The panes, each once.
     pub panes: Vec<PaneId>,
-    /// End the running panes Attend runs first (SIGTERM) instead of refusing them.
+    /// End the running panes Attend runs first ([`crate::service::removal::ENDING`])
+    /// instead of refusing them.
     pub kill: bool,
 }
 
@@ -142,7 +143,8 @@ pub struct RemoveRequest {
 pub enum RemoveStep {
     /// Every pane is gone (these ids).
     Removed(Vec<PaneId>),
-    /// Nothing is removed yet: the running panes got SIGTERM; each receiver resolves
+    /// Nothing is removed yet: the running panes got the first signal of
+    /// [`crate::service::removal::ENDING`]; each receiver resolves
     /// once its pane's exit is committed (or the pane is gone). Ask again without `kill`
     /// after that.
     Killing(Vec<(PaneId, oneshot::Receiver<()>)>),

@@ -1,28 +1,41 @@
 //! Removing panes (`docs/lifecycle-attention.md#removing-panes`), the one path of the
 //! D-Bus `Remove` method, the panel's Remove button and the tray: the owner checks every
 //! pane and removes them all in one batch, or refuses them all. With `kill`, the running
-//! panes Attend runs get SIGTERM first; this waits a bounded time for their exits
-//! ([`TERM_GRACE`], then SIGKILL and [`KILL_GRACE`]) off the owner task, then asks the
-//! owner again.
+//! panes Attend runs are ended as [`ENDING`] says (the owner sends its first signal);
+//! this waits a bounded time for their exits after each signal off the owner task, then
+//! asks the owner again.
 
 use super::command::{ask, Command, RemoveRequest, RemoveStep};
 use super::error::Attend1Error;
 use crate::model::PaneId;
+use nix::sys::signal::Signal;
 use std::collections::BTreeSet;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
-/// How long a pane killed for removal has to exit after SIGTERM.
+/// How long a program has to exit after SIGHUP before it gets SIGTERM.
+pub const HUP_GRACE: Duration = Duration::from_secs(1);
+/// How long it then has after SIGTERM before it gets SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(5);
-/// How long it then has after SIGKILL; after that the removal fails and removes nothing.
+/// How long it then has after SIGKILL; after that a removal fails and removes nothing.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 
+/// How Attend ends the programs it runs (`attend rm --kill`, `attend stop-all`): each
+/// signal in turn to the process group of each program still running, which then has the
+/// duration to exit. SIGHUP first, as a closing terminal sends: an interactive shell
+/// ignores SIGTERM but ends on SIGHUP at once.
+pub const ENDING: [(Signal, Duration); 3] = [
+    (Signal::SIGHUP, HUP_GRACE),
+    (Signal::SIGTERM, TERM_GRACE),
+    (Signal::SIGKILL, KILL_GRACE),
+];
+
 /// Removes `panes` (each once, in id order) through the owner behind `tx`; with `kill`,
-/// the running panes Attend runs are ended first (SIGTERM; SIGKILL after
-/// [`TERM_GRACE`]). Returns the removed ids. All or nothing. Errors: `NoSuchPane`,
-/// `InvalidArgument` (no pane given; a pane still running without `kill`, or one that did
-/// not exit within [`TERM_GRACE`] + [`KILL_GRACE`]), `NotOwned` (`kill` of a running
-/// external pane), `Internal`.
+/// the running panes Attend runs are ended first ([`ENDING`]: SIGHUP, SIGTERM after
+/// [`HUP_GRACE`], SIGKILL after [`TERM_GRACE`] more). Returns the removed ids. All or
+/// nothing. Errors: `NoSuchPane`, `InvalidArgument` (no pane given; a pane still running
+/// without `kill`, or one that did not exit within the graces of [`ENDING`]), `NotOwned`
+/// (`kill` of a running external pane), `Internal`.
 pub async fn remove(
     tx: &mpsc::Sender<Command>,
     panes: impl IntoIterator<Item = PaneId>,
@@ -44,22 +57,30 @@ pub async fn remove(
         RemoveStep::Removed(ids) => return Ok(ids),
         RemoveStep::Killing(waits) => waits,
     };
-    let left = exits(waits, TERM_GRACE).await;
-    if !left.is_empty() {
+    // The owner sent the first signal; each later one goes to what still runs.
+    let (_, grace) = ENDING[0];
+    let mut left = exits(waits, grace).await;
+    for (signal, grace) in &ENDING[1..] {
+        if left.is_empty() {
+            break;
+        }
         for (pane, _) in &left {
             // A pane that exits between the two is no longer running: nothing to signal.
-            let _ = ask(tx, |r| Command::Kill(*pane, libc::SIGKILL, r)).await;
+            let _ = ask(tx, |r| Command::Kill(*pane, *signal as i32, r)).await;
         }
-        let still = exits(left, KILL_GRACE).await;
-        if !still.is_empty() {
-            let names: Vec<String> = still.iter().map(|(p, _)| p.to_string()).collect();
-            return Err(Attend1Error::InvalidArgument(format!(
-                "{} did not exit within {} s of SIGTERM and {} s of SIGKILL; nothing was removed",
-                names.join(", "),
-                TERM_GRACE.as_secs(),
-                KILL_GRACE.as_secs()
-            )));
-        }
+        left = exits(left, *grace).await;
+    }
+    if !left.is_empty() {
+        let names: Vec<String> = left.iter().map(|(p, _)| p.to_string()).collect();
+        let steps: Vec<String> = ENDING
+            .iter()
+            .map(|(signal, grace)| format!("{} s of {}", grace.as_secs(), signal.as_str()))
+            .collect();
+        return Err(Attend1Error::InvalidArgument(format!(
+            "{} did not exit within {}; nothing was removed",
+            names.join(", "),
+            steps.join(", ")
+        )));
     }
     match ask(tx, |r| Command::Remove(request(false), r)).await? {
         RemoveStep::Removed(ids) => Ok(ids),

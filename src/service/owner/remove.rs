@@ -14,6 +14,7 @@ use crate::model::{Action, PaneId, Rung, Source};
 use crate::service::clock::now;
 use crate::service::command::{Command, RemoveRequest, RemoveStep};
 use crate::service::error::Attend1Error;
+use crate::service::removal::ENDING;
 use tokio::sync::oneshot;
 
 /// The origin of the automatic removal's `pane.removed` events (`user:auto-remove`: the
@@ -22,8 +23,9 @@ pub const AUTO_REMOVE_ORIGIN: &str = "auto-remove";
 
 impl Owner {
     /// One step of `Remove`: refuses every pane if one cannot go; with `kill` and running
-    /// panes Attend runs, sends them SIGTERM (the user's kill) and answers with their exit
-    /// waiters, removing nothing yet; else removes them all in this batch.
+    /// panes Attend runs, sends them the first signal of [`ENDING`] (the user's kill) and
+    /// answers with their exit waiters, removing nothing yet; else removes them all in
+    /// this batch.
     pub(super) fn remove_step(
         &mut self,
         req: RemoveRequest,
@@ -55,7 +57,7 @@ impl Owner {
         for id in running {
             let handle = self.handle(id)?;
             handle
-                .kill(libc::SIGTERM)
+                .kill(ENDING[0].0 as i32)
                 .map_err(|e| Attend1Error::Internal(format!("cannot signal {id}: {e}")))?;
             // The exit that follows is the user's own act
             // (`docs/lifecycle-attention.md#process-exited`).
