@@ -13,17 +13,22 @@ use std::time::{Duration, Instant};
 use support::{attend_bin, Env};
 
 /// The hook executable next to `attend` (`cargo build` builds both), else `attend hook`
-/// (the same client).
-fn hook_command(env: &Env) -> Command {
+/// (the same client): its argv up to the agent's name.
+fn hook_argv() -> Vec<String> {
     let exe = PathBuf::from(attend_bin()).with_file_name("attend-hook");
-    let mut c = if exe.exists() {
-        env.program(exe.to_str().unwrap())
+    if exe.exists() {
+        vec![exe.to_string_lossy().into_owned()]
     } else {
-        let mut c = env.program(attend_bin());
-        c.arg("hook");
-        c
-    };
-    c.arg("claude")
+        vec![attend_bin().to_string(), "hook".into()]
+    }
+}
+
+/// The hook executable for a Claude hook (its payload on stdin).
+fn hook_command(env: &Env) -> Command {
+    let argv = hook_argv();
+    let mut c = env.program(&argv[0]);
+    c.args(&argv[1..])
+        .arg("claude")
         .current_dir(env.work_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -31,20 +36,26 @@ fn hook_command(env: &Env) -> Command {
     c
 }
 
-/// Starts the hook executable with Claude Code's `PermissionRequest` payload of
-/// `session` (run outside Attend: no `ATTEND_PANE`).
-fn start_gate_hook(env: &Env, session: &str) -> Child {
-    let payload = json!({
+/// Claude Code's `PermissionRequest` payload of `session`.
+fn gate_payload(env: &Env, session: &str) -> String {
+    json!({
         "session_id": session,
         "cwd": env.work_dir(),
         "hook_event_name": "PermissionRequest",
         "tool_name": "Bash",
         "tool_input": {"command": "echo hi > out.txt", "description": "Write a file"}
     })
-    .to_string();
+    .to_string()
+}
+
+/// Starts the hook executable with Claude Code's `PermissionRequest` payload of
+/// `session` (run outside Attend: no `ATTEND_PANE`).
+fn start_gate_hook(env: &Env, session: &str) -> Child {
     let mut child = hook_command(env).spawn().expect("the hook starts");
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.as_bytes()).unwrap();
+    stdin
+        .write_all(gate_payload(env, session).as_bytes())
+        .unwrap();
     drop(stdin);
     child
 }
@@ -192,4 +203,178 @@ fn without_a_daemon_the_hook_spools_and_does_not_wait() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
     assert!(started.elapsed() < Duration::from_secs(30));
     assert_eq!(env.spooled(), 1, "the hook is spooled as before");
+}
+
+/// An external agent as Claude Code runs its hooks: a process (`sh`, then `sleep` with the
+/// same pid) whose child is the hook executable waiting on the `PermissionRequest` of its
+/// session. The daemon watches that process as the pane's agent (the hook's parent), so
+/// killing it is the agent's exit: no code, no signal known.
+struct Agent {
+    process: Child,
+    /// The hook run's pid and the file its stdout goes to.
+    hook_pid: u32,
+    hook_out: PathBuf,
+}
+
+impl Agent {
+    fn start(env: &Env, session: &str) -> Agent {
+        let payload = env.path(&format!("{session}.json"));
+        std::fs::write(&payload, gate_payload(env, session)).unwrap();
+        let hook_out = env.path(&format!("{session}.out"));
+        let pid_file = env.path(&format!("{session}.pid"));
+        let hook: Vec<String> = hook_argv().iter().map(|a| format!("'{a}'")).collect();
+        let (payload, out, pids) = (payload.display(), hook_out.display(), pid_file.display());
+        let script = format!(
+            "{} claude < '{payload}' > '{out}' & echo $! > '{pids}.tmp' && \
+             mv '{pids}.tmp' '{pids}'; exec sleep 1000",
+            hook.join(" ")
+        );
+        let process = env
+            .program("sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(env.work_dir())
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("the agent starts");
+        let mut hook_pid = 0;
+        env.wait_until("the agent started its hook", || {
+            hook_pid = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(0);
+            hook_pid != 0
+        });
+        Agent {
+            process,
+            hook_pid,
+            hook_out,
+        }
+    }
+
+    /// Waits until the hook run ended; what it printed.
+    fn hook_printed(&self, env: &Env) -> String {
+        env.wait_until("the hook run ends", || !support::running(self.hook_pid));
+        std::fs::read_to_string(&self.hook_out).unwrap()
+    }
+
+    /// The agent process goes away; waits until its pane reads exited.
+    fn exit(&mut self, env: &Env, pane: &str) -> Value {
+        self.process.kill().unwrap();
+        self.process.wait().unwrap();
+        let v = env.wait_pane(pane, "exited", |v| v["live"]["state"] == "exited");
+        assert_eq!(
+            v["live"],
+            json!({"state": "exited", "code": null, "signal": null})
+        );
+        v
+    }
+}
+
+impl Drop for Agent {
+    /// A test that failed half-way leaves no agent behind.
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// Claude Code's `SessionEnd` of `session` (quit at the prompt).
+fn session_end(env: &Env, session: &str) {
+    let end = json!({
+        "session_id": session,
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit"
+    })
+    .to_string();
+    env.hook("claude", "", &end, &format!("end-{session}"))
+        .unwrap();
+}
+
+/// (lifecycle, attention, message) of a pane.
+fn reads(v: &Value) -> (&str, &str, &str) {
+    (
+        v["lifecycle"].as_str().unwrap(),
+        v["attention"].as_str().unwrap(),
+        v["last_message"].as_str().unwrap_or(""),
+    )
+}
+
+/// The gate answered in Attend, then the agent ends: the exit rules apply to a pane that
+/// no longer waits on anyone (docs/lifecycle-attention.md#session-end-and-exit): its
+/// session's end is a first completion, done + unread "session ended" — whether Claude's
+/// `SessionEnd` comes first or the agent's process just goes away — never `blocked`.
+#[test]
+fn a_gate_answered_in_attend_then_the_agents_end_is_done_never_blocked() {
+    let env = Env::with_daemon();
+    let ended = ("done", "unread", "session ended");
+
+    // Answered, then Claude's SessionEnd, then the process exits.
+    let mut agent = Agent::start(&env, "answered-end");
+    let pane = gate_pane(&env, "answered-end");
+    env.wait_gate_waiting(&pane);
+    env.ok(&["answer", &pane, "allow"]);
+    assert!(agent.hook_printed(&env).contains(r#""behavior":"allow""#));
+    session_end(&env, "answered-end");
+    assert_eq!(reads(&env.show(&pane)), ended);
+    let v = agent.exit(&env, &pane);
+    assert_eq!(reads(&v), ended, "{v}");
+
+    // Answered, then the process exits with no SessionEnd.
+    let mut agent = Agent::start(&env, "answered-exit");
+    let pane = gate_pane(&env, "answered-exit");
+    env.wait_gate_waiting(&pane);
+    env.ok(&["answer", &pane, "allow"]);
+    assert!(agent.hook_printed(&env).contains(r#""behavior":"allow""#));
+    let v = agent.exit(&env, &pane);
+    assert_eq!(reads(&v), ended, "{v}");
+    assert_eq!(v["last_lifecycle"], "blocked", "what it read at the exit");
+}
+
+/// A gate Attend did not answer when the agent ends: its hook run ended without Attend's
+/// answer (answered at the agent's terminal, or taken down with the agent), or it still
+/// waits. The session end keeps the gate (it may still be answered at the terminal); the
+/// process exit drops it (`abandoned`, its required attention demoted to unread) and the
+/// pane reads the end of its session, done + unread "session ended", never `blocked`. A
+/// hook run still waiting is released with no output.
+#[test]
+fn an_unanswered_gate_ends_with_its_agent_and_never_stays_blocked() {
+    let env = Env::with_daemon();
+    let ended = ("done", "unread", "session ended");
+
+    // The hook run ends without Attend's answer, SessionEnd, then the exit.
+    let mut agent = Agent::start(&env, "unanswered-end");
+    let pane = gate_pane(&env, "unanswered-end");
+    env.wait_gate_waiting(&pane);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(agent.hook_pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    assert_eq!(agent.hook_printed(&env), "");
+    session_end(&env, "unanswered-end");
+    let v = env.show(&pane);
+    assert_eq!(
+        (reads(&v).0, reads(&v).1),
+        ("blocked", "permission_required"),
+        "a gate keeps its behaviour at session end: {v}"
+    );
+    let v = agent.exit(&env, &pane);
+    assert!(v["pending_decision"].is_null(), "{v}");
+    assert_eq!(reads(&v), ended, "{v}");
+
+    // The agent exits while its hook run still waits.
+    let mut agent = Agent::start(&env, "unanswered-exit");
+    let pane = gate_pane(&env, "unanswered-exit");
+    env.wait_gate_waiting(&pane);
+    let v = agent.exit(&env, &pane);
+    assert!(v["pending_decision"].is_null(), "{v}");
+    assert_eq!(reads(&v), ended, "{v}");
+    assert_eq!(agent.hook_printed(&env), "", "released with no answer");
+    let abandoned = env.events().into_iter().any(|e| {
+        e["pane"] == pane.as_str()
+            && e["kind"] == "decision.resolved"
+            && e.to_string().contains("abandoned")
+    });
+    assert!(abandoned, "the exit abandons the decision");
 }

@@ -1355,6 +1355,97 @@ fn contract4_exit_zero_not_oneshot_keeps_lifecycle_unread() {
     assert_eq!(h.state(), (L::Idle, A::Unread));
 }
 
+/// The exit of an agent whose process Attend does not run: no code, no signal.
+fn exit_unknown(h: &mut Harness) -> Vec<Event> {
+    let at = h.tick();
+    h.sig(Signal::new(
+        SignalKind::ProcessExited {
+            code: None,
+            signal: None,
+        },
+        Source::process("exit"),
+        at,
+    ))
+}
+
+/// `blocked` means waiting on the human; once the process is gone nothing waits. A pane
+/// still blocked at its exit (its gate answered in Attend and the agent's next hook not
+/// come, or its gate still open: dropped as `abandoned`) reads the end of its session:
+/// done + unread "session ended", whatever the exit's code says short of a failure. A later
+/// session end changes nothing.
+#[test]
+fn contract4_exit_of_a_blocked_pane_ends_its_session() {
+    // Answered in Attend, then the external agent's process ends.
+    let mut h = Harness::claude();
+    h.turn();
+    h.permission("Bash: make");
+    h.act(Action::Answer {
+        choice: "allow".into(),
+    });
+    assert_eq!(h.state(), (L::Blocked, A::None));
+    let ev = exit_unknown(&mut h);
+    assert_eq!(h.state(), (L::Done, A::Unread));
+    assert_eq!(h.msg(), Some("session ended"));
+    assert_eq!(h.pane().last_lifecycle, Some(L::Blocked));
+    assert_eq!(
+        names(&ev),
+        vec!["pane.exited", "agent.done", "attention.created"]
+    );
+    assert!(h.session_end().is_empty(), "the session already ended");
+    assert_eq!(h.state(), (L::Done, A::Unread));
+
+    // The gate still open: the exit drops it, its required item demoted to one unread.
+    for exit in [None, Some(0)] {
+        let mut h = Harness::claude();
+        h.turn();
+        h.permission("Bash: make");
+        h.session_end();
+        assert_eq!(h.state(), (L::Blocked, A::PermissionRequired));
+        let ev = match exit {
+            None => exit_unknown(&mut h),
+            Some(code) => h.exit(code),
+        };
+        assert!(h.pane().pending_decision.is_none());
+        assert!(ev.iter().any(|e| matches!(
+            e.kind,
+            EventKind::DecisionResolved {
+                resolution: Resolution::Abandoned,
+                ..
+            }
+        )));
+        assert_eq!(h.state(), (L::Done, A::Unread), "{exit:?}");
+        assert_eq!(h.msg(), Some("session ended"));
+        let raised = ev
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::AttentionCreated { .. }))
+            .count();
+        assert_eq!(raised, 1, "{exit:?}");
+    }
+
+    // A failure is still a failure.
+    let mut h = Harness::claude();
+    h.permission("Bash: make");
+    h.exit(1);
+    assert_eq!(h.state(), (L::Failed, A::Error));
+}
+
+/// A gate answered in Attend leaves nothing to wait for: the session's end is a first
+/// completion, as for a working pane.
+#[test]
+fn spec024_us3_1_answered_gate_then_session_end_is_a_first_completion() {
+    let mut h = Harness::claude();
+    h.turn();
+    h.permission("Bash: make");
+    h.act(Action::Answer {
+        choice: "allow".into(),
+    });
+    h.session_end();
+    assert_eq!(h.state(), (L::Done, A::Unread));
+    assert_eq!(h.msg(), Some("session ended"));
+    exit_unknown(&mut h);
+    assert_eq!(h.state(), (L::Done, A::Unread));
+}
+
 #[test]
 fn contract4_exit_fails_working_task() {
     let mut h = Harness::claude();

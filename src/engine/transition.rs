@@ -567,6 +567,15 @@ fn process_exited(cx: &mut Ctx<'_>, code: Option<i32>, signal: Option<i32>) {
             } else if cx.pane.oneshot {
                 cx.set_lifecycle(Lifecycle::Done);
                 cx.add_ordinary(Attention::Unread);
+            } else if cx.pane.lifecycle == Lifecycle::Blocked {
+                // Blocked means waiting on the human, and nothing waits once the process
+                // is gone (its gate answered, or dropped above): the exit ends its session,
+                // as a session end would have (`docs/lifecycle-attention.md#process-exited`).
+                cx.set_lifecycle(Lifecycle::Done);
+                cx.set_message(SESSION_ENDED_MESSAGE);
+                if !had_decision {
+                    cx.add_ordinary(Attention::Unread);
+                }
             } else if !had_decision {
                 cx.add_ordinary(Attention::Unread);
             }
