@@ -10,6 +10,8 @@
 #   holder, `attend-holder` and the `attend __holder` fallback), panes (item 8: daemon
 #   threads, RSS and descriptors with 10, 100, 1 000 running panes) (default: all).
 #   Release builds; takes about 15 minutes on 2 cores, most of it building.
+#   ATTEND_BENCH_ROUNDS=N  timed rounds of item 3, PTY throughput (default 5, after one
+#                    untimed warm-up round of each contender).
 #   ATTEND_BIN=path  measure another attend binary in the service benchmarks (e.g. an
 #                    older build, for before/after figures).
 #

@@ -42,7 +42,7 @@ fn main() {
         match name.as_str() {
             "store" => store::run(),
             "hook" => rt.block_on(hooks::run_throughput()),
-            "pty" => rt.block_on(pty_throughput::run(3)),
+            "pty" => rt.block_on(pty_throughput::run()),
             "idle" => rt.block_on(idle::run()),
             "memory" => rt.block_on(memory::run()),
             "latency" => rt.block_on(hooks::run_latency()),

@@ -161,14 +161,31 @@ fn pieces(file: &Path) {
     );
 }
 
-/// Runs benchmark 3 with `rounds` alternated rounds.
-pub async fn run(rounds: usize) {
+/// Timed rounds when `ATTEND_BENCH_ROUNDS` does not say.
+pub const ROUNDS: usize = 5;
+
+/// Bytes every contender drains once, untimed, before the timed rounds (16 MiB): the
+/// daemon's first pane pays for its allocator arenas and the first start of the holder
+/// binary, the bare reader for its first start; a cost a pane pays once per daemon.
+const WARM_UP: usize = 16 * 1024 * 1024;
+
+/// Runs benchmark 3: one untimed warm-up of each contender, then `ATTEND_BENCH_ROUNDS`
+/// (default [`ROUNDS`]) alternated timed rounds.
+pub async fn run() {
+    let rounds = std::env::var("ATTEND_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .filter(|&r: &usize| r > 0)
+        .unwrap_or(ROUNDS);
     let file = data_file();
     let script = format!("cat {}", file.display());
     println!("== 3. PTY throughput: 256 MiB of 94-byte lines, {ROWS}x{COLS}, {rounds} rounds");
     println!("{}", harness::load());
     pieces(&file);
     let d = Daemon::start(&[]).await;
+    let warm = format!("head -c {WARM_UP} {}", file.display());
+    let (wb, wa, wt) = (bare(&warm), attend(&d, &warm).await, tmux(&warm));
+    println!("warm-up, 16 MiB: bare {wb:.2} s, attend {wa:.2} s, tmux {wt:.2} s (not counted)");
     let (mut b, mut t, mut a) = (Vec::new(), Vec::new(), Vec::new());
     let (mut a_b, mut t_b, mut a_t) = (Vec::new(), Vec::new(), Vec::new());
     let mut cpu = Vec::new();
