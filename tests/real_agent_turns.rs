@@ -986,6 +986,11 @@ fn claude_esc_while_a_tool_runs_is_idle_at_once() {
     t.watch("the next turn's end", |v| {
         v["last_message"] == "After the interrupt."
     });
+    // The pane can show the turn's end (self-report) before the recorder has the next
+    // turn's Stop: wait for that one, then count.
+    t.hook("Stop", |p| {
+        p["last_assistant_message"] == "After the interrupt."
+    });
     let failures = t.payloads("PostToolUseFailure");
     println!(
         "claude-esc-tool: {} PostToolUseFailure hook(s): {failures:?}",
