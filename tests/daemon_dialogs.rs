@@ -234,3 +234,61 @@ fn a_copilot_gate_whose_command_runs_stays_until_its_hook() {
     let v = env.wait_pane(&p, "the tool finished", |v| v["lifecycle"] == "working");
     assert!(v["pending_decision"].is_null(), "{v:#}");
 }
+
+/// Claude Code takes a number typed in its permission dialog's first moment as a cursor
+/// move only: the dialog stays, the cursor on the option. Attend sees its answer not
+/// taken (the same dialog still drawn with the cursor on the picked option, no hook since)
+/// and presses Enter, once (docs/lifecycle-attention.md#answer).
+#[test]
+fn an_answer_the_agent_did_not_take_is_confirmed_with_one_enter() {
+    let env = Env::with_daemon();
+    let out = env.work_dir().join("typed.txt");
+    let go = out.with_extension("go");
+    let dialog = screen("claude/2.1.332/permission-dialog.txt");
+    // Draw the dialog; take one key and draw the cursor on "4. No" with the dialog still
+    // open; take the next key; then wait 3 s more for another one; record all three.
+    let script = format!(
+        "while [ ! -e '{go}' ]; do sleep 0.05; done; cat '{dialog}'; \
+         stty -icanon -icrnl -echo min 1 time 0; a=$(dd bs=1 count=1 2>/dev/null); \
+         printf '\\033[H\\033[2J'; sed -e 's/\u{276f} 1. Yes/  1. Yes/' -e 's/  4. No/\u{276f} 4. No/' '{dialog}'; \
+         b=$(dd bs=1 count=1 2>/dev/null); stty min 0 time 30; c=$(dd bs=1 count=1 2>/dev/null); \
+         printf '%s|%s|%s' \"$a\" \"$b\" \"$c\" > '{out}'; printf '\\033[H\\033[2J'; exec sleep 100",
+        go = go.display(),
+        out = out.display(),
+    );
+    let p = env.run(&["--agent", "claude", "--", "sh", "-c", &script]);
+    env.attend1().resize(&p, 40, 120).unwrap();
+    std::fs::write(&go, "").unwrap();
+    let request = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/claude/2.1.332/observed/PermissionRequest.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    env.hook("claude", &p, &request, "gate").unwrap();
+    env.wait_pane(&p, "the gate", |v| {
+        v["pending_decision"]["kind"] == "permission"
+    });
+    env.wait_until("the chrome sees the dialog", || {
+        let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();
+        x["chrome"]["matched_rule"] == "permission-dialog"
+    });
+    env.ok(&["answer", &p, "deny"]);
+    env.wait_until("the keys typed", || std::fs::read(&out).is_ok());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "4|\r|",
+        "the number, one Enter, nothing more"
+    );
+    assert!(
+        env.daemon_log().contains("answer not taken"),
+        "{}",
+        env.daemon_log()
+    );
+    let resolved: Vec<Value> = env
+        .events()
+        .into_iter()
+        .filter(|e| e["kind"] == "decision.resolved")
+        .collect();
+    assert_eq!(resolved.len(), 1, "{resolved:?}");
+    assert_eq!(resolved[0]["how"], "answered", "{resolved:?}");
+}

@@ -269,7 +269,9 @@ fn gemini_6_turn_shell_permission_and_quit() {
 /// An answer presses what the screen offers: `attend answer PANE deny` on the permission
 /// dialog picks the option labelled "No" wherever the version draws it (2.1.197: `3. No`;
 /// 2.1.332: `4. No`, where `3` is "Yes, and switch to auto mode"). The command never runs,
-/// the decision is resolved as answered, and the pane is no longer blocked.
+/// the decision is resolved as answered, and the pane is no longer blocked. The answer
+/// comes at once, in the dialog's first moment, where Claude Code takes the number as a
+/// cursor move only: Attend sees its answer not taken and confirms it with Enter.
 #[test]
 fn claude_7_permission_denied_with_attend_answer_runs_nothing() {
     let Some(s) = Scenario::start(
@@ -285,7 +287,7 @@ fn claude_7_permission_denied_with_attend_answer_runs_nothing() {
     s.wait_ready();
     let before = s.last_seq();
     s.prompt("write the file");
-    s.expect_gate();
+    s.expect_gate_hook();
     s.attend(&["answer", &s.pane, "deny"]);
     let v = s.wait("the gate closed", |v| {
         v["lifecycle"] != "blocked" && v["pending_decision"].is_null()

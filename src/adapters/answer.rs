@@ -198,6 +198,27 @@ pub fn resolve(
     })
 }
 
+/// The key that confirms an answer the agent did not take: Enter, when the dialog of
+/// `rule` is still on `screen` with its selection cursor on the option labelled `picked`
+/// (the keys moved the cursor but the confirmation was not taken: Claude Code ignores the
+/// key that submits a permission dialog in its first moment on screen). `None` when the
+/// dialog is gone, another dialog shows, or the cursor is elsewhere: nothing is typed
+/// again (`docs/lifecycle-attention.md#answer`).
+pub fn confirm_keys(
+    manifest: Option<&Manifest>,
+    screen: &Screen,
+    rule: &str,
+    picked: &str,
+) -> Option<String> {
+    let r = manifest.and_then(|m| matched_rule(m, screen))?;
+    if r.name != rule || r.region == Region::Title {
+        return None;
+    }
+    let options = read_options(&screen.region(&r.region))?;
+    let at = options.items.get(options.cursor?)?;
+    (at.label == picked).then(|| "\r".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,6 +352,37 @@ answers = [ { choice = "allow", label = '^Yes$' }, { choice = "deny", label = '^
             resolve(Some(&m), &s, "allow", true).unwrap().keys,
             "\u{1b}OB\r"
         );
+    }
+
+    #[test]
+    fn an_answer_not_taken_is_confirmed_only_on_its_own_dialog_and_option() {
+        let m = manifest(AgentKind::Claude);
+        let path = "claude/2.1.332/permission-dialog.txt";
+        let root = env!("CARGO_MANIFEST_DIR");
+        let drawn =
+            std::fs::read_to_string(format!("{root}/tests/fixtures/screens/{path}")).unwrap();
+        // The number key moved the cursor to "4. No" but the dialog stayed.
+        let moved = drawn
+            .replace(" \u{276f} 1. Yes", "   1. Yes")
+            .replace("   4. No", " \u{276f} 4. No");
+        assert_ne!(moved, drawn);
+        let moved = Screen::new(&moved, "");
+        let confirm =
+            |s: &Screen, rule: &str, picked: &str| confirm_keys(Some(&m), s, rule, picked);
+        assert_eq!(
+            confirm(&moved, "permission-dialog", "No").as_deref(),
+            Some("\r")
+        );
+        // The cursor elsewhere, another rule, or no dialog: nothing is typed again.
+        assert_eq!(confirm(&fixture(path), "permission-dialog", "No"), None);
+        assert_eq!(confirm(&moved, "folder-trust", "No"), None);
+        let prompt = fixture("claude/2.1.332/folder-trust.txt");
+        assert_eq!(confirm(&prompt, "permission-dialog", "No"), None);
+        assert_eq!(
+            confirm(&Screen::new("$ ", ""), "permission-dialog", "No"),
+            None
+        );
+        assert_eq!(confirm_keys(None, &moved, "permission-dialog", "No"), None);
     }
 
     #[test]

@@ -36,6 +36,14 @@ pub const CHROME_ORIGIN: &str = "screen.chrome";
 /// dialog stays) re-opens the question after this long.
 pub const ANSWER_SETTLE_MS: i64 = 3_000;
 
+/// After Attend typed an answer, a dialog of the same rule still drawn this long (ms)
+/// later, with its selection cursor on the picked option and no hook from the agent
+/// since, did not take the answer's confirming key: Attend presses Enter once. Below
+/// [`ANSWER_SETTLE_MS`], so the question is not opened again first. Measured: Claude
+/// Code 2.1.332 moved its cursor to a number typed 0.1 s after its permission dialog was
+/// drawn, yet kept the dialog open (it ignores a submit in the dialog's first moment).
+pub const ANSWER_CONFIRM_MS: i64 = 2_000;
+
 /// A dialog the chrome opened a question for must be gone from the screen this long (ms)
 /// before the question is dismissed: agents that repaint their whole screen (Gemini CLI)
 /// show a frame or two without it while the dialog is still there.

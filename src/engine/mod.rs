@@ -21,8 +21,8 @@ mod view;
 mod world;
 
 pub use dialogs::{
-    chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, CHROME_ORIGIN,
-    DIALOG_GONE_MS,
+    chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog,
+    ANSWER_CONFIRM_MS, CHROME_ORIGIN, DIALOG_GONE_MS,
 };
 pub use order::{next_rank, next_unread_order, NextRank};
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};

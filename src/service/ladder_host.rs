@@ -60,6 +60,9 @@ use tokio::sync::mpsc;
 pub struct Outcome {
     pub events: Vec<Event>,
     pub signals: Vec<(PaneId, Signal)>,
+    /// Keys to type into a pane: the Enter that confirms an answer the agent did not
+    /// take (`docs/lifecycle-attention.md#answer`).
+    pub keys: Vec<(PaneId, String)>,
 }
 
 /// The self-report file bound to a pane.
@@ -69,6 +72,17 @@ struct Binding {
     path: PathBuf,
     /// The text last observed (a rewrite with the same text is no new evidence).
     text: String,
+}
+
+/// An answer Attend typed that picked an option of a dialog, until the dialog is seen to
+/// go or a hook shows the agent went on: at `due` ([`crate::engine::ANSWER_CONFIRM_MS`] after the keys),
+/// a dialog of the same rule still drawn with its cursor on the picked option gets one
+/// Enter ([`crate::adapters::answer::confirm_keys`]; `docs/lifecycle-attention.md#answer`).
+#[derive(Debug, Clone)]
+struct Unconfirmed {
+    due: Timestamp,
+    rule: String,
+    picked: String,
 }
 
 /// One pane's ladder and its sources' state.
@@ -91,6 +105,9 @@ struct PaneLadder {
     agent_proc: Option<Proc>,
     /// When Attend last typed an answer into the pane (its dialog may stay drawn a moment).
     answered_at: Option<Timestamp>,
+    /// The answer Attend typed whose dialog has not yet been seen to go
+    /// ([`Unconfirmed`]).
+    unconfirmed: Option<Unconfirmed>,
     /// When the chrome last saw a dialog on the screen (`engine::dialogs::DIALOG_GONE_MS`).
     dialog_seen_at: Option<Timestamp>,
     /// The screen notice (an API retry line) drawn at the last chrome evaluation: a
@@ -116,6 +133,7 @@ impl PaneLadder {
             scanned: HashSet::new(),
             agent_proc: None,
             answered_at: None,
+            unconfirmed: None,
             dialog_seen_at: None,
             notice: None,
             turn_error: None,
@@ -134,6 +152,7 @@ impl PaneLadder {
     fn reset(&mut self, agent: AgentKind) {
         self.ladder.handover(agent);
         self.chrome.reset();
+        self.unconfirmed = None;
         self.notice = None;
         self.turn_error = None;
         self.retries = crate::engine::ModelRetries::default();
@@ -246,6 +265,8 @@ impl LadderHost {
             _ => {}
         }
         if signal.source.rung == Rung::LifecycleHooks {
+            // The agent went on: an answer typed before it was taken.
+            st.unconfirmed = None;
             // A model request sent again with nothing between: a retry no screen shows
             // (`docs/lifecycle-attention.md#api-failures-and-policy-denials`).
             if let Some(text) = st.retries.observe(&signal.kind) {

@@ -424,13 +424,20 @@ impl Owner {
         self.ladder_outcome(ladder, batch);
     }
 
-    /// Records the ladder's events and applies its correction signals.
+    /// Records the ladder's events, applies its correction signals and types its keys.
     fn ladder_outcome(&mut self, out: Outcome, batch: &mut Batch) {
         for e in out.events {
             batch.record(e.pane, vec![e]);
         }
         for (pane, signal) in out.signals {
             self.apply(pane, &signal, batch);
+        }
+        for (pane, keys) in out.keys {
+            if let Some(h) = self.ptys.lock().get(&pane) {
+                if let Err(e) = h.write(keys.as_bytes()) {
+                    tracing::warn!(%pane, "cannot type the answer's Enter: {e}");
+                }
+            }
         }
     }
 

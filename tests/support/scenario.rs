@@ -353,9 +353,9 @@ impl Scenario {
             .unwrap_or(0)
     }
 
-    /// The gate of a tool call: `blocked`/`permission_required` with a permission decision
-    /// naming [`COMMAND`] that can be answered `allow`.
-    pub fn expect_gate(&self) -> Value {
+    /// The gate as its hook opened it: blocked/permission_required with a decision naming
+    /// [`COMMAND`], at once (the dialog may not take keys yet).
+    pub fn expect_gate_hook(&self) -> Value {
         let v = self.wait("the permission gate", |v| v["lifecycle"] == "blocked");
         let d = &v["pending_decision"];
         if v["attention"] != "permission_required"
@@ -364,6 +364,13 @@ impl Scenario {
         {
             self.fail("expected blocked/permission_required with a decision naming the command");
         }
+        v
+    }
+
+    /// The gate of a tool call: `blocked`/`permission_required` with a permission decision
+    /// naming [`COMMAND`] that can be answered `allow`.
+    pub fn expect_gate(&self) -> Value {
+        let v = self.expect_gate_hook();
         // The hook can come before the dialog takes keys. Codex and Gemini title their
         // window "Action Required" once it shows, Qwen puts `✳` before its title
         // (docs/adapters.md); Claude fires PermissionRequest as its dialog opens.

@@ -1,18 +1,76 @@
 //! Dialogs no hook names, in the host: the chrome's matched rule handed to the engine's
 //! pure [`chrome_dialog_step`] after every chrome change and every applied signal
 //! (`docs/lifecycle-attention.md#dialogs-no-hook-names`).
-use super::{LadderHost, Outcome};
+use super::{LadderHost, Outcome, Unconfirmed};
+use crate::adapters::answer::{confirm_keys, Answer};
+use crate::adapters::manifest::Screen;
 use crate::engine::{
     chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, World,
-    CHROME_ORIGIN,
+    ANSWER_CONFIRM_MS, CHROME_ORIGIN,
 };
 use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
 
 impl LadderHost {
-    /// Attend typed an answer into `pane` at `at` (its dialog may stay drawn a moment).
-    pub fn note_answer(&mut self, pane: PaneId, at: Timestamp) {
+    /// Attend typed `answer` into `pane` at `at` (its dialog may stay drawn a moment); an
+    /// answer that picked an option is confirmed at its due time if the agent did not
+    /// take it. Returns the timer step for the owner.
+    pub fn note_answer(
+        &mut self,
+        world: &World,
+        pane: PaneId,
+        answer: &Answer,
+        at: Timestamp,
+    ) -> Outcome {
+        let mut out = Outcome::default();
         if let Some(st) = self.panes.get_mut(&pane) {
             st.answered_at = Some(at);
+            st.unconfirmed = match (&answer.rule, &answer.picked) {
+                (Some(rule), Some(picked)) => Some(Unconfirmed {
+                    due: Timestamp(at.0 + ANSWER_CONFIRM_MS),
+                    rule: rule.clone(),
+                    picked: picked.clone(),
+                }),
+                _ => None,
+            };
+        }
+        self.schedule(world, pane, at, &mut out);
+        out
+    }
+
+    /// At an unconfirmed answer's due time: Enter into `pane` if its dialog is still
+    /// drawn with the cursor on the picked option (once; the settle time starts again so
+    /// the dialog on its way out opens nothing).
+    pub(super) fn confirm_answer(
+        &mut self,
+        world: &World,
+        pane: PaneId,
+        now: Timestamp,
+        out: &mut Outcome,
+    ) {
+        let Some(p) = world.panes.get(&pane) else {
+            return;
+        };
+        let Some(st) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        let Some(u) = st.unconfirmed.take() else {
+            return;
+        };
+        if !p.live.is_running() {
+            return;
+        }
+        let Some(handle) = self.ptys.lock().get(&pane).cloned() else {
+            return;
+        };
+        let Some(text) = handle.try_screen_text() else {
+            // The parser is busy: the pane is printing, so the agent is not waiting.
+            return;
+        };
+        let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
+        if let Some(keys) = confirm_keys(self.manifests.get(p.agent), &screen, &u.rule, &u.picked) {
+            tracing::info!(%pane, rule = %u.rule, picked = %u.picked, "answer not taken: the dialog is still drawn with the cursor on the picked option; pressing Enter");
+            st.answered_at = Some(now);
+            out.keys.push((pane, keys));
         }
     }
 
@@ -38,6 +96,9 @@ impl LadderHost {
         if let Some(st) = self.panes.get_mut(&pane) {
             if seen {
                 st.dialog_seen_at = Some(now);
+            } else {
+                // The dialog left the screen: the answer was taken.
+                st.unconfirmed = None;
             }
         }
         let st = self.panes.get(&pane);

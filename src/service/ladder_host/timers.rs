@@ -1,6 +1,7 @@
-//! The ladder's one timer per pane: armed for the earliest of the sampler's deadline and
-//! a pending correction's due time, never periodic; a correction that is due becomes a
-//! signal for the owner.
+//! The ladder's one timer per pane: armed for the earliest of the sampler's deadline, a
+//! pending correction's due time, a dialog dismissal and an unconfirmed answer's check;
+//! never periodic. A correction that is due becomes a signal for the owner; an answer
+//! the agent did not take, one Enter.
 use super::{until, LadderHost, Outcome};
 use crate::engine::World;
 use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
@@ -20,11 +21,20 @@ impl LadderHost {
             return;
         };
         let dismissal = self.dialog_dismissal(world, pane, now);
+        let confirm = self
+            .panes
+            .get(&pane)
+            .and_then(|st| st.unconfirmed.as_ref())
+            .map(|u| u.due);
+        if confirm.is_some_and(|due| due <= now) {
+            self.confirm_answer(world, pane, now, out);
+        }
         let Some(st) = self.panes.get_mut(&pane) else {
             return;
         };
         let mut deadline = st.sampler.deadline();
-        if let Some(due) = dismissal {
+        let confirm = st.unconfirmed.as_ref().map(|u| u.due);
+        for due in dismissal.into_iter().chain(confirm) {
             deadline = Some(deadline.map_or(due, |d| d.min(due)));
         }
         if p.live.is_running() {

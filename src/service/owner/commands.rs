@@ -267,8 +267,9 @@ impl Owner {
         // leaves the decision open.
         let answer = self.ladder.dialog_answer(pane, choice)?;
         tracing::info!(pane = %id, choice, rule = ?answer.rule, picked = ?answer.picked, "answer");
+        let step = self.ladder.note_answer(&self.world, id, &answer, now());
+        self.ladder_outcome(step, batch);
         let keys = answer.keys;
-        self.ladder.note_answer(id, now());
         let (events, _) = self.world.apply_action(
             id,
             &Action::Answer {
