@@ -581,44 +581,72 @@ impl Pane {
         }
     }
 
-    /// Reads and queues up to [`READ_TURN`] bytes (the holder's buffer first).
+    /// Reads and queues up to [`READ_TURN`] bytes (the holder's buffer first). Reads
+    /// fill `buf` back to back and its bytes are scanned and queued as one chunk when it
+    /// is full, the PTY has nothing more for now, or the turn ends: a PTY read returns at
+    /// most the line discipline's 4 KiB, and a program printing fast waits while its
+    /// reader is away from `read`, so the reader does per chunk what it can do once.
     fn read_turn(&mut self, pool: &Pool, buf: &mut [u8]) -> Turn {
         if self.pending.is_some() {
             return Turn::Paused;
         }
         let mut taken = 0;
-        while taken < READ_TURN {
+        let mut filled = 0;
+        let end = loop {
+            if filled == buf.len() {
+                if let Some(t) = self.flush(pool, &buf[..filled]) {
+                    return t;
+                }
+                filled = 0;
+            }
+            if taken >= READ_TURN {
+                break Turn::More;
+            }
+            let room = &mut buf[filled..];
             let n = if !self.prefix.is_empty() {
-                let n = self.prefix.len().min(buf.len());
-                for (slot, b) in buf.iter_mut().zip(self.prefix.drain(..n)) {
+                let n = self.prefix.len().min(room.len());
+                for (slot, b) in room.iter_mut().zip(self.prefix.drain(..n)) {
                     *slot = b;
                 }
                 n
             } else if let Some(m) = &self.master {
-                // SAFETY: reads at most `buf.len()` bytes into `buf`.
-                let n = unsafe { libc::read(m.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+                // SAFETY: reads at most `room.len()` bytes into `room`.
+                let n = unsafe { libc::read(m.as_raw_fd(), room.as_mut_ptr().cast(), room.len()) };
                 match n {
-                    0 => return Turn::Eof,
+                    0 => break Turn::Eof,
                     n if n > 0 => n as usize,
                     _ => match io::Error::last_os_error().kind() {
-                        io::ErrorKind::WouldBlock => return Turn::Drained,
+                        io::ErrorKind::WouldBlock => break Turn::Drained,
                         io::ErrorKind::Interrupted => continue,
                         // EIO: no process has the terminal open any more.
-                        _ => return Turn::Eof,
+                        _ => break Turn::Eof,
                     },
                 }
             } else {
-                return Turn::Eof;
+                break Turn::Eof;
             };
             taken += n;
-            let chunk = self.scan(&buf[..n]);
-            if let Err(chunk) = self.queue.push_chunk(pool, chunk) {
-                self.pending = Some(chunk);
-                self.pauses += 1;
-                return Turn::Paused;
-            }
+            filled += n;
+        };
+        match self.flush(pool, &buf[..filled]) {
+            Some(paused) => paused,
+            None => end,
         }
-        Turn::More
+    }
+
+    /// Scans and queues `raw` (nothing when empty); `Some(Turn::Paused)` when the parse
+    /// queue is full (the chunk waits in `pending`).
+    fn flush(&mut self, pool: &Pool, raw: &[u8]) -> Option<Turn> {
+        if raw.is_empty() {
+            return None;
+        }
+        let chunk = self.scan(raw);
+        if let Err(chunk) = self.queue.push_chunk(pool, chunk) {
+            self.pending = Some(chunk);
+            self.pauses += 1;
+            return Some(Turn::Paused);
+        }
+        None
     }
 
     /// One read: scanner → chunk.
