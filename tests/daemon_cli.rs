@@ -16,7 +16,7 @@ fn stderr(out: &std::process::Output) -> String {
 fn a_second_daemon_on_the_same_bus_refuses_to_start() {
     let env = Env::with_daemon();
     let out = env.attend(&["daemon", "--no-tray", "--no-notifications"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("another attend daemon is already running on this bus"),
         "{}",
@@ -52,6 +52,16 @@ fn unknown_panes_are_bad_input_with_exit_2() {
     }
     let out = env.attend(&["show", "p9"]);
     assert_eq!(stderr(&out), "attend: no such pane: p9\n");
+    // An id with control characters is shown escaped, never sent to the terminal as is.
+    for args in [
+        vec!["show", "p1\u{1b}]0;title\u{7}\u{1b}[31m"],
+        vec!["attach", "h:p1\u{1b}[31m"],
+    ] {
+        let out = env.attend(&args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(!stderr(&out).contains('\u{1b}'), "{:?}", stderr(&out));
+        assert!(stderr(&out).contains("\\u{1b}"), "{:?}", stderr(&out));
+    }
 }
 
 #[test]

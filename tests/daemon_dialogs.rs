@@ -272,7 +272,8 @@ fn an_answer_the_agent_did_not_take_is_confirmed_with_one_enter() {
         let x: Value = serde_json::from_str(&env.ok(&["explain", &p, "--json"])).unwrap();
         x["chrome"]["matched_rule"] == "permission-dialog"
     });
-    env.ok(&["answer", &p, "deny"]);
+    // A choice is taken whatever its case; the event names it as the decision does.
+    env.ok(&["answer", &p, "DENY"]);
     env.wait_until("the keys typed", || std::fs::read(&out).is_ok());
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
@@ -291,4 +292,5 @@ fn an_answer_the_agent_did_not_take_is_confirmed_with_one_enter() {
         .collect();
     assert_eq!(resolved.len(), 1, "{resolved:?}");
     assert_eq!(resolved[0]["how"], "answered", "{resolved:?}");
+    assert_eq!(resolved[0]["choice"], "deny", "{resolved:?}");
 }

@@ -94,15 +94,15 @@ fn init_logging() {
         .try_init();
 }
 
-/// Exit code of a daemon that found its state directory taken by another daemon
-/// ([`DaemonError::StateLock`] `InUse`; docs/dbus-api.md "Start-up and files").
+/// Exit code of a daemon that found another instance there first: its state directory
+/// taken by another daemon ([`DaemonError::StateLock`] `InUse`) or its bus name owned
+/// ([`DaemonError::AlreadyRunning`]); docs/dbus-api.md "Start-up and files".
 pub const EXIT_STATE_IN_USE: i32 = 2;
 
 /// Runs the daemon on the session bus (`DBUS_SESSION_BUS_ADDRESS`); returns the exit
 /// code: 0 after SIGTERM/SIGINT or the loss of the bus, [`EXIT_STATE_IN_USE`] (2) when
-/// another daemon (on another bus) holds the state directory, 1 on any other start-up
-/// failure (another daemon owns the name, no bus, unusable database); each with a clear
-/// message on stderr.
+/// another daemon holds the state directory or owns the name, 1 on any other start-up
+/// failure (no bus, unusable database); each with a clear message on stderr.
 pub fn run(opts: DaemonOptions) -> i32 {
     init_logging();
     // Each pane costs descriptors: 1 000 panes need more than the usual soft limit.
@@ -138,9 +138,8 @@ pub fn run(opts: DaemonOptions) -> i32 {
             Err(e) => {
                 eprintln!("attend: {e}");
                 match e {
-                    DaemonError::StateLock(super::state_lock::StateLockError::InUse { .. }) => {
-                        EXIT_STATE_IN_USE
-                    }
+                    DaemonError::StateLock(super::state_lock::StateLockError::InUse { .. })
+                    | DaemonError::AlreadyRunning => EXIT_STATE_IN_USE,
                     _ => 1,
                 }
             }

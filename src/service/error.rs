@@ -33,7 +33,8 @@ pub enum Attend1Error {
 impl Attend1Error {
     /// `NoSuchPane` for the text `pane`, with the CLI's wording.
     pub fn no_such_pane(pane: &str) -> Attend1Error {
-        Attend1Error::NoSuchPane(format!("no such pane: {pane}"))
+        // Escaped: the text comes from the caller and is printed on a terminal.
+        Attend1Error::NoSuchPane(format!("no such pane: {}", pane.escape_debug()))
     }
 }
 

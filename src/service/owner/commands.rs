@@ -266,17 +266,24 @@ impl Owner {
         // (`docs/lifecycle-attention.md#answer`, ADR 0007); a refusal types nothing and
         // leaves the decision open.
         let answer = self.ladder.dialog_answer(pane, choice)?;
+        // The event names a choice of the decision as the decision spells it (`ALLOW` →
+        // `allow`); anything else (a number, a label) as typed.
+        let named = pane
+            .pending_decision
+            .as_ref()
+            .and_then(|d| {
+                d.choices()
+                    .into_iter()
+                    .find(|c| c.eq_ignore_ascii_case(choice.trim()))
+            })
+            .unwrap_or_else(|| choice.to_string());
         tracing::info!(pane = %id, choice, rule = ?answer.rule, picked = ?answer.picked, "answer");
         let step = self.ladder.note_answer(&self.world, id, &answer, now());
         self.ladder_outcome(step, batch);
         let keys = answer.keys;
-        let (events, _) = self.world.apply_action(
-            id,
-            &Action::Answer {
-                choice: choice.to_string(),
-            },
-            now(),
-        )?;
+        let (events, _) = self
+            .world
+            .apply_action(id, &Action::Answer { choice: named }, now())?;
         batch.record(id, events);
         batch.effects.push(Box::new(move |owner: &mut Owner| {
             if let Some(h) = owner.ptys.lock().get(&id) {
