@@ -498,14 +498,16 @@ fn an_unknown_pane_is_refused_by_every_command() {
         ] {
             let out = env.attend(&args);
             assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+            // The id as given, escaped (a control character never reaches the terminal).
             assert_eq!(
                 stderr(&out),
-                format!("attend: no such pane: {pane}\n"),
+                format!("attend: no such pane: {}\n", pane.escape_debug()),
                 "{args:?}"
             );
         }
         let r: Result<(), _> = dbus_call(&env, "MarkSeen", &(pane,));
-        assert_dbus_error(r, "NoSuchPane", &format!("no such pane: {pane}"));
+        let said = format!("no such pane: {}", pane.escape_debug());
+        assert_dbus_error(r, "NoSuchPane", &said);
     }
     assert_nothing_lost(&env, &before, "unknown pane");
 }
