@@ -24,6 +24,10 @@ impl LadderHost {
         let mut out = Outcome::default();
         if let Some(st) = self.panes.get_mut(&pane) {
             st.answered_at = Some(at);
+            if answer.rule.is_some() {
+                // The answer read its dialog off the screen now.
+                st.dialog_seen_at = Some(at);
+            }
             st.unconfirmed = match (&answer.rule, &answer.picked) {
                 (Some(rule), Some(picked)) => Some(Unconfirmed {
                     due: Timestamp(at.0 + ANSWER_CONFIRM_MS),
@@ -96,8 +100,9 @@ impl LadderHost {
         if let Some(st) = self.panes.get_mut(&pane) {
             if seen {
                 st.dialog_seen_at = Some(now);
-            } else {
-                // The dialog left the screen: the answer was taken.
+            } else if dismissal_due(st.dialog_seen_at, now).is_none() {
+                // The dialog left the screen (for `DIALOG_GONE_MS`: a frame caught in the
+                // middle of a redraw is no proof): the answer was taken.
                 st.unconfirmed = None;
             }
         }
