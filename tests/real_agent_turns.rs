@@ -337,6 +337,20 @@ fn expect_idle_within_goal(t: &Turns, before: u64, key: &Key) {
     }
 }
 
+/// Asserts the states `attend show` went through after the key (from
+/// [`Turns::watch_within`]) were the turn's `working/none` and then `idle/none`, nothing
+/// in between. The first poll may come after the change (a loaded machine spawns the CLI
+/// slowly: the change took 184 ms in one CI run), so a leading `working/none` is optional.
+fn expect_straight_to_idle(t: &Turns, seen: &[String]) {
+    let after: &[String] = match seen.first() {
+        Some(first) if first == "working/none" => &seen[1..],
+        _ => seen,
+    };
+    if after != ["idle/none"] {
+        t.s.fail(&format!("straight to idle after the key; seen {seen:?}"));
+    }
+}
+
 /// Prints how long after `key` the pane reached `what` in `attend show`, against
 /// [`KEY_GOAL`].
 fn goal(t: &Turns, what: &str, key: &Key) {
@@ -956,7 +970,7 @@ fn claude_esc_while_a_tool_runs_is_idle_at_once() {
     let seen = t.watch_within("idle after Esc", KEY_BOUND, |v| v["lifecycle"] == "idle");
     goal(&t, "idle after Esc", &esc);
     expect_idle_within_goal(&t, before, &esc);
-    assert_eq!(seen, ["working/none", "idle/none"], "straight to idle");
+    expect_straight_to_idle(&t, &seen);
     t.s.expect(&t.s.show(), "idle", "none", None);
     t.expect_raised(before, &[]);
     // Which rung saw it: the hook where the agent sends one, else the self-report.
@@ -1030,7 +1044,7 @@ fn claude_esc_while_the_model_streams_is_idle_at_once() {
     let seen = t.watch_within("idle after Esc", KEY_BOUND, |v| v["lifecycle"] == "idle");
     goal(&t, "idle after Esc", &esc);
     expect_idle_within_goal(&t, before, &esc);
-    assert_eq!(seen, ["working/none", "idle/none"], "straight to idle");
+    expect_straight_to_idle(&t, &seen);
     t.s.expect(&t.s.show(), "idle", "none", None);
     corrected_at_once(&t, before);
     t.expect_raised(before, &[]);
@@ -1063,7 +1077,7 @@ fn claude_esc_typed_in_an_attach_client_is_idle_at_once() {
     let seen = t.watch_within("idle after Esc", KEY_BOUND, |v| v["lifecycle"] == "idle");
     goal(&t, "idle after Esc in the attach client", &esc);
     expect_idle_within_goal(&t, before, &esc);
-    assert_eq!(seen, ["working/none", "idle/none"], "straight to idle");
+    expect_straight_to_idle(&t, &seen);
     corrected_at_once(&t, before);
     t.expect_raised(before, &[]);
     assert!(t.payloads("Stop").is_empty(), "no Stop after Esc");
