@@ -45,6 +45,7 @@ mod drain;
 mod events;
 mod fdio;
 mod held;
+mod history;
 mod parsers;
 mod priority;
 mod reactor;

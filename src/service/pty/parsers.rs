@@ -357,8 +357,9 @@ impl PaneQueue {
     }
 }
 
-/// One batch of chunks → screen log + screen + broadcast → one `Output` (waiting while the
-/// owner is behind: back-pressure, see the module docs).
+/// One batch of chunks → screen + screen log + broadcast → one `Output` (waiting while
+/// the owner is behind: back-pressure, see the module docs). The chunks of a flood that
+/// the screen can no longer show are never joined nor parsed (`Terminal::unread_head`).
 fn output(
     pane: PaneId,
     batch: Vec<Chunk>,
@@ -366,40 +367,29 @@ fn output(
     tx: &EventTx,
     (log, flood): (&Mutex<Option<ScreenLog>>, bool),
 ) {
-    let joined: Vec<u8>;
-    let bytes = match batch.as_slice() {
-        [one] => &one.screen,
-        many => {
-            joined = many
-                .iter()
-                .map(|c| c.screen.as_slice())
-                .collect::<Vec<_>>()
-                .concat();
-            &joined
+    let slices: Vec<&[u8]> = batch.iter().map(|c| c.screen.as_slice()).collect();
+    let mut screen = lock(&shared.screen);
+    let (unread, bytes) = screen.term.feed_batch(&slices);
+    if let Some(b) = screen.broadcast.as_ref().filter(|b| b.receiver_count() > 0) {
+        for c in &batch {
+            // A subscriber that went away meanwhile is not an error.
+            let _ = b.send(Arc::from(c.raw.as_deref().unwrap_or(&c.screen)));
         }
-    };
+    }
+    drop(screen);
     if let Some(log) = lock(log).as_mut() {
-        if flood {
-            log.hold(bytes, Instant::now());
-        } else {
-            log.append(bytes);
+        match (flood, unread) {
+            (true, 0) => log.hold(&bytes, Instant::now()),
+            (true, _) => log.hold_after_gap(&bytes, Instant::now()),
+            (false, 0) => log.append(&bytes),
+            (false, _) => slices.iter().for_each(|s| log.append(s)),
         }
     }
     let mut events = Vec::new();
     let mut printable = false;
-    {
-        let mut screen = lock(&shared.screen);
-        screen.term.feed(bytes);
-        let live = screen.broadcast.as_ref().filter(|b| b.receiver_count() > 0);
-        for c in batch {
-            if let Some(b) = live {
-                let raw = c.raw.as_deref().unwrap_or(&c.screen);
-                // A subscriber that went away meanwhile is not an error.
-                let _ = b.send(Arc::from(raw));
-            }
-            events.extend(c.events);
-            printable |= c.printable;
-        }
+    for c in batch {
+        events.extend(c.events);
+        printable |= c.printable;
     }
     let _ = tx.blocking_send(PtyEvent::Output {
         pane,

@@ -188,6 +188,16 @@ impl ScreenLog {
         }
     }
 
+    /// [`ScreenLog::hold`] for a flood's `bytes` that follow bytes never read (the parser
+    /// skipped them: src/service/pty/terminal.rs `unread_head`): what was held before is
+    /// older than the gap, so it goes, and `bytes` are kept from their first line start.
+    /// They hold every line the screen and history can still show.
+    pub fn hold_after_gap(&mut self, bytes: &[u8], now: Instant) {
+        self.held.clear();
+        self.held_dropped = true;
+        self.hold(&bytes[line_start(bytes, 0)..], now);
+    }
+
     /// True while a flood's bytes wait to be written.
     pub fn holds(&self) -> bool {
         !self.held.is_empty()
@@ -317,6 +327,38 @@ mod tests {
         log.hold(b"short\r\n", t0);
         log.flush();
         assert!(without_markers(&ScreenLog::read(&path)).ends_with(b"last\r\nshort\r\n"));
+    }
+
+    /// A flood whose parser skipped chunks the screen could no longer show
+    /// (`Terminal::feed_batch`): the log keeps what was fed, from a line start, nothing
+    /// from before the gap, and the replay still shows the live screen and history.
+    #[test]
+    fn a_flood_held_after_a_gap_keeps_only_what_was_fed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p1.log");
+        let mut live = Terminal::new(10, 80, 100);
+        let mut log = ScreenLog::create(path.clone(), (10, 80)).unwrap();
+        let t0 = Instant::now();
+        log.hold(b"held before the gap\r\n", t0);
+        live.feed(b"held before the gap\r\n");
+        let lines: Vec<Vec<u8>> = (0..2_000)
+            .map(|i| format!("line {i}\r\n").into_bytes())
+            .collect();
+        // Chunks cut mid-line, as reads are.
+        let stream = lines.concat();
+        let chunks: Vec<&[u8]> = stream.chunks(700).collect();
+        let (unread, fed) = live.feed_batch(&chunks);
+        assert!(unread > 0, "the head of the flood was not read");
+        log.hold_after_gap(&fed, t0);
+        log.flush();
+        let text = without_markers(&ScreenLog::read(&path));
+        assert!(text.starts_with(b"line "), "from a line start");
+        assert!(stream.ends_with(&text), "the newest bytes, in order");
+        assert!(text.len() < stream.len() - unread * 700);
+        let mut rebuilt = Terminal::new(10, 80, 100);
+        replay(&ScreenLog::read(&path), &mut rebuilt);
+        assert_eq!(rebuilt.screen().contents(), live.screen().contents());
+        assert_eq!(rebuilt.history(100), live.history(100));
     }
 
     fn without_markers(bytes: &[u8]) -> Vec<u8> {

@@ -35,8 +35,16 @@
 //! of the bottom row, `rows - 1` rows above it that no real line would push), so the next
 //! `rows - 1` rows it pushes are dropped ([`Terminal`]'s `drop_pushes`). Measured in
 //! `docs/benchmarks.md#pty-throughput-batches`.
+//!
+//! **Unread chunks.** A parser feeds a flood in batches of read chunks
+//! ([`Terminal::feed_batch`]). When a batch is plain lines throughout and its last chunks
+//! alone hold enough LFs that coalescing would cut at the same LF inside them, the chunks
+//! before those are never joined nor scanned: coalescing would have replaced them unread
+//! anyway, so the screen and history are the same (`docs/benchmarks.md`, "PTY throughput:
+//! unread chunks").
 
-use std::collections::VecDeque;
+use super::history::History;
+use std::borrow::Cow;
 
 /// Scrollback rows vt100 keeps (the staging area described in the module docs).
 pub const STAGE: usize = 48;
@@ -47,6 +55,10 @@ const MAX_PUSH: usize = STAGE - 1;
 /// character lands on a 1-column one, which reset the screen on every wrap (found by
 /// `tests/fuzz/pane.rs`). A 1-row or 1-column pane is emulated one row or column larger.
 pub const MIN_SIZE: u16 = 2;
+
+/// How many LFs coalescing looks back from the last place it could cut for one that ends
+/// a line with CR LF.
+const CUT_SEARCH: usize = 64;
 
 const ESC: u8 = 0x1b;
 const CAN: u8 = 0x18;
@@ -67,8 +79,7 @@ enum Seq {
 /// The live screen (vt100) and the compact history of one pane.
 pub struct Terminal {
     parser: vt100::Parser,
-    history: VecDeque<Box<[u8]>>,
-    history_max: usize,
+    history: History,
     seq: Seq,
     /// The current CSI has a private marker (`<`, `=`, `>`, `?`) or intermediates.
     csi_private: bool,
@@ -88,6 +99,9 @@ pub struct Terminal {
     /// History rows formatted from vt100's screen (not put there as they were).
     #[cfg(test)]
     formatted: u64,
+    /// Chunks [`Terminal::unread_head`] spared.
+    #[cfg(test)]
+    unread: usize,
 }
 
 /// Cutting one `feed` call into pieces.
@@ -103,8 +117,7 @@ impl Terminal {
     pub fn new(rows: u16, cols: u16, history: usize) -> Terminal {
         Terminal {
             parser: vt100::Parser::new(rows.max(MIN_SIZE), cols.max(MIN_SIZE), STAGE),
-            history: VecDeque::new(),
-            history_max: history,
+            history: History::new(history),
             seq: Seq::Ground,
             csi_private: false,
             csi_params: false,
@@ -115,6 +128,8 @@ impl Terminal {
             drop_pushes: 0,
             #[cfg(test)]
             formatted: 0,
+            #[cfg(test)]
+            unread: 0,
         }
     }
 
@@ -133,8 +148,7 @@ impl Terminal {
     /// The last `n` history lines (oldest first), each the formatted bytes of one screen
     /// row (see the module docs).
     pub fn history(&self, n: usize) -> Vec<Vec<u8>> {
-        let skip = self.history.len().saturating_sub(n);
-        self.history.iter().skip(skip).map(|l| l.to_vec()).collect()
+        self.history.last(n)
     }
 
     /// Lines in the history (at most the `history` given to [`Terminal::new`]).
@@ -187,6 +201,48 @@ impl Terminal {
             i += 1;
         }
         self.cut(bytes, &mut cut, bytes.len());
+    }
+
+    /// Feeds a batch of `chunks` (a stream cut into pieces, in order) as one: the same
+    /// screen and history as feeding each in turn. Returns how many leading chunks were
+    /// never read ([`Terminal::unread_head`]) and the bytes fed (the rest, joined).
+    pub fn feed_batch<'a>(&mut self, chunks: &[&'a [u8]]) -> (usize, Cow<'a, [u8]>) {
+        let unread = self.unread_head(chunks);
+        let bytes = match &chunks[unread..] {
+            [one] => Cow::Borrowed(*one),
+            many => Cow::Owned(many.concat()),
+        };
+        self.feed(&bytes);
+        (unread, bytes)
+    }
+
+    /// How many leading `chunks` of a batch need not be read at all: feeding only the
+    /// rest gives the same screen and history as feeding them all. Coalescing (module docs) would replace those chunks unparsed anyway, and
+    /// knowing it early spares joining and scanning them: the batch is plain lines (no ESC,
+    /// in the ground state, no scroll region) and the chunks after them hold enough LFs
+    /// that coalescing cuts at the same LF from the one run they start (`rows + history`
+    /// kept, `rows` before the cut and the [`CUT_SEARCH`] it looks back). 0 when not.
+    fn unread_head(&mut self, chunks: &[&[u8]]) -> usize {
+        if chunks.len() < 2 || self.seq != Seq::Ground || self.region[self.grid()] {
+            return 0;
+        }
+        let rows = usize::from(self.parser.screen().size().0);
+        let need = 2 * rows + self.history.max() + CUT_SEARCH + 1;
+        let mut lfs = 0;
+        let Some(first) = (1..chunks.len()).rev().find(|&j| {
+            lfs += memchr::memchr_iter(b'\n', chunks[j]).count();
+            lfs >= need
+        }) else {
+            return 0;
+        };
+        if chunks.iter().any(|c| memchr::memchr(ESC, c).is_some()) {
+            return 0;
+        }
+        #[cfg(test)]
+        {
+            self.unread += first;
+        }
+        first
     }
 
     /// A plain run `bytes[i..end]` (no ESC) in the ground state; returns `end`.
@@ -248,7 +304,7 @@ impl Terminal {
                 || screen.italic()
                 || screen.underline()
                 || screen.inverse());
-        if self.history_max == 0 || screen.alternate_screen() || !default_look {
+        if self.history.max() == 0 || screen.alternate_screen() || !default_look {
             return 0;
         }
         let most = memchr::memchr_iter(b'\n', run).count().saturating_sub(rows);
@@ -265,18 +321,15 @@ impl Terminal {
             }
             // A line wider than the screen wraps: one row per `cols` bytes.
             if text.is_empty() {
-                self.history.push_back(Box::default());
+                self.history.push(b"");
             }
             for row in text.chunks(cols) {
-                self.history.push_back(row.into());
+                self.history.push(row);
             }
             taken += lf + 1;
             lines += 1;
         }
         if lines > 0 {
-            while self.history.len() > self.history_max {
-                self.history.pop_front();
-            }
             self.drop_pushes = rows - 1;
         }
         taken
@@ -288,7 +341,7 @@ impl Terminal {
         if self.region[self.grid()] {
             return None;
         }
-        let keep = rows + self.history_max;
+        let keep = rows + self.history.max();
         let min = rows + keep;
         if run.len() <= min {
             return None;
@@ -300,7 +353,7 @@ impl Terminal {
         // The LF with exactly `keep` LFs after it, then earlier ones, looking for a CR LF.
         let mut k = lfs - keep - 1;
         let mut pos = memchr::memchr_iter(b'\n', run).nth(k)?;
-        for _ in 0..64 {
+        for _ in 0..CUT_SEARCH {
             if pos > 0 && run[pos - 1] == b'\r' {
                 self.skipped += k as u64 + 1;
                 return Some(pos + 1);
@@ -458,7 +511,7 @@ impl Terminal {
             screen.set_scrollback(usize::MAX);
             screen.scrollback()
         };
-        if self.history_max > 0 && pushed > 0 {
+        if self.history.max() > 0 && pushed > 0 {
             let cols = screen.size().1;
             for back in (1..=pushed).rev() {
                 if self.drop_pushes > 0 {
@@ -471,11 +524,8 @@ impl Terminal {
                     self.formatted += 1;
                 }
                 if let Some(row) = screen.rows_formatted(0, cols).next() {
-                    self.history.push_back(row.into_boxed_slice());
+                    self.history.push(&row);
                 }
-            }
-            while self.history.len() > self.history_max {
-                self.history.pop_front();
             }
         }
         self.parser.screen_mut().set_scrollback(0);
@@ -500,200 +550,4 @@ fn incomplete_utf8(bytes: &[u8]) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// The rows of a reference parser's scrollback, formatted one by one as `run_piece`
-    /// does, oldest first.
-    fn reference_history(p: &mut vt100::Parser) -> Vec<Vec<u8>> {
-        let screen = p.screen_mut();
-        screen.set_scrollback(usize::MAX);
-        let len = screen.scrollback();
-        let cols = screen.size().1;
-        let mut out = Vec::new();
-        for back in (1..=len).rev() {
-            screen.set_scrollback(back);
-            out.push(screen.rows_formatted(0, cols).next().unwrap());
-        }
-        screen.set_scrollback(0);
-        out
-    }
-
-    /// Feeds `chunks` to a [`Terminal`] and to a plain vt100 parser with a big scrollback;
-    /// the screens and the last `history` lines must be the same.
-    fn check_same(rows: u16, cols: u16, history: usize, chunks: &[Vec<u8>]) -> Terminal {
-        let mut t = Terminal::new(rows, cols, history);
-        let mut reference = vt100::Parser::new(rows, cols, 100_000);
-        for c in chunks {
-            t.feed(c);
-            reference.process(c);
-        }
-        assert_eq!(
-            String::from_utf8_lossy(&t.screen().contents_formatted()),
-            String::from_utf8_lossy(&reference.screen().contents_formatted())
-        );
-        assert_eq!(
-            t.screen().cursor_position(),
-            reference.screen().cursor_position()
-        );
-        // The history belongs to the main screen.
-        t.feed(b"\x1b[?1049l");
-        reference.process(b"\x1b[?1049l");
-        let want = reference_history(&mut reference);
-        let want = &want[want.len().saturating_sub(history)..];
-        let got = t.history(history);
-        assert_eq!(got.len(), want.len(), "history lengths");
-        for (g, w) in got.iter().zip(want) {
-            assert_eq!(String::from_utf8_lossy(g), String::from_utf8_lossy(w));
-        }
-        t
-    }
-
-    fn token() -> impl Strategy<Value = Vec<u8>> {
-        prop_oneof![
-            4 => "[a-z ]{1,30}".prop_map(|s| s.into_bytes()),
-            4 => Just(b"\r\n".to_vec()),
-            1 => Just(b"\n".to_vec()),
-            1 => Just(b"\t".to_vec()),
-            1 => (30u8..38).prop_map(|c| format!("\x1b[{c}m").into_bytes()),
-            1 => Just(b"\x1b[0m".to_vec()),
-            1 => (0u8..12).prop_map(|n| format!("\x1b[{n}S").into_bytes()),
-            1 => (1u8..6).prop_map(|n| format!("\x1b[{n}A").into_bytes()),
-            1 => (1u8..40).prop_map(|n| format!("\x1b[{n}C").into_bytes()),
-            1 => (1u8..8, 1u8..30).prop_map(|(r, c)| format!("\x1b[{r};{c}H").into_bytes()),
-            1 => Just(b"\x1b[?1049h".to_vec()),
-            1 => Just(b"\x1b[?1049l".to_vec()),
-            1 => Just(b"\x1b[?25l".to_vec()),
-            1 => Just(b"\x1b[2;4r".to_vec()),
-            1 => Just(b"\x1b[r".to_vec()),
-            1 => Just(b"\x1b7".to_vec()),
-            1 => Just(b"\x1b8".to_vec()),
-            1 => Just("é漢字".as_bytes().to_vec()),
-            2 => (1usize..80).prop_map(|n| "line of text\r\n".repeat(n).into_bytes()),
-            // Plain lines of every width around the screen's (20): some wrap.
-            2 => (0usize..23, 1usize..60)
-                .prop_map(|(w, n)| format!("{:>w$}\r\n", "x y").repeat(n).into_bytes()),
-        ]
-    }
-
-    /// The tokens concatenated and cut at arbitrary points (sequences split across feeds).
-    fn stream() -> impl Strategy<Value = Vec<Vec<u8>>> {
-        (
-            prop::collection::vec(token(), 1..120),
-            prop::collection::vec(1usize..400, 1..40),
-        )
-            .prop_map(|(tokens, cuts)| {
-                let all: Vec<u8> = tokens.concat();
-                let mut chunks = Vec::new();
-                let mut at = 0;
-                for c in cuts.iter().cycle() {
-                    if at >= all.len() {
-                        break;
-                    }
-                    let end = (at + c).min(all.len());
-                    chunks.push(all[at..end].to_vec());
-                    at = end;
-                }
-                chunks
-            })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(400))]
-        #[test]
-        fn screen_and_history_match_a_plain_parser(chunks in stream()) {
-            check_same(6, 20, 30, &chunks);
-        }
-    }
-
-    #[test]
-    fn a_long_plain_batch_is_coalesced_and_stays_exact() {
-        let text: String = (0..5000).map(|i| format!("line {i}\r\n")).collect();
-        let chunks = vec![
-            b"\x1b[31mred\x1b[0m\r\n".to_vec(),
-            text.into_bytes(),
-            b"tail".to_vec(),
-        ];
-        let t = check_same(10, 40, 100, &chunks);
-        assert!(t.skipped_lines() > 4000, "skipped {}", t.skipped_lines());
-        assert_eq!(t.history_len(), 100);
-        // 10 rows: lines 4991 to 4999 and "tail" are on the screen.
-        assert_eq!(t.history(1), vec![b"line 4990".to_vec()]);
-        // The history's lines went in as they were: vt100 formatted only the rows the
-        // last 10 lines pushed (and its own before them).
-        assert!(t.formatted < 30, "formatted {}", t.formatted);
-    }
-
-    #[test]
-    fn plain_lines_go_to_the_history_as_they_are_unless_coloured() {
-        let text: String = (0..5000).map(|i| format!("line {i}\r\n")).collect();
-        // Red left on: the rows carry SGR, so vt100 formats them.
-        let t = check_same(
-            10,
-            40,
-            100,
-            &[b"\x1b[31m".to_vec(), text.clone().into_bytes()],
-        );
-        assert!(t.formatted >= 100, "formatted {}", t.formatted);
-        // Lines as wide as the screen, and wider (they wrap): as they are, cut.
-        for width in [40, 41, 80, 95] {
-            let wide: String = (0..5000).map(|i| format!("{i:>width$}\r\n")).collect();
-            let t = check_same(10, 40, 100, &[wide.into_bytes()]);
-            assert!(t.formatted < 30, "width {width}: formatted {}", t.formatted);
-        }
-        // A CR inside a line (a progress counter): vt100 formats from there on.
-        let cr = format!("{text}50%\r60%\r\n{text}");
-        check_same(10, 40, 100, &[cr.into_bytes()]);
-    }
-
-    #[test]
-    fn a_character_split_across_feeds_loses_nothing() {
-        // Claude's footer "· ← for agents" cut inside "·": vte alone drops the space
-        // (so `check_same`, whose reference gets the same cuts, cannot be used here).
-        let text = "· ← for agents".as_bytes();
-        for at in 1..text.len() {
-            let mut t = Terminal::new(3, 20, 10);
-            t.feed(&text[..at]);
-            t.feed(&text[at..]);
-            assert_eq!(t.screen().contents(), "· ← for agents", "cut at {at}");
-        }
-        assert_eq!(incomplete_utf8(b"a\xe2\x86"), 2);
-        assert_eq!(incomplete_utf8(b"a\xe2\x86\x90"), 0);
-        assert_eq!(incomplete_utf8(b"\xf0\x9f\x98"), 3);
-        assert_eq!(incomplete_utf8(b"\x80\x80\x80"), 0);
-    }
-
-    #[test]
-    fn no_coalescing_inside_a_scroll_region() {
-        let mut chunks = vec![b"\x1b[2;5r".to_vec()];
-        chunks.push("x\r\n".repeat(3000).into_bytes());
-        let t = check_same(8, 20, 50, &chunks);
-        assert_eq!(t.skipped_lines(), 0);
-    }
-
-    #[test]
-    fn a_big_scroll_up_or_lf_flood_loses_no_history() {
-        let chunks = vec![
-            (0..30)
-                .map(|i| format!("r{i}\r\n"))
-                .collect::<String>()
-                .into_bytes(),
-            b"\x1b[30S".to_vec(),
-            b"\n".repeat(500),
-            b"end".to_vec(),
-        ];
-        check_same(30, 10, 1000, &chunks);
-    }
-
-    #[test]
-    fn history_is_bounded_and_compact() {
-        let mut t = Terminal::new(40, 120, 2000);
-        for i in 0..10_000 {
-            t.feed(format!("\x1b[32m{i:>6}\x1b[0m some compiler output\r\n").as_bytes());
-        }
-        assert_eq!(t.history_len(), 2000);
-        let bytes: usize = t.history(2000).iter().map(Vec::len).sum();
-        assert!(bytes < 2000 * 60, "{bytes} bytes");
-    }
-}
+mod tests;
