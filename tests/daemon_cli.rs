@@ -65,6 +65,24 @@ fn unknown_panes_are_bad_input_with_exit_2() {
 }
 
 #[test]
+fn sending_nothing_is_bad_input_and_enter_alone_is_sent() {
+    let env = Env::with_daemon();
+    let done = env.path("done");
+    let script = format!("read line; touch '{}'; sleep 100", done.display());
+    let p = env.run(&["--", "sh", "-c", &script]);
+    let out = env.attend(&["send", &p, ""]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "attend: nothing to send: the text is empty (--enter presses Enter alone)\n"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!done.exists(), "nothing reached the program");
+    env.ok(&["send", &p, "", "--enter"]);
+    env.wait_until("the program read the Enter", || done.exists());
+}
+
+#[test]
 fn a_program_that_cannot_be_spawned_names_program_and_errno_and_leaves_no_pane() {
     let env = Env::with_daemon();
     let out = env.attend(&["run", "--", "/nonexistent/attend-test-program", "x"]);

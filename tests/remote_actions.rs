@@ -87,13 +87,15 @@ fn seen_send_and_kill_on_a_remote_pane_are_carried_out_by_its_host() {
     let out = local.attend(&["explain", "r1:p1"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(stderr(&out).contains("not for remote panes"), "{out:?}");
-    // An unknown host: exit 2, naming it.
-    let out = local.attend(&["seen", "nohost:p1"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(
-        stderr(&out).contains("no remote host named nohost"),
-        "{out:?}"
-    );
+    // An unknown host: exit 2, naming it (reading its pane too).
+    for verb in ["seen", "show"] {
+        let out = local.attend(&[verb, "nohost:p1"]);
+        assert_eq!(out.status.code(), Some(2), "{verb}: {out:?}");
+        assert!(
+            stderr(&out).contains("no remote host named nohost"),
+            "{verb}: {out:?}"
+        );
+    }
 
     // Attention again there; then the host goes offline: refused at once, exit 3, naming
     // the host, since when and the last error; nothing was sent.

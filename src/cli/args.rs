@@ -86,6 +86,7 @@ pub enum Cmd {
     /// Type TEXT into a pane.
     Send {
         pane: String,
+        /// Text typed into the pane as it is (empty only with --enter).
         text: String,
         /// Press Enter after the text.
         #[arg(long)]

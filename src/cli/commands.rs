@@ -243,6 +243,11 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             }
         }
         Cmd::Send { pane, text, enter } => {
+            if text.is_empty() && !enter {
+                return Err(CliError::bad_input(
+                    "nothing to send: the text is empty (--enter presses Enter alone)",
+                ));
+            }
             let mut data = text.into_bytes();
             if enter {
                 data.push(b'\r');

@@ -69,7 +69,7 @@ impl Attend1 {
     }
 
     /// GetPane(s pane) → a{sv}: a local pane's dictionary, or a mirrored remote pane's
-    /// (`NAME:pN`, `docs/dbus-api.md#remote-pane`). Errors: `NoSuchPane`.
+    /// (`NAME:pN`, `docs/dbus-api.md#remote-pane`). Errors: `NoSuchPane`, `NoSuchHost`.
     #[zbus(out_args("info"))]
     async fn get_pane(&self, pane: &str) -> Result<Dict, Attend1Error> {
         self.router.get_pane(&parse_pane_ref(pane)?).await

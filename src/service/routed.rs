@@ -14,6 +14,7 @@ use super::error::Attend1Error;
 use super::remotes::act::RemoteCall;
 use super::remotes::Remotes;
 use super::wire::Dict;
+use crate::adapters::mirror::Refusal;
 use crate::model::{Action, PaneRef};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -93,13 +94,19 @@ impl Router {
     }
 
     /// The dictionary of `target`: `GetPane` for a local pane, the mirrored pane's
-    /// (`docs/dbus-api.md#remote-pane`) for a remote one. Errors: `NoSuchPane` (also for
-    /// a host that is not configured).
+    /// (`docs/dbus-api.md#remote-pane`) for a remote one. Errors: `NoSuchPane`,
+    /// `NoSuchHost` (a host that is not configured, as for actions).
     pub async fn get_pane(&self, target: &PaneRef) -> Result<Dict, Attend1Error> {
         let Some(host) = &target.host else {
             let id = target.pane;
             return ask(&self.tx, |r| Command::GetPane(id, r)).await;
         };
+        if !self.remotes.list().iter().any(|(r, _)| r.name == *host) {
+            let host = host.clone();
+            return Err(Attend1Error::NoSuchHost(
+                Refusal::UnknownHost { host }.to_string(),
+            ));
+        }
         self.remotes
             .panes(Some(host))
             .iter()
