@@ -3,7 +3,8 @@
 //! appended by the reactor as it reads, so a daemon that starts after a crash
 //! rebuilds the screen and history the previous one showed by feeding it again. Bounded:
 //! at [`SCREEN_LOG_BYTES`] the file becomes `pN.log.old` (replacing the older one) and a new
-//! one starts, so between one and two caps are kept.
+//! one starts, so between one and two caps are kept (less after a flood whose first
+//! chunks were never read: what was fed, every line the screen and history still show).
 //!
 //! **Sizes.** The bytes were printed for the terminal size of their time, and a pane is
 //! resized often (every attach fits it to the client's terminal), so the log records the
@@ -215,9 +216,15 @@ impl ScreenLog {
             self.write_rotating(&held);
             return;
         }
-        let split = line_start(&held, held.len().saturating_sub(SCREEN_LOG_BYTES as usize));
+        // Held bytes within one cap (a flood fed from its last chunks only) all go to the
+        // new file, and no older file is kept: it would join them across the gap.
+        let split = if held.len() as u64 <= SCREEN_LOG_BYTES {
+            0
+        } else {
+            line_start(&held, held.len() - SCREEN_LOG_BYTES as usize)
+        };
         let older = [marker(self.size).as_slice(), &held[..split]].concat();
-        if std::fs::write(old(&self.path), older).is_err() {
+        if split == 0 || std::fs::write(old(&self.path), older).is_err() {
             let _ = std::fs::remove_file(old(&self.path));
         }
         if let Ok(f) = open(&self.path, true) {
@@ -355,6 +362,7 @@ mod tests {
         assert!(text.starts_with(b"line "), "from a line start");
         assert!(stream.ends_with(&text), "the newest bytes, in order");
         assert!(text.len() < stream.len() - unread * 700);
+        assert!(!old(&path).exists(), "no older file across the gap");
         let mut rebuilt = Terminal::new(10, 80, 100);
         replay(&ScreenLog::read(&path), &mut rebuilt);
         assert_eq!(rebuilt.screen().contents(), live.screen().contents());
