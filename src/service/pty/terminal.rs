@@ -39,9 +39,9 @@
 //! **Unread chunks.** A parser feeds a flood in batches of read chunks
 //! ([`Terminal::feed_batch`]). When a batch is plain lines throughout and its last chunks
 //! alone hold enough LFs that coalescing would cut at the same LF inside them, the chunks
-//! before those are never joined nor scanned: coalescing would have replaced them unread
-//! anyway, so the screen and history are the same (`docs/benchmarks.md`, "PTY throughput:
-//! unread chunks").
+//! before those are never joined nor parsed (only searched for an ESC): coalescing would
+//! have replaced them unread anyway, so the screen and history are the same
+//! (`docs/benchmarks.md`, "PTY throughput: unread chunks and the history in one buffer").
 
 use super::history::History;
 use std::borrow::Cow;
@@ -218,7 +218,7 @@ impl Terminal {
 
     /// How many leading `chunks` of a batch need not be read at all: feeding only the
     /// rest gives the same screen and history as feeding them all. Coalescing (module docs) would replace those chunks unparsed anyway, and
-    /// knowing it early spares joining and scanning them: the batch is plain lines (no ESC,
+    /// knowing it early spares joining and parsing them: the batch is plain lines (no ESC,
     /// in the ground state, no scroll region) and the chunks after them hold enough LFs
     /// that coalescing cuts at the same LF from the one run they start (`rows + history`
     /// kept, `rows` before the cut and the [`CUT_SEARCH`] it looks back). 0 when not.

@@ -87,26 +87,28 @@ fn token() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// `all` cut into chunks of the lengths `cuts` gives, over and over.
+fn cut(all: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+    let mut chunks = Vec::new();
+    let mut at = 0;
+    for c in cuts.iter().cycle() {
+        if at >= all.len() {
+            break;
+        }
+        let end = (at + c).min(all.len());
+        chunks.push(all[at..end].to_vec());
+        at = end;
+    }
+    chunks
+}
+
 /// The tokens concatenated and cut at arbitrary points (sequences split across feeds).
 fn stream() -> impl Strategy<Value = Vec<Vec<u8>>> {
     (
         prop::collection::vec(token(), 1..120),
         prop::collection::vec(1usize..400, 1..40),
     )
-        .prop_map(|(tokens, cuts)| {
-            let all: Vec<u8> = tokens.concat();
-            let mut chunks = Vec::new();
-            let mut at = 0;
-            for c in cuts.iter().cycle() {
-                if at >= all.len() {
-                    break;
-                }
-                let end = (at + c).min(all.len());
-                chunks.push(all[at..end].to_vec());
-                at = end;
-            }
-            chunks
-        })
+        .prop_map(|(tokens, cuts)| cut(&tokens.concat(), &cuts))
 }
 
 /// Mostly plain lines (a flood), now and then coloured or cut by a control sequence.
@@ -133,17 +135,7 @@ fn flood_batches() -> impl Strategy<Value = Vec<Vec<Vec<u8>>>> {
         prop::collection::vec(1usize..30, 1..10),
     )
         .prop_map(|(tokens, cuts, sizes)| {
-            let all: Vec<u8> = tokens.concat();
-            let mut chunks = Vec::new();
-            let mut at = 0;
-            for c in cuts.iter().cycle() {
-                if at >= all.len() {
-                    break;
-                }
-                let end = (at + c).min(all.len());
-                chunks.push(all[at..end].to_vec());
-                at = end;
-            }
+            let chunks = cut(&tokens.concat(), &cuts);
             let mut batches = Vec::new();
             let mut chunks = chunks.into_iter().peekable();
             for n in sizes.iter().cycle() {
