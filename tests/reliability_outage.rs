@@ -22,11 +22,15 @@ fn batches(k: usize) -> [usize; 3] {
     [300, if k % 2 == 0 { 2_000 } else { 20_000 }, 300]
 }
 
+/// Pane `k`'s shell: waits for each release, prints its batch, marks it done. The wait
+/// retries on an empty read: the shell can reopen the FIFO while the test's writer of the
+/// release before still holds it open (a loaded machine preempts the test between its
+/// write and close), and that open ends in EOF, not in a release.
 fn script(k: usize, fifo: &Path) -> String {
     let [a, b, c] = batches(k);
     let f = fifo.display();
     format!(
-        "s=1; for n in {a} {b} {c}; do read x < {f}; e=$((s+n-1)); seq $s $e; s=$((e+1)); echo \"done $n\"; touch {f}.$n; done; exec cat"
+        "s=1; for n in {a} {b} {c}; do until read x < {f}; do :; done; e=$((s+n-1)); seq $s $e; s=$((e+1)); echo \"done $n\"; touch {f}.$n; done; exec cat"
     )
 }
 

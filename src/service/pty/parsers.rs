@@ -378,9 +378,10 @@ fn output(
     }
     drop(screen);
     if let Some(log) = lock(log).as_mut() {
+        // The log keeps what the parser skipped too: it is the pane's record.
         match (flood, unread) {
             (true, 0) => log.hold(&bytes, Instant::now()),
-            (true, _) => log.hold_after_gap(&bytes, Instant::now()),
+            (true, _) => log.hold_chunks(&slices, Instant::now()),
             (false, 0) => log.append(&bytes),
             (false, _) => slices.iter().for_each(|s| log.append(s)),
         }

@@ -3,8 +3,7 @@
 //! appended by the reactor as it reads, so a daemon that starts after a crash
 //! rebuilds the screen and history the previous one showed by feeding it again. Bounded:
 //! at [`SCREEN_LOG_BYTES`] the file becomes `pN.log.old` (replacing the older one) and a new
-//! one starts, so between one and two caps are kept (less after a flood whose first
-//! chunks were never read: what was fed, every line the screen and history still show).
+//! one starts, so between one and two caps are kept.
 //!
 //! **Sizes.** The bytes were printed for the terminal size of their time, and a pane is
 //! resized often (every attach fits it to the client's terminal), so the log records the
@@ -16,7 +15,10 @@
 //! **Floods.** Output a pane floods its terminal with (src/service/pty/batching.rs) is
 //! not written as it comes: only the newest two caps of it are kept ([`ScreenLog::hold`],
 //! the older bytes could never be replayed anyway) and written when the flood pauses or
-//! at least every [`FLOOD_FLUSH`]. Writing every byte of a 256 MiB `cat` cost the daemon
+//! at least every [`FLOOD_FLUSH`]. The chunks of a batch the screen's parser skipped
+//! (`Terminal::feed_batch`) are kept like any others ([`ScreenLog::hold_chunks`]): the
+//! log is the pane's record (a re-adopted pane's output is checked against it), so only
+//! the two caps bound it. Writing every byte of a 256 MiB `cat` cost the daemon
 //! 0.6 s of CPU and the pane a third of its drain rate (docs/benchmarks.md "PTY
 //! throughput: the reader"); so a daemon killed during a flood rebuilds the screen of up
 //! to [`FLOOD_FLUSH`] before, and the output since comes from the holder, as always.
@@ -173,13 +175,35 @@ impl ScreenLog {
     /// waited [`FLOOD_FLUSH`]. The caller calls [`ScreenLog::flush`] when the flood
     /// pauses ([`ScreenLog::holds`] says whether it must).
     pub fn hold(&mut self, bytes: &[u8], now: Instant) {
-        if bytes.is_empty() {
+        self.hold_chunks(&[bytes], now);
+    }
+
+    /// [`ScreenLog::hold`] of the `chunks` joined, without joining them: a chunk older
+    /// than the newest two caps (the head of a long batch) is never copied. The bytes
+    /// kept are exactly those `hold` of the joined chunks keeps.
+    pub fn hold_chunks(&mut self, chunks: &[&[u8]], now: Instant) {
+        let total: usize = chunks.iter().map(|c| c.len()).sum();
+        if total == 0 {
             return;
         }
-        self.held.extend_from_slice(bytes);
         let keep = 2 * SCREEN_LOG_BYTES as usize;
-        if self.held.len() > keep {
-            let cut = line_start(&self.held, self.held.len() - keep);
+        // Where the kept bytes may start in the held bytes and the chunks after them;
+        // the cut is the first line start from there.
+        let from = (self.held.len() + total).saturating_sub(keep);
+        let mut skip = from.saturating_sub(self.held.len());
+        let start = if skip > 0 {
+            self.held.clear();
+            0
+        } else {
+            from
+        };
+        for c in chunks {
+            let s = skip.min(c.len());
+            skip -= s;
+            self.held.extend_from_slice(&c[s..]);
+        }
+        if from > 0 {
+            let cut = line_start(&self.held, start);
             self.held.drain(..cut);
             self.held_dropped = true;
         }
@@ -187,16 +211,6 @@ impl ScreenLog {
         if now.saturating_duration_since(since) >= FLOOD_FLUSH {
             self.flush();
         }
-    }
-
-    /// [`ScreenLog::hold`] for a flood's `bytes` that follow bytes never read (the parser
-    /// skipped them: src/service/pty/terminal.rs `unread_head`): what was held before is
-    /// older than the gap, so it goes, and `bytes` are kept from their first line start.
-    /// They hold every line the screen and history can still show.
-    pub fn hold_after_gap(&mut self, bytes: &[u8], now: Instant) {
-        self.held.clear();
-        self.held_dropped = true;
-        self.hold(&bytes[line_start(bytes, 0)..], now);
     }
 
     /// True while a flood's bytes wait to be written.
@@ -216,15 +230,9 @@ impl ScreenLog {
             self.write_rotating(&held);
             return;
         }
-        // Held bytes within one cap (a flood fed from its last chunks only) all go to the
-        // new file, and no older file is kept: it would join them across the gap.
-        let split = if held.len() as u64 <= SCREEN_LOG_BYTES {
-            0
-        } else {
-            line_start(&held, held.len() - SCREEN_LOG_BYTES as usize)
-        };
+        let split = line_start(&held, held.len().saturating_sub(SCREEN_LOG_BYTES as usize));
         let older = [marker(self.size).as_slice(), &held[..split]].concat();
-        if split == 0 || std::fs::write(old(&self.path), older).is_err() {
+        if std::fs::write(old(&self.path), older).is_err() {
             let _ = std::fs::remove_file(old(&self.path));
         }
         if let Ok(f) = open(&self.path, true) {
@@ -337,36 +345,67 @@ mod tests {
     }
 
     /// A flood whose parser skipped chunks the screen could no longer show
-    /// (`Terminal::feed_batch`): the log keeps what was fed, from a line start, nothing
-    /// from before the gap, and the replay still shows the live screen and history.
+    /// (`Terminal::feed_batch`): the log still keeps every byte, after what was written
+    /// before the flood, and the replay shows the live screen and history.
     #[test]
-    fn a_flood_held_after_a_gap_keeps_only_what_was_fed() {
+    fn a_flood_whose_head_was_not_parsed_keeps_every_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p1.log");
         let mut live = Terminal::new(10, 80, 100);
         let mut log = ScreenLog::create(path.clone(), (10, 80)).unwrap();
         let t0 = Instant::now();
-        log.hold(b"held before the gap\r\n", t0);
-        live.feed(b"held before the gap\r\n");
-        let lines: Vec<Vec<u8>> = (0..2_000)
-            .map(|i| format!("line {i}\r\n").into_bytes())
+        log.append(b"written before\r\n");
+        log.hold(b"held before\r\n", t0);
+        live.feed(b"written before\r\nheld before\r\n");
+        let stream: Vec<u8> = (0..2_000)
+            .flat_map(|i| format!("line {i}\r\n").into_bytes())
             .collect();
         // Chunks cut mid-line, as reads are.
-        let stream = lines.concat();
         let chunks: Vec<&[u8]> = stream.chunks(700).collect();
-        let (unread, fed) = live.feed_batch(&chunks);
-        assert!(unread > 0, "the head of the flood was not read");
-        log.hold_after_gap(&fed, t0);
+        let (unread, _) = live.feed_batch(&chunks);
+        assert!(unread > 0, "the head of the flood was not parsed");
+        log.hold_chunks(&chunks, t0);
         log.flush();
         let text = without_markers(&ScreenLog::read(&path));
-        assert!(text.starts_with(b"line "), "from a line start");
-        assert!(stream.ends_with(&text), "the newest bytes, in order");
-        assert!(text.len() < stream.len() - unread * 700);
-        assert!(!old(&path).exists(), "no older file across the gap");
+        assert_eq!(
+            text,
+            [b"written before\r\nheld before\r\n".as_slice(), &stream].concat()
+        );
         let mut rebuilt = Terminal::new(10, 80, 100);
         replay(&ScreenLog::read(&path), &mut rebuilt);
         assert_eq!(rebuilt.screen().contents(), live.screen().contents());
         assert_eq!(rebuilt.history(100), live.history(100));
+    }
+
+    /// `hold_chunks` keeps exactly what `hold` of the joined chunks keeps, whatever was
+    /// held before and however the bytes are cut (the newest two caps, from a line start).
+    #[test]
+    fn holding_chunks_keeps_what_holding_them_joined_keeps() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |i: usize| format!("{}{i}\r\n", "x".repeat(i % 97)).into_bytes();
+        let t0 = Instant::now();
+        for (before, lines, cut) in [
+            (0, 10, 7),
+            (0, 20_000, 4_096),
+            (10_000, 10_000, 65_536),
+            (12_000, 3_000, 1_000),
+            (0, 30_000, 1 << 20),
+            (5, 9_000, 333),
+        ] {
+            let held: Vec<u8> = (0..before).flat_map(line).collect();
+            let stream: Vec<u8> = (before..before + lines).flat_map(line).collect();
+            let chunks: Vec<&[u8]> = stream.chunks(cut).collect();
+            let mut a = ScreenLog::create(dir.path().join("a.log"), (10, 80)).unwrap();
+            let mut b = ScreenLog::create(dir.path().join("b.log"), (10, 80)).unwrap();
+            a.hold(&held, t0);
+            b.hold(&held, t0);
+            a.hold(&stream, t0);
+            b.hold_chunks(&chunks, t0);
+            let case = format!("{before} held, {lines} lines in chunks of {cut}");
+            assert_eq!(a.held, b.held, "{case}");
+            assert_eq!(a.held_dropped, b.held_dropped, "{case}");
+            assert!(b.held.len() <= 2 * SCREEN_LOG_BYTES as usize, "{case}");
+        }
     }
 
     fn without_markers(bytes: &[u8]) -> Vec<u8> {
