@@ -52,6 +52,16 @@ fn unknown_panes_are_bad_input_with_exit_2() {
     }
     let out = env.attend(&["show", "p9"]);
     assert_eq!(stderr(&out), "attend: no such pane: p9\n");
+    // An empty id is named visibly, never as a message that ends in nothing.
+    for args in [vec!["show", ""], vec!["attach", ""], vec!["kill", ""]] {
+        let out = env.attend(&args);
+        assert_eq!(out.status.code(), Some(2), "attend {args:?}");
+        assert_eq!(
+            stderr(&out),
+            "attend: no such pane: \"\" (an empty id)\n",
+            "attend {args:?}"
+        );
+    }
     // An id with control characters is shown escaped, never sent to the terminal as is.
     for args in [
         vec!["show", "p1\u{1b}]0;title\u{7}\u{1b}[31m"],

@@ -133,10 +133,10 @@ pub enum Cmd {
     /// Print the event log.
     Events {
         /// Only events after this seq.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         after: u64,
         /// At most this many events (without --follow).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<u32>,
         /// Keep printing new events as they happen, each once and in order, across daemon
         /// restarts (it catches up from the last seq it printed; notes on stderr); waits
@@ -266,11 +266,16 @@ pub struct DaemonArgs {
     #[arg(long)]
     pub state_dir: Option<PathBuf>,
     /// Scrollback lines kept per pane.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, allow_negative_numbers = true)]
     pub scrollback: usize,
     /// Bytes of output each pane holder keeps while no daemon is connected (the newest;
-    /// the pane's history shows a gap line for the rest).
-    #[arg(long, default_value_t = crate::service::holders::DEFAULT_HOLDER_BUFFER)]
+    /// the pane's history shows a gap line for the rest). 0 keeps none: everything a pane
+    /// prints while no daemon runs is one gap line.
+    #[arg(
+        long,
+        default_value_t = crate::service::holders::DEFAULT_HOLDER_BUFFER,
+        allow_negative_numbers = true
+    )]
     pub holder_buffer: usize,
     /// Take over from a running daemon (upgrade = install, then `attend daemon
     /// --replace`): asks it to quit, then SIGTERM, then SIGKILL; agents keep running.

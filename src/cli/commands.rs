@@ -64,7 +64,7 @@ fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
     use std::os::unix::process::CommandExt;
     let target = crate::model::PaneRef::parse(pane)
         .filter(|p| p.host.is_some())
-        .ok_or_else(|| CliError::bad_input(format!("no such pane: {}", pane.escape_debug())))?;
+        .ok_or_else(|| CliError::bad_input(crate::model::no_such_pane_text(pane)))?;
     let host = target.host.as_ref().map(|h| h.as_str()).unwrap_or_default();
     let loaded = crate::service::settings::read();
     let remote = loaded

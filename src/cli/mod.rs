@@ -128,4 +128,29 @@ mod tests {
         assert_eq!(r.workspace.as_deref(), Some("ws"));
         assert_eq!(r.argv, ["sh", "-c", "x"]);
     }
+
+    /// A negative number is a bad value with clap's "invalid value" message naming the
+    /// option, not an "unexpected argument".
+    #[test]
+    fn negative_numbers_are_invalid_values() {
+        for args in [
+            vec!["attend", "daemon", "--scrollback", "-5"],
+            vec!["attend", "daemon", "--holder-buffer", "-1"],
+            vec!["attend", "events", "--after", "-3"],
+            vec!["attend", "events", "--limit", "-3"],
+        ] {
+            let e = Cli::try_parse_from(&args).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{args:?}"
+            );
+            assert!(e.to_string().contains("invalid value '-"), "{args:?}: {e}");
+        }
+        let cli = Cli::try_parse_from(["attend", "daemon", "--holder-buffer", "0"]).unwrap();
+        let Cmd::Daemon(d) = cli.command else {
+            panic!("not daemon")
+        };
+        assert_eq!(d.holder_buffer, 0);
+    }
 }

@@ -89,6 +89,17 @@ impl PaneRef {
     }
 }
 
+/// The words for a pane id that names no pane (`no such pane: p9`), the same in the CLI
+/// and in D-Bus errors: escaped (the text comes from the caller and is printed on a
+/// terminal), and an empty id shown as `""` so the message never ends in nothing.
+pub fn no_such_pane_text(pane: &str) -> String {
+    if pane.is_empty() {
+        "no such pane: \"\" (an empty id)".to_string()
+    } else {
+        format!("no such pane: {}", pane.escape_debug())
+    }
+}
+
 impl fmt::Display for PaneRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.host {
@@ -121,6 +132,13 @@ mod tests {
             let e = HostName::parse(bad).unwrap_err();
             assert!(e.contains("host name"), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn an_unknown_pane_is_named_escaped_and_an_empty_id_visibly() {
+        assert_eq!(no_such_pane_text("p9"), "no such pane: p9");
+        assert_eq!(no_such_pane_text("a\u{1b}b"), "no such pane: a\\u{1b}b");
+        assert_eq!(no_such_pane_text(""), "no such pane: \"\" (an empty id)");
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use decision::{
     is_subagent_scope, subagent_scope, AnswerKey, Decision, DecisionKind, Resolution,
 };
 pub use event::{Event, EventKind};
-pub use host::{HostName, PaneRef, HOST_NAME_MAX};
+pub use host::{no_such_pane_text, HostName, PaneRef, HOST_NAME_MAX};
 pub use lifecycle::{Lifecycle, Live};
 pub use pane::{AgentKind, Identity, Pane, StartQuiet};
 pub use pane_id::PaneId;

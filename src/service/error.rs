@@ -31,10 +31,10 @@ pub enum Attend1Error {
 }
 
 impl Attend1Error {
-    /// `NoSuchPane` for the text `pane`, with the CLI's wording.
+    /// `NoSuchPane` for the text `pane`, with the CLI's wording
+    /// ([`crate::model::no_such_pane_text`]).
     pub fn no_such_pane(pane: &str) -> Attend1Error {
-        // Escaped: the text comes from the caller and is printed on a terminal.
-        Attend1Error::NoSuchPane(format!("no such pane: {}", pane.escape_debug()))
+        Attend1Error::NoSuchPane(crate::model::no_such_pane_text(pane))
     }
 }
 

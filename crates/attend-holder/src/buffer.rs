@@ -73,6 +73,15 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_cap_keeps_nothing_and_counts_every_byte() {
+        let mut b = Backlog::new(0);
+        b.push(b"abc");
+        b.push(b"defg");
+        assert!(b.is_empty());
+        assert_eq!(b.take(), (Vec::new(), 7));
+    }
+
+    #[test]
     fn under_the_cap_nothing_is_dropped() {
         let mut b = Backlog::new(1 << 20);
         for i in 0..1000 {
