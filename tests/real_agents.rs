@@ -90,12 +90,10 @@ impl Smoke {
         self.check(self.term.wait_for_text(needle, STEP))
     }
 
-    /// Types a prompt and presses Enter (separately: a single write with the newline can be
-    /// taken as a paste).
+    /// Types a prompt and presses Enter (separately, once the text is drawn: a single
+    /// read of both can be taken as a paste).
     fn prompt(&self, text: &str) {
-        self.term.type_text(text);
-        std::thread::sleep(Duration::from_millis(300));
-        self.term.keys(&["Enter"]);
+        self.term.submit(text, Duration::from_secs(10));
     }
 
     /// With `ATTEND_RECORD_FIXTURES=1`: the screen as

@@ -163,12 +163,10 @@ impl Agent {
         })
     }
 
-    /// Types `text` and presses Enter (separately: one write with the newline can be
-    /// taken as a paste).
+    /// Types `text` and presses Enter (separately, once the text is drawn: one read of
+    /// both can be taken as a paste).
     fn prompt(&self, text: &str) {
-        self.term.type_text(text);
-        std::thread::sleep(Duration::from_millis(400));
-        self.term.keys(&["Enter"]);
+        self.term.submit(text, Duration::from_secs(10));
     }
 
     /// Prompts, waits for the turn's end hook and for `marker` on screen, lets the screen

@@ -1078,6 +1078,22 @@ impl Tmux {
         }
     }
 
+    /// Types `text`, then presses Enter once the CLI has drawn the text (it appears once
+    /// more on the screen, or `echo_wait` passed) and 400 ms more: a CLI that had not read
+    /// the text yet (busy starting, on a loaded machine) would read text and Enter in one
+    /// go and take the Enter as part of a paste (seen: Codex left `say hello` in its
+    /// input box, never sent).
+    pub fn submit(&self, text: &str, echo_wait: Duration) {
+        let shown = self.screen().matches(text).count();
+        self.type_text(text);
+        let deadline = Instant::now() + echo_wait;
+        while self.screen().matches(text).count() <= shown && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(400));
+        self.keys(&["Enter"]);
+    }
+
     /// Types `text` literally (no Enter).
     pub fn type_text(&self, text: &str) {
         self.run(&[
