@@ -93,7 +93,7 @@ impl Smoke {
     /// Types a prompt and presses Enter (separately, once the text is drawn: a single
     /// read of both can be taken as a paste).
     fn prompt(&self, text: &str) {
-        self.term.submit(text, Duration::from_secs(10));
+        self.term.submit(text);
     }
 
     /// With `ATTEND_RECORD_FIXTURES=1`: the screen as

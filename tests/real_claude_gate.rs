@@ -66,7 +66,7 @@ impl Gate {
     /// Prompts for the tool call; waits for Claude's own dialog and for the external
     /// pane's open gate in Attend; the pane id.
     fn to_the_gate(&self) -> String {
-        self.term.submit("write the file", Duration::from_secs(10));
+        self.term.submit("write the file");
         let mut pane = String::new();
         self.env.wait_until("the external pane's gate", || {
             let panes: Vec<Value> =

@@ -166,7 +166,7 @@ impl Agent {
     /// Types `text` and presses Enter (separately, once the text is drawn: one read of
     /// both can be taken as a paste).
     fn prompt(&self, text: &str) {
-        self.term.submit(text, Duration::from_secs(10));
+        self.term.submit(text);
     }
 
     /// Prompts, waits for the turn's end hook and for `marker` on screen, lets the screen

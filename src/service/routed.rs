@@ -101,11 +101,8 @@ impl Router {
             let id = target.pane;
             return ask(&self.tx, |r| Command::GetPane(id, r)).await;
         };
-        if !self.remotes.list().iter().any(|(r, _)| r.name == *host) {
-            let host = host.clone();
-            return Err(Attend1Error::NoSuchHost(
-                Refusal::UnknownHost { host }.to_string(),
-            ));
+        if !self.remotes.configured(host) {
+            return Err(Refusal::UnknownHost { host: host.clone() }.into());
         }
         self.remotes
             .panes(Some(host))

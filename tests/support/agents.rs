@@ -931,6 +931,31 @@ pub fn tag_event(command: &str, event: &str) -> String {
     format!("sed '1s/^{{/{{\"{RECORDED_EVENT}\":\"{event}\",/' | {{ {command}; }}")
 }
 
+/// How long [`type_then_enter`] waits for the typed text to be drawn before it presses
+/// Enter anyway (a text that scrolled an earlier copy of itself off the screen).
+pub const ECHO_WAIT: Duration = Duration::from_secs(10);
+
+/// Types `text` (`type_text`), then presses Enter (`enter`) once the CLI has drawn it:
+/// `screen` shows it once more than before, or [`ECHO_WAIT`] passed, and 400 ms more. A
+/// CLI that had not read the text yet (busy starting or running its hooks, on a loaded
+/// machine) reads text and Enter in one go and takes the Enter as part of a paste (seen:
+/// Codex left `say hello` in its input box; Gemini drew `/quit` and never ran it).
+pub fn type_then_enter(
+    text: &str,
+    screen: impl Fn() -> String,
+    type_text: impl FnOnce(),
+    enter: impl FnOnce(),
+) {
+    let shown = screen().matches(text).count();
+    type_text();
+    let deadline = Instant::now() + ECHO_WAIT;
+    while screen().matches(text).count() <= shown && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    enter();
+}
+
 /// One program in a private tmux server (its own socket in a temp dir, killed on drop).
 pub struct Tmux {
     dir: tempfile::TempDir,
@@ -1078,20 +1103,14 @@ impl Tmux {
         }
     }
 
-    /// Types `text`, then presses Enter once the CLI has drawn the text (it appears once
-    /// more on the screen, or `echo_wait` passed) and 400 ms more: a CLI that had not read
-    /// the text yet (busy starting, on a loaded machine) would read text and Enter in one
-    /// go and take the Enter as part of a paste (seen: Codex left `say hello` in its
-    /// input box, never sent).
-    pub fn submit(&self, text: &str, echo_wait: Duration) {
-        let shown = self.screen().matches(text).count();
-        self.type_text(text);
-        let deadline = Instant::now() + echo_wait;
-        while self.screen().matches(text).count() <= shown && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        std::thread::sleep(Duration::from_millis(400));
-        self.keys(&["Enter"]);
+    /// Types `text` and presses Enter once the CLI has drawn it ([`type_then_enter`]).
+    pub fn submit(&self, text: &str) {
+        type_then_enter(
+            text,
+            || self.screen(),
+            || self.type_text(text),
+            || self.keys(&["Enter"]),
+        );
     }
 
     /// Types `text` literally (no Enter).

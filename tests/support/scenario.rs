@@ -4,7 +4,9 @@
 //! the pane (`attend run`, 40×120). Every step is asserted through `attend show --json`.
 #![allow(dead_code)]
 
-use super::agents::{require, tag_event, AgentHome, Cli, HookRecorder, CI_MARKERS};
+use super::agents::{
+    require, tag_event, type_then_enter, AgentHome, Cli, HookRecorder, CI_MARKERS,
+};
 use super::model_server::{ModelServer, Reply};
 use super::Env;
 use serde_json::{json, Value};
@@ -17,10 +19,6 @@ pub const STEP: Duration = Duration::from_secs(30);
 /// its project instance): with two of them at once on a loaded 2-core machine a step
 /// took over 30 s. A bound, not a wait: a quick step returns at once.
 pub const OPENCODE_STEP: Duration = Duration::from_secs(90);
-
-/// How long [`Scenario::prompt`] waits for the typed text to be drawn before it presses
-/// Enter anyway (a text that scrolled an earlier copy of itself off the screen).
-pub const ECHO_WAIT: Duration = Duration::from_secs(10);
 
 pub const FIRST: &str = "Hello from the scripted model.";
 pub const DONE: &str = "Done: the file is written.";
@@ -281,12 +279,8 @@ impl Scenario {
         String::from_utf8(out.stdout).unwrap()
     }
 
-    /// Types `text` into the pane with `attend send`, then Enter as a separate write (a
-    /// text and its Enter in one write can be taken as a paste). Enter goes only once the
-    /// CLI has drawn the text (it appears once more on the screen, or [`ECHO_WAIT`]
-    /// passed): a CLI still busy (Gemini running its hooks after a turn) reads keys typed
-    /// meanwhile in one go, and the Enter was taken as part of a paste (seen on a loaded
-    /// machine: `/quit` drawn in the input box, never run).
+    /// Types `text` into the pane with `attend send`, then Enter as a separate write once
+    /// the CLI has drawn the text ([`type_then_enter`]).
     pub fn prompt(&self, text: &str) {
         let screen = || {
             self.env
@@ -294,14 +288,16 @@ impl Scenario {
                 .get_screen(&self.pane)
                 .unwrap_or_default()
         };
-        let shown = screen().matches(text).count();
-        self.attend(&["send", &self.pane, text]);
-        let deadline = Instant::now() + ECHO_WAIT;
-        while screen().matches(text).count() <= shown && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        std::thread::sleep(Duration::from_millis(400));
-        self.attend(&["send", &self.pane, "", "--enter"]);
+        type_then_enter(
+            text,
+            screen,
+            || {
+                self.attend(&["send", &self.pane, text]);
+            },
+            || {
+                self.attend(&["send", &self.pane, "", "--enter"]);
+            },
+        );
     }
 
     /// Waits until the CLI shows its prompt: its session started (Claude and Gemini fire

@@ -5,10 +5,10 @@
 //! A pane flooding its terminal replaces its whole history every batch (2 000 rows of a
 //! `cat` about a hundred times a second); with one allocation per row, allocating and
 //! freeing them was a third of the parser's time (`docs/benchmarks.md`, "PTY throughput:
-//! unread chunks and the history in one buffer"). Rows are appended at the buffer's end and dropped by
-//! moving its start; the buffer is compacted (the live rows moved to its front) once the
-//! dropped bytes outnumber the live ones, so each byte is copied about once more and the
-//! buffer holds at most twice the live rows plus one row.
+//! unread chunks and the history in one buffer"). Rows are appended at the buffer's end
+//! and dropped by moving its start; the buffer is compacted (the live rows moved to its
+//! front) once the dropped bytes outnumber the live ones, so each byte is copied about
+//! once more and the buffer holds at most twice the live rows plus one row.
 
 use std::collections::VecDeque;
 

@@ -379,11 +379,12 @@ fn output(
     drop(screen);
     if let Some(log) = lock(log).as_mut() {
         // The log keeps what the parser skipped too: it is the pane's record.
-        match (flood, unread) {
-            (true, 0) => log.hold(&bytes, Instant::now()),
-            (true, _) => log.hold_chunks(&slices, Instant::now()),
-            (false, 0) => log.append(&bytes),
-            (false, _) => slices.iter().for_each(|s| log.append(s)),
+        if flood {
+            log.hold_chunks(&slices, Instant::now());
+        } else if unread == 0 {
+            log.append(&bytes);
+        } else {
+            slices.iter().for_each(|s| log.append(s));
         }
     }
     let mut events = Vec::new();

@@ -217,11 +217,12 @@ impl Terminal {
     }
 
     /// How many leading `chunks` of a batch need not be read at all: feeding only the
-    /// rest gives the same screen and history as feeding them all. Coalescing (module docs) would replace those chunks unparsed anyway, and
-    /// knowing it early spares joining and parsing them: the batch is plain lines (no ESC,
-    /// in the ground state, no scroll region) and the chunks after them hold enough LFs
-    /// that coalescing cuts at the same LF from the one run they start (`rows + history`
-    /// kept, `rows` before the cut and the [`CUT_SEARCH`] it looks back). 0 when not.
+    /// rest gives the same screen and history as feeding them all. Coalescing (module
+    /// docs) would replace those chunks unparsed anyway, and knowing it early spares
+    /// joining and parsing them: the batch is plain lines (no ESC, in the ground state, no
+    /// scroll region) and the chunks after them hold enough LFs that coalescing cuts at
+    /// the same LF from the one run they start (`rows + history` kept, `rows` before the
+    /// cut and the [`CUT_SEARCH`] it looks back). 0 when not.
     fn unread_head(&mut self, chunks: &[&[u8]]) -> usize {
         if chunks.len() < 2 || self.seq != Seq::Ground || self.region[self.grid()] {
             return 0;

@@ -270,6 +270,11 @@ impl Remotes {
             .collect()
     }
 
+    /// True when a remote named `host` is configured (whatever its link's status).
+    pub fn configured(&self, host: &HostName) -> bool {
+        self.lock().entries.contains_key(host)
+    }
+
     /// Every mirrored pane of every remote (or only of `host`), by host then pane id.
     pub fn panes(&self, host: Option<&HostName>) -> Vec<MirroredPane> {
         self.lock()
