@@ -222,7 +222,8 @@ fn answer_types_the_keys_of_the_dialog_on_screen() {
         out.display()
     );
     let p = env.run(&["--agent", "claude", "--", "sh", "-c", &script]);
-    // A Notification that names a permission gate opens a decision without keys.
+    // A Notification that names a permission gate, and the dialog on screen, are one
+    // permission decision (whichever comes first opens it, the other enriches it).
     claude_hook(
         &env,
         &p,
@@ -230,11 +231,13 @@ fn answer_types_the_keys_of_the_dialog_on_screen() {
         "d1",
     );
     let v = env.show(&p);
-    assert_eq!(
-        v["pending_decision"]["choices"],
-        Value::Array(vec![]),
-        "{v:#}"
-    );
+    assert_eq!(v["pending_decision"]["kind"], "permission", "{v:#}");
+    let opened = env
+        .events()
+        .into_iter()
+        .filter(|e| e["pane"] == p.as_str() && e["kind"] == "decision.opened")
+        .count();
+    assert_eq!(opened, 1, "one dialog, one decision");
     // The terminal is in raw mode before the key arrives.
     env.wait_until("the terminal in raw mode", || ready.exists());
     // deny is the option labelled "No", here number 4 (a fixed "3" would pick "Yes, and

@@ -1,11 +1,10 @@
-//! Dialogs no hook names (`docs/lifecycle-attention.md#dialogs-no-hook-names`): a dialog
-//! the needs-input chrome sees on the live screen (a folder trust dialog, a one-time
-//! offer, any list of options with the selection cursor) waits for a key, so the pane is
-//! `blocked`/`input_required` with a `question` decision, whatever a hook said a moment
-//! before; the dialog leaving the screen (answered in the pane) closes that decision.
+//! Dialogs on the screen (`docs/lifecycle-attention.md#dialogs-no-hook-names`): what the
+//! needs-input chrome shows ([`ShownDialog`]), the times an answered or vanished dialog
+//! is given, and the gates an agent closes on screen without a hook
+//! ([`closed_gate_step`]). Opening and closing the decisions of dialogs no hook names is
+//! [`super::verdict::verdict_step`]'s.
 //!
-//! Pure: [`chrome_dialog_step`] takes the pane and what the chrome shows and returns the
-//! signal to apply, if any.
+//! Pure: the pane and what the chrome shows in, the signal to apply out.
 
 use crate::model::{DecisionKind, Lifecycle, Live, Pane, Rung, SignalKind, Timestamp};
 
@@ -25,7 +24,7 @@ pub struct ShownDialog {
     pub choices: Vec<String>,
 }
 
-/// The source origin of the signals [`chrome_dialog_step`] returns (rung
+/// The source origin of the chrome's signals ([`super::verdict::verdict_step`], rung
 /// `needs-input-chrome`).
 pub const CHROME_ORIGIN: &str = "screen.chrome";
 
@@ -49,58 +48,12 @@ pub const ANSWER_CONFIRM_MS: i64 = 2_000;
 /// show a frame or two without it while the dialog is still there.
 pub const DIALOG_GONE_MS: i64 = 700;
 
-/// When a `GateDismissed` from [`chrome_dialog_step`] may be applied: `seen_at` is when the
+/// When a `GateDismissed` from [`super::verdict::verdict_step`] may be applied: `seen_at` is when the
 /// dialog was last on the screen. `None`: now; `Some(t)`: not before `t` (the caller
 /// waits and asks again then).
 pub fn dismissal_due(seen_at: Option<Timestamp>, now: Timestamp) -> Option<Timestamp> {
     let due = Timestamp(seen_at?.0 + DIALOG_GONE_MS);
     (due > now).then_some(due)
-}
-
-/// The signal that keeps `pane`'s decision in step with the dialog on its screen:
-/// - a `question` dialog shown, the pane running and no decision open → `QuestionAsked`
-///   (blocked, input_required, a question decision with the dialog's options);
-/// - no such dialog shown (gone, or a permission dialog, which hooks report) while the
-///   open decision is one the chrome opened → `GateDismissed` (resolved `dismissed`: the
-///   user acted at the terminal; the lifecycle back to idle);
-/// - else `None` (a decision of a hook is never closed by the screen).
-///
-/// `answered_at`: when Attend last typed an answer into the pane; within
-/// [`ANSWER_SETTLE_MS`] of it nothing is opened (the answered dialog is still drawn).
-pub fn chrome_dialog_step(
-    pane: &Pane,
-    shown: Option<&ShownDialog>,
-    answered_at: Option<Timestamp>,
-    now: Timestamp,
-) -> Option<SignalKind> {
-    if !matches!(pane.live, Live::Running) {
-        return None;
-    }
-    let settling = answered_at.is_some_and(|a| now.millis_since(a) < ANSWER_SETTLE_MS);
-    let by_chrome = pane
-        .pending_decision
-        .as_ref()
-        .map(|d| d.source.rung == Rung::NeedsInputChrome);
-    match (
-        shown.filter(|d| d.kind == DecisionKind::Question),
-        by_chrome,
-    ) {
-        (Some(_), None) if settling => None,
-        (Some(d), None) => Some(SignalKind::QuestionAsked {
-            prompt: d.prompt.clone(),
-            options: d.options.clone(),
-            answer_keys: d
-                .choices
-                .iter()
-                .map(|c| crate::model::AnswerKey {
-                    choice: c.clone(),
-                    keys: String::new(),
-                })
-                .collect(),
-        }),
-        (None, Some(true)) => Some(SignalKind::GateDismissed),
-        _ => None,
-    }
 }
 
 /// A rule's closed screen on the live screen ([`closed_gate_step`]): who closes its
@@ -128,7 +81,7 @@ pub struct ClosedScreen {
 ///   the closed screen appeared after it opened → `GateDenied` (resolved `dismissed`;
 ///   working);
 /// - else `None` (the dialog not seen yet, a question the chrome opened: that is
-///   [`chrome_dialog_step`]'s).
+///   [`super::verdict::verdict_step`]'s).
 ///
 /// The caller applies a `GateDismissed` only once the dialog has been gone for
 /// [`DIALOG_GONE_MS`] ([`dismissal_due`]); a `GateDenied` at once (no dialog was drawn).
@@ -175,7 +128,7 @@ mod tests {
         );
     }
     use crate::engine::World;
-    use crate::model::{AgentKind, Signal, Source};
+    use crate::model::{Signal, Source};
 
     fn dialog(kind: DecisionKind) -> ShownDialog {
         ShownDialog {
@@ -201,142 +154,6 @@ mod tests {
             Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN),
             Timestamp(at),
         )
-    }
-
-    #[test]
-    fn a_question_dialog_opens_a_decision_and_its_end_closes_it() {
-        let mut w = World::new();
-        let (p, _) = w.add_pane(
-            crate::engine::NewPane {
-                agent: AgentKind::Claude,
-                ..Default::default()
-            },
-            Timestamp(1),
-        );
-        let shown = dialog(DecisionKind::Question);
-        let step =
-            chrome_dialog_step(&w.panes[&p], Some(&shown), None, Timestamp(2)).expect("opens");
-        w.apply_signal(p, &chrome(step, 2)).unwrap();
-        let pane = &w.panes[&p];
-        assert_eq!(pane.lifecycle, Lifecycle::Blocked);
-        assert_eq!(pane.attention().as_str(), "input_required");
-        let d = pane.pending_decision.as_ref().unwrap();
-        assert_eq!(d.kind, DecisionKind::Question);
-        assert_eq!(d.options, shown.options);
-        // Still shown: nothing more.
-        assert_eq!(
-            chrome_dialog_step(pane, Some(&shown), None, Timestamp(2)),
-            None
-        );
-        // A hook says idle a moment later: the gate invariant keeps it blocked.
-        let hook = Signal::new(
-            SignalKind::SessionStarted { source: None },
-            Source::hook("claude", "SessionStart"),
-            Timestamp(3),
-        );
-        w.apply_signal(p, &hook).unwrap();
-        assert_eq!(w.panes[&p].lifecycle, Lifecycle::Blocked);
-        // Answered in the pane: the dialog leaves the screen.
-        let step = chrome_dialog_step(&w.panes[&p], None, None, Timestamp(4)).expect("closes");
-        assert_eq!(step, SignalKind::GateDismissed);
-        w.apply_signal(p, &chrome(step, 4)).unwrap();
-        let pane = &w.panes[&p];
-        assert!(pane.pending_decision.is_none());
-        assert_eq!(pane.lifecycle, Lifecycle::Idle);
-        assert_eq!(pane.attention().as_str(), "none");
-    }
-
-    #[test]
-    fn an_answered_dialog_still_drawn_opens_nothing_until_it_settles() {
-        let mut w = World::new();
-        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
-        let shown = dialog(DecisionKind::Question);
-        let pane = &w.panes[&p];
-        let answered = Some(Timestamp(1_000));
-        assert_eq!(
-            chrome_dialog_step(
-                pane,
-                Some(&shown),
-                answered,
-                Timestamp(1_000 + ANSWER_SETTLE_MS - 1)
-            ),
-            None
-        );
-        assert!(matches!(
-            chrome_dialog_step(
-                pane,
-                Some(&shown),
-                answered,
-                Timestamp(1_000 + ANSWER_SETTLE_MS)
-            ),
-            Some(SignalKind::QuestionAsked { .. })
-        ));
-    }
-
-    #[test]
-    fn permission_dialogs_and_hook_decisions_are_left_to_the_hooks() {
-        let mut w = World::new();
-        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
-        // A permission dialog on screen without a decision: the hook opens it, not chrome.
-        assert_eq!(
-            chrome_dialog_step(
-                &w.panes[&p],
-                Some(&dialog(DecisionKind::Permission)),
-                None,
-                Timestamp(2)
-            ),
-            None
-        );
-        // A hook's decision is never closed by the screen.
-        let gate = Signal::new(
-            SignalKind::PermissionRequested {
-                prompt: "Bash: ls".into(),
-                options: vec![],
-                answer_keys: vec![],
-                tool_use_id: None,
-            },
-            Source::hook("claude", "PermissionRequest"),
-            Timestamp(2),
-        );
-        w.apply_signal(p, &gate).unwrap();
-        assert_eq!(
-            chrome_dialog_step(&w.panes[&p], None, None, Timestamp(4)),
-            None
-        );
-        // Nor does a question dialog open a second decision beside it.
-        assert_eq!(
-            chrome_dialog_step(
-                &w.panes[&p],
-                Some(&dialog(DecisionKind::Question)),
-                None,
-                Timestamp(3)
-            ),
-            None
-        );
-    }
-
-    #[test]
-    fn an_exited_pane_gets_no_dialog_decision() {
-        let mut w = World::new();
-        let (p, _) = w.add_pane(Default::default(), Timestamp(1));
-        let exit = Signal::new(
-            SignalKind::ProcessExited {
-                code: Some(0),
-                signal: None,
-            },
-            Source::new(Rung::Process, "process.exit"),
-            Timestamp(2),
-        );
-        w.apply_signal(p, &exit).unwrap();
-        assert_eq!(
-            chrome_dialog_step(
-                &w.panes[&p],
-                Some(&dialog(DecisionKind::Question)),
-                None,
-                Timestamp(3)
-            ),
-            None
-        );
     }
 
     /// A gate the agent closed on screen without a hook (Copilot's Esc): dismissed once
@@ -449,13 +266,12 @@ mod tests {
     fn a_question_the_chrome_opened_is_not_a_closed_gate() {
         let mut w = World::new();
         let (p, _) = w.add_pane(Default::default(), Timestamp(1));
-        let ask = chrome_dialog_step(
-            &w.panes[&p],
-            Some(&dialog(DecisionKind::Question)),
-            None,
-            Timestamp(2),
-        )
-        .unwrap();
+        let d = dialog(DecisionKind::Question);
+        let ask = SignalKind::QuestionAsked {
+            prompt: d.prompt,
+            options: d.options,
+            answer_keys: vec![],
+        };
         w.apply_signal(p, &chrome(ask, 2)).unwrap();
         assert_eq!(
             closed_gate_step(&w.panes[&p], user(), Some(Timestamp(3))),

@@ -466,7 +466,8 @@ impl Ladder {
     /// The one arbitration: activity from the highest authoritative rung with fresh
     /// evidence, where a lower rung's *newer* evidence beats an expired hook claim; else
     /// `unknown` (unknown beats a confident wrong answer). needs-input: chrome first (a
-    /// dialog you can see beats a hook that said working), then self-report, then hooks.
+    /// dialog you can see beats a hook that said working), then self-report, then hooks
+    /// (authoritative, or on trial: for needs-input only).
     pub fn decide(&self, now: Timestamp) -> Verdict {
         let mut activity = Activity::Unknown;
         let mut activity_by = None;
@@ -487,7 +488,11 @@ impl Ladder {
             let Some(st) = self.rungs.get(&rung) else {
                 continue;
             };
-            if st.trust != Trust::Authoritative {
+            // A hook rung on trial decides needs-input too: a missed "needs you" costs
+            // more than a false one (`docs/lifecycle-attention.md#one-verdict`).
+            let deciding = st.trust == Trust::Authoritative
+                || (rung == Rung::LifecycleHooks && st.trust == Trust::Trial);
+            if !deciding {
                 continue;
             }
             if let Some(ev) = &st.last {

@@ -17,12 +17,13 @@ mod summary;
 mod table;
 pub mod taxonomy;
 mod transition;
+pub mod verdict;
 mod view;
 mod world;
 
 pub use dialogs::{
-    chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog,
-    ANSWER_CONFIRM_MS, CHROME_ORIGIN, DIALOG_GONE_MS,
+    closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, ANSWER_CONFIRM_MS,
+    ANSWER_SETTLE_MS, CHROME_ORIGIN, DIALOG_GONE_MS,
 };
 pub use order::{next_rank, next_unread_order, NextRank};
 pub use quiet::{is_interactive_shell, start_quiet, SHELL_QUIET_MS};

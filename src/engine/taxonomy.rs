@@ -93,6 +93,10 @@ pub struct RuntimeFacts {
     pub chrome_gates: u32,
 }
 
+/// The needs-input reason of a pane `blocked` by a signal that opens no decision (a
+/// terminal notification while an agent without hooks works).
+pub const BLOCKED_WITHOUT_DECISION_REASON: &str = "terminal notification";
+
 /// The display string of the activity axis ([`Taxonomy::display`]): one of `working`,
 /// `idle-at-prompt`, `unknown`, `needs-input`.
 pub fn display_activity(activity: Activity, needs_input: &NeedsInput) -> &'static str {
@@ -132,6 +136,13 @@ pub fn project(pane: &Pane, facts: RuntimeFacts, ladder_reason: Option<&str>) ->
     if let Some(limit) = &pane.limit_reason {
         count = count.max(1);
         reason.get_or_insert_with(|| limit.clone());
+    }
+    // A blocked pane always shows needs-input (`docs/lifecycle-attention.md#one-verdict`):
+    // one that blocked without a decision (a terminal notification on an agent without
+    // hooks) waits for what its signal said.
+    if pane.lifecycle == Lifecycle::Blocked && count == 0 {
+        count = 1;
+        reason.get_or_insert_with(|| BLOCKED_WITHOUT_DECISION_REASON.to_string());
     }
     let needs_input = NeedsInput { count, reason };
     let resumability = match pane.live {

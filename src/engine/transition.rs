@@ -121,7 +121,14 @@ impl Ctx<'_> {
         answer_keys: &[crate::model::AnswerKey],
         tool_use_id: Option<&str>,
     ) {
-        if self.pane.pending_decision.is_some() {
+        if let Some(open) = &self.pane.pending_decision {
+            // One dialog seen by several rungs is one decision: a rung other than the
+            // one that opened it enriches it; the same rung again is a newer gate
+            // (`docs/lifecycle-attention.md#one-verdict`).
+            if open.source.rung != self.source.rung {
+                self.enrich_decision(kind, prompt, options, answer_keys, tool_use_id);
+                return;
+            }
             self.resolve_decision(Resolution::Superseded);
         }
         *self.next_decision += 1;
@@ -149,6 +156,67 @@ impl Ctx<'_> {
         self.emit(EventKind::DecisionOpened { decision });
         let shown = self.pane.attention();
         self.emit(EventKind::AttentionCreated { level, shown });
+    }
+
+    /// Another rung reports the open decision's dialog
+    /// (`docs/lifecycle-attention.md#one-verdict`): a hook, or the chrome on a decision
+    /// the self-report opened, names its kind and prompt; what it reads of the options
+    /// and a tool id replace what was known. The chrome adds only options to a hook's
+    /// decision. The decision keeps its id (no `decision.opened`, no second
+    /// notification); its required item follows the kind; `pane.changed` tells
+    /// followers.
+    fn enrich_decision(
+        &mut self,
+        kind: DecisionKind,
+        prompt: &str,
+        options: &[String],
+        answer_keys: &[crate::model::AnswerKey],
+        tool_use_id: Option<&str>,
+    ) {
+        use crate::model::Rung;
+        let Some(d) = self.pane.pending_decision.as_mut() else {
+            return;
+        };
+        let names_it =
+            self.source.rung == Rung::LifecycleHooks || d.source.rung == Rung::SelfReport;
+        if !names_it && (!d.options.is_empty() || options.is_empty()) {
+            return;
+        }
+        if !answer_keys.is_empty() {
+            d.answer_keys = answer_keys.to_vec();
+        }
+        let id = d.id;
+        let before = d.kind;
+        if names_it {
+            d.kind = kind;
+            if !prompt.is_empty() {
+                d.prompt = prompt.to_string();
+            }
+            d.source = self.source.clone();
+        }
+        if !options.is_empty() {
+            d.options = options.to_vec();
+        }
+        if let Some(t) = tool_use_id {
+            d.tool_use_id = Some(t.to_string());
+        }
+        let prompt = d.prompt.clone();
+        let after = d.kind;
+        if after != before {
+            let level = after.attention();
+            for item in self
+                .pane
+                .items
+                .iter_mut()
+                .filter(|i| i.decision == Some(id))
+            {
+                item.level = level;
+            }
+            self.pane.attention_changed_at = Some(self.at);
+        }
+        self.set_message(&prompt);
+        self.set_lifecycle(Lifecycle::Blocked);
+        self.emit(EventKind::PaneChanged);
     }
 
     /// Resolves the open decision (if any) and removes its required item.

@@ -23,8 +23,9 @@ pub enum NotificationAction {
 /// `Notification` other than `ToolPermission`). Types missing from `by_type` use `other`.
 ///
 /// Default (`docs/adapters.md#claude-notification-types`): `permission_prompt` → gate
-/// permission, `elicitation_dialog` → gate question, `idle_prompt` → unread, any other type
-/// → unread. `idle_prompt` fires ~60 s after a turn ended and re-raises unread on a pane
+/// permission, `elicitation_dialog` and `agent_needs_input` → gate question (a
+/// notification naming a question blocks), `idle_prompt` → unread, any other type →
+/// unread. `idle_prompt` fires ~60 s after a turn ended and re-raises unread on a pane
 /// already seen; set it to [`NotificationAction::Ignore`] to silence that.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotificationPolicy {
@@ -41,6 +42,10 @@ impl Default for NotificationPolicy {
             ),
             (
                 "elicitation_dialog",
+                NotificationAction::Gate(DecisionKind::Question),
+            ),
+            (
+                "agent_needs_input",
                 NotificationAction::Gate(DecisionKind::Question),
             ),
             ("idle_prompt", NotificationAction::Unread),

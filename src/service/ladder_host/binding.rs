@@ -96,6 +96,9 @@ impl LadderHost {
         };
         let health = st.ladder.observe(ev, now).health;
         stamp_health(world, pane, health, out);
+        // A self-report waiting opens the decision at once; one going busy or idle
+        // closes a decision it opened (`docs/lifecycle-attention.md#one-verdict`).
+        self.sync_dialog(world, pane, now, out);
         self.schedule(world, pane, now, out);
     }
 
@@ -141,6 +144,7 @@ impl LadderHost {
             st.self_report = None;
             st.ladder.withdraw(Rung::SelfReport);
         }
+        self.sync_dialog(world, pane, now, out);
         self.schedule(world, pane, now, out);
     }
 

@@ -1,14 +1,16 @@
-//! Dialogs no hook names, in the host: the chrome's matched rule handed to the engine's
-//! pure [`chrome_dialog_step`] after every chrome change and every applied signal
-//! (`docs/lifecycle-attention.md#dialogs-no-hook-names`).
+//! Dialogs in the host: the ladder's verdict and the chrome's matched rule handed to the
+//! engine's pure [`verdict_step`] after every chrome change, self-report and applied
+//! signal (`docs/lifecycle-attention.md#one-verdict`,
+//! `docs/lifecycle-attention.md#dialogs-no-hook-names`).
 use super::{LadderHost, Outcome, Unconfirmed};
 use crate::adapters::answer::{confirm_keys, Answer};
 use crate::adapters::manifest::Screen;
+use crate::engine::verdict::{step_rung, verdict_step, Seen};
 use crate::engine::{
-    chrome_dialog_step, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, World,
-    ANSWER_CONFIRM_MS, CHROME_ORIGIN,
+    closed_gate_step, dismissal_due, ClosedScreen, ShownDialog, World, ANSWER_CONFIRM_MS,
+    CHROME_ORIGIN,
 };
-use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
+use crate::model::{PaneId, Rung, Signal, SignalKind, Source, Timestamp};
 
 impl LadderHost {
     /// Attend typed `answer` into `pane` at `at` (its dialog may stay drawn a moment); an
@@ -78,10 +80,11 @@ impl LadderHost {
         }
     }
 
-    /// Queues the signal that keeps `pane`'s decision in step with the dialog its live
-    /// screen shows (opens a question for a dialog no hook names, closes it when the
-    /// dialog is gone; ends a gate whose dialog the agent closed without a hook,
-    /// [`closed_gate_step`]), if any.
+    /// Queues the signal that keeps `pane`'s decision in step with the ladder's verdict
+    /// and the dialog its live screen shows ([`verdict_step`]: opens a decision for a
+    /// dialog the chrome or the self-report reports, enriches it, closes it when no such
+    /// rung reports it; then [`closed_gate_step`]: ends a gate whose dialog the agent
+    /// closed without a hook), if any.
     pub(super) fn sync_dialog(
         &mut self,
         world: &World,
@@ -106,36 +109,63 @@ impl LadderHost {
                 st.unconfirmed = None;
             }
         }
-        let st = self.panes.get(&pane);
-        let answered_at = st.and_then(|st| st.answered_at);
-        let shown = st
-            .and_then(|st| st.chrome.result.matched.as_ref())
-            .map(|m| ShownDialog {
-                rule: m.rule.clone(),
-                kind: m.kind,
-                prompt: m.prompt.clone(),
-                options: m.options.clone(),
-                choices: m.choices.clone(),
-            });
-        let closed = st.and_then(|st| closed_screen(&st.chrome.result));
-        let seen_at = st.and_then(|st| st.dialog_seen_at);
-        let step = chrome_dialog_step(p, shown.as_ref(), answered_at, now).or_else(|| {
-            shown
-                .is_none()
-                .then(|| closed_gate_step(p, closed, seen_at))
-                .flatten()
+        let Some(st) = self.panes.get(&pane) else {
+            return;
+        };
+        let shown = st.chrome.result.matched.as_ref().map(|m| ShownDialog {
+            rule: m.rule.clone(),
+            kind: m.kind,
+            prompt: m.prompt.clone(),
+            options: m.options.clone(),
+            choices: m.choices.clone(),
         });
-        if let Some(kind) = step {
-            // A frame without the dialog is not its end yet: the pane's timer asks again
-            // (`schedule` arms it for `dialog_dismissal`).
-            if kind == crate::model::SignalKind::GateDismissed
-                && dismissal_due(seen_at, now).is_some()
-            {
-                return;
-            }
-            tracing::debug!(pane = %pane, rule = ?shown.as_ref().map(|s| &s.rule), "dialog step");
-            let source = Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN);
-            out.signals.push((pane, Signal::new(kind, source, now)));
+        let verdict = st.ladder.decide(now);
+        let look = Seen {
+            shown: shown.as_ref(),
+            answered_at: st.answered_at,
+        };
+        let closed = closed_screen(&st.chrome.result);
+        let seen_at = st.dialog_seen_at;
+        let step = verdict_step(p, &verdict, look, now)
+            .map(|kind| (step_rung(&verdict, look, &kind), kind))
+            .or_else(|| {
+                shown
+                    .is_none()
+                    .then(|| closed_gate_step(p, closed, seen_at))
+                    .flatten()
+                    .map(|kind| (Rung::NeedsInputChrome, kind))
+            });
+        let Some((rung, kind)) = step else {
+            return;
+        };
+        // A frame without the dialog is not its end yet: the pane's timer asks again
+        // (`schedule` arms it for `dialog_dismissal`).
+        let closes = matches!(kind, SignalKind::GateDismissed | SignalKind::GateDenied);
+        let by_chrome = p
+            .pending_decision
+            .as_ref()
+            .map_or(true, |d| d.source.rung == Rung::NeedsInputChrome);
+        if closes && by_chrome && dismissal_due(seen_at, now).is_some() {
+            return;
+        }
+        tracing::debug!(pane = %pane, rule = ?shown.as_ref().map(|s| &s.rule), signal = kind.name(), rung = rung.as_str(), "verdict step");
+        let origin = match rung {
+            Rung::NeedsInputChrome => CHROME_ORIGIN.to_string(),
+            _ => verdict
+                .needs_input_by
+                .as_ref()
+                .map_or_else(|| "self-report".to_string(), |e| e.source_id.clone()),
+        };
+        let source = Source::new(rung, &origin);
+        out.signals.push((pane, Signal::new(kind, source, now)));
+    }
+
+    /// A decision of `pane` was answered at `at` through a hook that waited for it (an
+    /// external pane's gate): the dialog the self-report or the chrome still shows for a
+    /// moment is the answered one ([`verdict_step`]).
+    pub fn note_answered(&mut self, pane: PaneId, at: Timestamp) {
+        if let Some(st) = self.panes.get_mut(&pane) {
+            st.answered_at = Some(at);
         }
     }
 }
