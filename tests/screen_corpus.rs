@@ -311,16 +311,69 @@ fn closed_screens_name_their_rule() {
         .is_none());
 }
 
-/// Claude Code 2.1.332's auto mode behind a gateway: the notice that its safety check
-/// cannot run (keys in its footer, no options: no dialog frame) and the call's approval
-/// after it are each named by their own rule.
+/// Every recorded dialog whose file is named after a rule of its agent's manifest
+/// (`permission-dialog.txt`, `80x24/auto-mode-approval.txt`, …) is read by that very rule,
+/// and every recorded dialog (`plan-approval.txt` too) as the kind its name says, at
+/// every size it was recorded at (the agents lay their dialogs out again for the
+/// terminal's width), and as the kind of decision it stands for: a dialog that asks to
+/// approve an action is a permission whatever rule drew it
+/// (`docs/lifecycle-attention.md#permissions-by-meaning`).
 #[test]
-fn claude_auto_mode_notices_match_their_rules() {
-    let manifest = parse(shipped(AgentKind::Claude).unwrap()).unwrap();
-    for rule in ["auto-mode-check-unavailable", "auto-mode-approval"] {
-        let path = format!("claude/2.1.332/{rule}.txt");
-        let text = std::fs::read_to_string(screens_dir().join(&path)).unwrap();
-        let e = evaluate(&manifest, &Screen::new(&text, "✳ Claude Code"));
-        assert_eq!(e.matched.map(|r| r.name.as_str()), Some(rule), "{path}");
+fn every_dialog_named_after_a_rule_is_read_by_it_at_every_size() {
+    use attend::adapters::dialog::read_options;
+    use attend::adapters::permission::kind_of;
+    use attend::model::DecisionKind;
+    let (_, positive) = corpus();
+    let manifests = manifests();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for fixture in &positive {
+        let Some((_, manifest)) = manifests.iter().find(|(a, _)| a.as_str() == fixture.agent)
+        else {
+            continue;
+        };
+        let stem = Path::new(&fixture.rel)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let screen = Screen::new(&fixture.text, "");
+        let Some(rule) = evaluate(manifest, &screen).matched else {
+            continue; // `every_recorded_dialog_matches_its_agents_manifest` says so.
+        };
+        let named = manifest.rules.iter().any(|r| r.name == stem);
+        if named && rule.name != stem {
+            failures.push(format!(
+                "{}: read by {}, not {stem}",
+                fixture.rel, rule.name
+            ));
+            continue;
+        }
+        checked += 1;
+        let region = screen.region(&rule.region);
+        let labels = read_options(&region)
+            .map(|o| o.labels())
+            .unwrap_or_default();
+        let kind = kind_of(rule.kind, &region, &labels);
+        let approval = stem.contains("permission")
+            || stem.contains("approval")
+            || stem.contains("confirmation")
+            || stem.contains("allow-execution");
+        let want = if approval {
+            DecisionKind::Permission
+        } else {
+            DecisionKind::Question
+        };
+        if kind != want {
+            failures.push(format!("{}: read as {kind:?}, not {want:?}", fixture.rel));
+        }
     }
+    println!("{checked} dialogs read");
+    assert!(checked >= 20, "only {checked} dialogs read");
+    assert!(
+        failures.is_empty(),
+        "{} dialog(s) misread:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

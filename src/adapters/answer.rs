@@ -3,7 +3,8 @@
 //!
 //! [`resolve`] evaluates the agent's screen manifest on the live screen, reads the matched
 //! dialog's options ([`super::dialog::read_options`]) and finds the one option the choice
-//! means: by the rule's label pattern (`allow` → `^Yes$`), by its number or position
+//! means: `allow` and `deny` of a permission by what the labels mean
+//! ([`super::permission`]), other choices by the rule's label pattern, by its number or position
 //! (`2`), or by its whole label. The keys then come from that option as drawn (its
 //! shortcut, number, or cursor moves and Enter). When the dialog cannot be read, or the
 //! choice matches no option or more than one, it refuses ([`Refusal`]): typing a key
@@ -13,6 +14,8 @@
 
 use super::dialog::{keys_to_select, read_options, Options};
 use super::manifest::{evaluate, Manifest, Region, Rule, Screen};
+use super::permission::{self, Choice};
+use crate::model::DecisionKind;
 
 /// Why no keys were typed. Each message says what was on screen and what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -121,8 +124,9 @@ pub fn resolve(
             picked: None,
         });
     }
+    let region = screen.region(&rule.region);
     let options = match (rule.region != Region::Title)
-        .then(|| read_options(&screen.region(&rule.region)))
+        .then(|| read_options(&region))
         .flatten()
     {
         Some(o) => o,
@@ -133,6 +137,27 @@ pub fn resolve(
             })
         }
     };
+    // `allow` and `deny` of a permission go by what the options mean, never by their
+    // position or a rule's pattern (`super::permission`).
+    let labels = options.labels();
+    let asks = permission::kind_of(rule.kind, &region, &labels) == DecisionKind::Permission;
+    if let Some(c) = Choice::parse(choice).filter(|_| asks) {
+        return match permission::pick(c, &labels) {
+            Ok(i) => pick(&options, i, app_cursor, rule),
+            Err(hits) if hits.is_empty() => Err(Refusal::NoMatch {
+                choice: choice.to_string(),
+                offered: options.describe(),
+            }),
+            Err(hits) => Err(Refusal::Ambiguous {
+                choice: choice.to_string(),
+                matched: hits
+                    .iter()
+                    .map(|&i| labels[i].clone())
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+            }),
+        };
+    }
     if let Some(pattern) = spec.and_then(|s| s.label.as_ref()) {
         let hits: Vec<usize> = options
             .items
@@ -190,7 +215,13 @@ pub fn resolve(
     if is_raw_key(choice) {
         return Ok(raw());
     }
-    let mut known: Vec<String> = rule.answers.iter().map(|a| a.choice.clone()).collect();
+    let named: Vec<String> = rule.answers.iter().map(|a| a.choice.clone()).collect();
+    let kind = if asks {
+        DecisionKind::Permission
+    } else {
+        rule.kind
+    };
+    let mut known = permission::choices(kind, &named);
     known.push(format!("an option number: {}", options.describe()));
     Err(Refusal::UnknownChoice {
         choice: choice.to_string(),
@@ -329,25 +360,17 @@ mod tests {
 
     #[test]
     fn a_layout_with_no_over_yes_without_numbers_moves_the_cursor() {
+        // "No" above "Yes", no numbers: the shipped permission rule matches it, and
+        // `allow` / `deny` go by what the labels mean, not by their position.
         let text =
             "● hi\n────────────────\n Do you want to proceed?\n ❯ No\n   Yes\n\n Esc to cancel";
-        // A rule for the layout (the shipped one wants numbers): answers by label.
-        let m = parse(
-            r#"[[rule]]
-name = "unnumbered"
-reason = "permission prompt"
-region = { kind = "after-last-rule" }
-match = { contains = "Do you want to proceed?" }
-answers = [ { choice = "allow", label = '^Yes$' }, { choice = "deny", label = '^No$' } ]
-"#,
-        )
-        .unwrap();
         let s = Screen::new(text, "");
         assert_eq!(
-            resolve(Some(&m), &s, "allow", false).unwrap().keys,
-            "\u{1b}[B\r"
+            keys(AgentKind::Claude, &s, "allow").as_deref(),
+            Ok("\u{1b}[B\r")
         );
-        assert_eq!(resolve(Some(&m), &s, "deny", false).unwrap().keys, "\r");
+        assert_eq!(keys(AgentKind::Claude, &s, "deny").as_deref(), Ok("\r"));
+        let m = manifest(AgentKind::Claude);
         assert_eq!(
             resolve(Some(&m), &s, "allow", true).unwrap().keys,
             "\u{1b}OB\r"

@@ -130,7 +130,9 @@ pub enum ClosedBy {
 
 /// One answer choice of a rule: the option whose label matches `label` (exactly one on
 /// screen must), or fixed `keys` for a key that is not an option (Esc). Exactly one of
-/// the two is given.
+/// the two is given, except for `allow` and `deny` of a permission dialog: those go by
+/// what the options mean (`super::permission`), so they take `keys` or nothing, never a
+/// label (`docs/lifecycle-attention.md#permissions-by-meaning`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerSpec {
@@ -248,6 +250,8 @@ pub enum ManifestError {
     DuplicateChoice { rule: String, choice: String },
     #[error("rule {rule:?}: answer choice {choice:?} needs exactly one of label and keys")]
     AnswerSpec { rule: String, choice: String },
+    #[error("rule {rule:?}: {choice:?} of a permission dialog goes by what its options mean; give keys or nothing, not a label")]
+    PermissionLabel { rule: String, choice: String },
 }
 
 /// Parses and checks a manifest (unique rule names and answer choices, non-empty
@@ -275,7 +279,15 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
                     choice: a.choice.clone(),
                 });
             }
-            if a.label.is_some() == a.keys.is_some() {
+            let by_meaning = r.kind == DecisionKind::Permission
+                && crate::adapters::permission::Choice::parse(&a.choice).is_some();
+            if by_meaning && a.label.is_some() {
+                return Err(ManifestError::PermissionLabel {
+                    rule: r.name.clone(),
+                    choice: a.choice.clone(),
+                });
+            }
+            if !by_meaning && a.label.is_some() == a.keys.is_some() {
                 return Err(ManifestError::AnswerSpec {
                     rule: r.name.clone(),
                     choice: a.choice.clone(),
@@ -435,11 +447,12 @@ mod tests {
                 assert!(!m.rules.is_empty(), "{agent} ships no rule");
                 for r in &m.rules {
                     assert!(!r.reason.is_empty());
-                    if r.kind == DecisionKind::Permission && r.region != Region::Title {
+                    // A permission's allow and deny go by meaning: no label for them.
+                    if r.kind == DecisionKind::Permission {
                         assert!(
-                            r.answers.iter().any(|a| a.choice == "allow")
-                                && r.answers.iter().any(|a| a.choice == "deny"),
-                            "{agent}/{}: allow and deny",
+                            r.answers.iter().all(|a| a.label.is_none()
+                                || crate::adapters::permission::Choice::parse(&a.choice).is_none()),
+                            "{agent}/{}: allow and deny by meaning",
                             r.name
                         );
                     }
@@ -641,10 +654,21 @@ mod tests {
         let m = shipped_manifest(AgentKind::Claude);
         let e = evaluate(&m, &screen);
         assert!(e.matched.is_none(), "prose matched {:?}", e.matched);
-        // What protects it is the region: the same gates over the bottom rows of the
-        // screen would take the quoted list for the dialog.
+        // What protects it is the region and the selection cursor: over the bottom rows
+        // of the screen, a rule without the cursor would take the quoted list for the
+        // dialog.
         let mut naive = m.clone();
-        naive.rules[0].region = Region::Bottom { lines: 16 };
+        let i = naive
+            .rules
+            .iter()
+            .position(|r| r.name == "permission-dialog")
+            .unwrap();
+        naive.rules[i].region = Region::Bottom { lines: 16 };
+        assert!(evaluate(&naive, &screen).matched.is_none());
+        naive.rules[i].gate = Gate::All(vec![
+            Gate::Contains("Do you want to proceed?".into()),
+            Gate::Contains("1. Yes".into()),
+        ]);
         assert!(evaluate(&naive, &screen).matched.is_some());
         // Prose pasted as rows that look like the dialog, but above the input box: still
         // outside the region after the last rule.
@@ -738,9 +762,16 @@ mod tests {
             parse(&rule("answers = [{ choice = \"allow\", keys = \"1\" }, { choice = \"Allow\", keys = \"2\" }]")),
             Err(ManifestError::DuplicateChoice { .. })
         ));
+        // A permission rule (the default kind): allow and deny go by meaning, so a
+        // label for them is refused, and nothing or keys is fine.
+        assert!(parse(&rule("answers = [{ choice = \"allow\" }]")).is_ok());
+        assert!(matches!(
+            parse(&rule("answers = [{ choice = \"deny\", label = \"^No$\" }]")),
+            Err(ManifestError::PermissionLabel { .. })
+        ));
         for spec in [
-            "{ choice = \"allow\" }",
-            "{ choice = \"allow\", keys = \"1\", label = \"^Yes$\" }",
+            "{ choice = \"always\" }",
+            "{ choice = \"always\", keys = \"1\", label = \"^Yes$\" }",
         ] {
             assert!(
                 matches!(

@@ -8,5 +8,6 @@ pub mod keys;
 pub mod manifest;
 pub mod mirror;
 pub mod notices;
+pub mod permission;
 pub mod terminal;
 pub mod turn_errors;

@@ -11,6 +11,7 @@
 //! `service::sampling`'s.
 
 use crate::adapters::manifest::{self, evaluate, ClosedBy, Manifest, Screen};
+use crate::adapters::permission;
 use crate::model::{AgentKind, DecisionKind, Timestamp};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -148,15 +149,23 @@ impl ChromeState {
         let mut result = ChromeResult {
             matched: e.matched.map(|r| {
                 let region = screen.region(&r.region);
+                let options = crate::adapters::dialog::read_options(&region)
+                    .map(|o| o.labels())
+                    .unwrap_or_default();
+                // A permission is known by what it asks, whatever rule drew it.
+                let kind = permission::kind_of(r.kind, &region, &options);
+                let named: Vec<String> = r.answers.iter().map(|a| a.choice.clone()).collect();
                 Matched {
                     rule: r.name.clone(),
-                    reason: r.reason.clone(),
-                    kind: r.kind,
-                    choices: r.answers.iter().map(|a| a.choice.clone()).collect(),
+                    reason: if kind == r.kind {
+                        r.reason.clone()
+                    } else {
+                        crate::engine::verdict::PERMISSION_REASON.to_string()
+                    },
+                    kind,
+                    choices: permission::choices(kind, &named),
                     prompt: question_row(&region).unwrap_or_else(|| r.reason.clone()),
-                    options: crate::adapters::dialog::read_options(&region)
-                        .map(|o| o.labels())
-                        .unwrap_or_default(),
+                    options,
                 }
             }),
             nearest: e.nearest.map(|n| Nearest {
@@ -199,7 +208,7 @@ impl ChromeState {
 mod tests {
     use super::*;
 
-    const DIALOG: &str = " Do you want to proceed?\n ❯ 1. Yes\n   3. No\n\n Esc to cancel";
+    const DIALOG: &str = " Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel";
 
     fn claude_screen(body: &str) -> Screen {
         Screen::new(&format!("● hi\n────────────────\n{body}"), "✳ Claude Code")
@@ -237,7 +246,7 @@ mod tests {
         assert!(c.result.matched.is_none());
         let near = c.result.nearest.clone().unwrap();
         assert_eq!(near.rule, "permission-dialog");
-        assert_eq!((near.satisfied, near.total), (1, 4));
+        assert_eq!((near.satisfied, near.total), (1, 3));
     }
 
     #[test]

@@ -105,6 +105,8 @@ struct PaneLadder {
     agent_proc: Option<Proc>,
     /// When Attend last typed an answer into the pane (its dialog may stay drawn a moment).
     answered_at: Option<Timestamp>,
+    /// When the pane's last decision resolved (`crate::engine::verdict::Seen::closed_at`).
+    closed_at: Option<Timestamp>,
     /// The answer Attend typed whose dialog has not yet been seen to go
     /// ([`Unconfirmed`]).
     unconfirmed: Option<Unconfirmed>,
@@ -133,6 +135,7 @@ impl PaneLadder {
             scanned: HashSet::new(),
             agent_proc: None,
             answered_at: None,
+            closed_at: None,
             unconfirmed: None,
             dialog_seen_at: None,
             notice: None,
@@ -250,6 +253,12 @@ impl LadderHost {
             .any(|e| matches!(e.kind, EventKind::PaneHandover { .. }));
         if handover {
             st.reset(agent);
+        }
+        if events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::DecisionResolved { .. }))
+        {
+            st.closed_at = Some(now);
         }
         match &signal.kind {
             SignalKind::TurnStarted => st.ladder.note_turn(),

@@ -147,7 +147,7 @@ impl Scenario {
         );
         let pane = String::from_utf8(out.stdout).unwrap().trim().to_string();
         env.attend1()
-            .resize(&pane, 40, 120)
+            .resize(&pane, options.size.0, options.size.1)
             .expect("the pane resizes");
         Some(Scenario {
             name,
@@ -474,6 +474,8 @@ pub struct Options {
     /// Run on the CLI's home once `attend install-hooks` wrote into it (before the CLI
     /// starts).
     pub after_install: Option<fn(&AgentHome)>,
+    /// The pane's size as (rows, columns); default 40×120.
+    pub size: (u16, u16),
 }
 
 impl Default for Options {
@@ -485,6 +487,7 @@ impl Default for Options {
             own_group: false,
             notifications: false,
             after_install: None,
+            size: (40, 120),
         }
     }
 }

@@ -95,6 +95,12 @@ impl LadderHost {
         let Some(p) = world.panes.get(&pane) else {
             return;
         };
+        // One step at a time: a signal of this pane queued by an earlier call in the
+        // same outcome is not applied yet, and the same verdict would queue it again
+        // (one dialog, two decisions). The call after it is applied looks again.
+        if out.signals.iter().any(|(id, _)| *id == pane) {
+            return;
+        }
         let seen = self
             .panes
             .get(&pane)
@@ -123,6 +129,7 @@ impl LadderHost {
         let look = Seen {
             shown: shown.as_ref(),
             answered_at: st.answered_at,
+            closed_at: st.closed_at,
         };
         let closed = closed_screen(&st.chrome.result);
         let seen_at = st.dialog_seen_at;
