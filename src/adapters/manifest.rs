@@ -129,10 +129,8 @@ pub enum ClosedBy {
 }
 
 /// One answer choice of a rule: the option whose label matches `label` (exactly one on
-/// screen must), or fixed `keys` for a key that is not an option (Esc). Exactly one of
-/// the two is given, except for `allow` and `deny` of a permission dialog: those go by
-/// what the options mean (`super::permission`), so they take `keys` or nothing, never a
-/// label (`docs/lifecycle-attention.md#permissions-by-meaning`).
+/// screen must), or fixed `keys` for a key that is not an option (Esc); exactly one of the
+/// two, but `allow`/`deny` of a permission go by meaning: `keys` or nothing, no label.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerSpec {
@@ -661,8 +659,8 @@ mod tests {
         let i = naive
             .rules
             .iter()
-            .position(|r| r.name == "permission-dialog")
-            .unwrap();
+            .position(|r| r.name == "permission-dialog");
+        let i = i.unwrap();
         naive.rules[i].region = Region::Bottom { lines: 16 };
         assert!(evaluate(&naive, &screen).matched.is_none());
         naive.rules[i].gate = Gate::All(vec![
