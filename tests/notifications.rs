@@ -484,3 +484,48 @@ fn an_external_gates_allow_button_is_the_answer_of_the_waiting_hook() {
     assert!(d.show(&pane)["pending_decision"].is_null());
     d.wait_until("the notification closes", || d.displayed() == 0);
 }
+
+/// One dialog, one notification: the chrome reads a permission dialog before the agent's
+/// `PermissionRequest` hook comes (the hook runs a moment later). The hook enriches the
+/// same decision (the tool and its command); the notification shown for it is replaced in
+/// place to name them — never a second one (docs/lifecycle-attention.md#one-verdict).
+#[test]
+fn a_decision_a_later_rung_enriches_updates_its_notification_in_place() {
+    let d = started();
+    let calls = desktop::NotifyCalls::start(&d);
+    let dialog = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/screens/claude/2.1.332/permission-dialog.txt"
+    );
+    let payload = d.path("gate.json");
+    std::fs::write(&payload, gate("s7", "npm publish", "toolu_7")).unwrap();
+    let go = d.path("go");
+    let script = format!(
+        "cat {dialog}; while [ ! -e {go} ]; do sleep 0.05; done; {attend} hook claude < {payload}; exec sleep 100",
+        dialog = shlex::try_quote(dialog).unwrap(),
+        go = shlex::try_quote(go.to_str().unwrap()).unwrap(),
+        attend = shlex::try_quote(support::attend_bin()).unwrap(),
+        payload = shlex::try_quote(payload.to_str().unwrap()).unwrap(),
+    );
+    let p = d
+        .ok(&["run", "--agent", "claude", "--", "sh", "-c", &script])
+        .trim()
+        .to_string();
+    d.attend1().resize(&p, 40, 120).unwrap();
+    d.wait_until("the screen's permission notified", || {
+        d.displayed() == 1 && d.show(&p)["pending_decision"]["kind"] == "permission"
+    });
+    let first = d.show(&p)["pending_decision"]["id"].clone();
+    // The hook comes: the same decision, now naming the command.
+    std::fs::write(&go, "").unwrap();
+    d.wait_until("the notification names the command", || {
+        calls
+            .calls()
+            .last()
+            .is_some_and(|c| c.summary.contains("permission: Bash"))
+    });
+    let v = d.show(&p);
+    assert_eq!(v["pending_decision"]["id"], first, "one decision: {v}");
+    assert_eq!(v["pending_decision"]["prompt"], "Bash: npm publish", "{v}");
+    stays(&d, 1, "the enrichment replaces the notification in place");
+}

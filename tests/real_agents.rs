@@ -452,8 +452,20 @@ fn recorded_fixtures_are_scrubbed() {
             root.join("screens").join(cli.name()).join(cli.version()),
             root.join(cli.name()).join(cli.version()).join("observed"),
         ] {
-            if let Ok(entries) = std::fs::read_dir(&dir) {
-                files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+            // One level of size folders (`80x24/`) below a version's screens.
+            let mut dirs = vec![dir];
+            while let Some(d) = dirs.pop() {
+                for path in std::fs::read_dir(&d)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                {
+                    if path.is_dir() {
+                        dirs.push(path);
+                    } else {
+                        files.push(path);
+                    }
+                }
             }
         }
     }

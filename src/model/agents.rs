@@ -269,7 +269,7 @@ mod tests {
         assert_eq!(name("cursor"), Some("cursor"));
         assert_eq!(name("node"), None, "node is no agent's program");
         assert_eq!(name("claude.exe"), None);
-        assert_eq!(name("bash"), None);
+        assert_eq!(name("vim"), None, "an editor is no agent");
     }
 
     #[test]

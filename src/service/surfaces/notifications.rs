@@ -215,6 +215,9 @@ struct Shown {
     level: Attention,
     /// The decision a required level announced.
     decision: Option<u64>,
+    /// What the server was last sent: a decision a later rung enriched (the tool and
+    /// command a hook names after the self-report opened it) replaces it in place.
+    content: Option<Content>,
 }
 
 impl Shown {
@@ -307,11 +310,20 @@ impl Notifier {
             let p = snapshot.panes.get(&pane);
             match p.and_then(|p| wanted(p, &touch, &self.settings)) {
                 Some(level) => self.show(pane, level, true).await,
-                None => {
-                    if self.shown.get(&pane).is_some_and(|s| !s.still_open(p)) {
-                        self.close(pane).await;
+                None => match (self.shown.get(&pane), p) {
+                    (Some(s), _) if !s.still_open(p) => self.close(pane).await,
+                    // The same decision, enriched: the notification says it better, in
+                    // place (one decision, one notification, no second sound).
+                    (Some(s), Some(p)) if s.level.is_required() && s.id.is_some() => {
+                        let gated = snapshot.gates.contains(&pane);
+                        let now = self.caps.map(|caps| content(p, gated, s.level, caps));
+                        if now.is_some() && now != s.content {
+                            let level = s.level;
+                            self.show(pane, level, false).await;
+                        }
                     }
-                }
+                    _ => {}
+                },
             }
         }
     }
@@ -337,6 +349,7 @@ impl Notifier {
                 id: replaces,
                 level,
                 decision,
+                content: None,
             },
         );
         let sound =
@@ -352,6 +365,7 @@ impl Notifier {
             tracing::debug!(%pane, id, level = level.as_str(), "notified");
             if let Some(s) = self.shown.get_mut(&pane) {
                 s.id = Some(id);
+                s.content = Some(c);
             }
         }
     }

@@ -67,6 +67,7 @@ impl Notifier {
                 id: replaces,
                 level,
                 decision,
+                content: None,
             },
         );
         let sound = p

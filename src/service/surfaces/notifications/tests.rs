@@ -169,6 +169,7 @@ fn a_shown_gate_stays_open_only_while_its_decision_does() {
         id: Some(3),
         level: Attention::PermissionRequired,
         decision: Some(7),
+        content: None,
     };
     assert!(shown.still_open(Some(&p)));
     let other = Shown {
