@@ -21,7 +21,8 @@ build | package | test) ;;
 esac
 # cargo-deb builds the .deb files (build-aux/deb.sh); keep in sync with docs/packaging.md.
 CARGO_DEB_VERSION=3.8.0
-want="build-essential pkg-config git dbus dbus-x11 libgtk-4-dev libadwaita-1-dev gettext"
+# libdbus-1-dev: the hook executable links libdbus (crates/attend-hook, the `dbus` crate).
+want="build-essential pkg-config git dbus dbus-x11 libdbus-1-dev libgtk-4-dev libadwaita-1-dev gettext"
 if [ "$mode" != build ]; then
   want="$want meson dpkg-dev"
 fi

@@ -182,6 +182,8 @@ check_contents() {
   done
   deps=$(dpkg-deb -f "$main" Depends)
   case $deps in *gtk* | *adwaita*) fail "attend depends on GTK: $deps" || return 1 ;; esac
+  # attend-hook (and attend) link libdbus; dpkg-shlibdeps ($auto) must have found it.
+  case $deps in *libdbus-1-3*) ;; *) fail "attend does not depend on libdbus-1-3: $deps" || return 1 ;; esac
   echo "attend: Depends: $deps"
   pdeps=$(dpkg-deb -f "$panel" Depends)
   echo "$pdeps" | grep -q 'libgtk-4-1' && echo "$pdeps" | grep -q 'libadwaita-1-0' ||

@@ -2,75 +2,20 @@
 //! installed before the `attend-hook` executable (docs/decisions/0004-hook-executable.md).
 //! Same arguments, stdin, deadline, spool and exit code as `attend-hook`: both run
 //! `attend_hook::run` (the client's steps are documented there, docs/adapters.md
-//! "Delivery"). Two things differ, both because this binary links the daemon's code:
-//! - the payload is checked by mapping it with the daemon's own adapter ([`check`]), so
-//!   an unknown agent, a payload that names no event or a session id that is too long
-//!   is refused here even while the daemon is down;
-//! - a bus address that is not a Unix socket is served by zbus's own connection
-//!   ([`deliver_with_zbus`]) instead of spooling.
+//! "Delivery"). One thing differs, because this binary links the daemon's code:
+//! the payload is checked by mapping it with the daemon's own adapter ([`check`]), so an
+//! unknown agent, a payload that names no event or a session id that is too long is
+//! refused here even while the daemon is down. The call itself is the hook crate's, over
+//! libdbus, whatever transport the bus address names.
 
-use super::client::{call, Client};
 use crate::adapters::hooks::map_hook;
 use crate::model::{AgentKind, Timestamp};
-use attend_hook::client::{check_size, classify, parse_args};
-use attend_hook::wire::CallError;
-use attend_hook::{Context, Entry, Failure, HookCall};
-use std::collections::HashMap;
+use attend_hook::client::{check_size, parse_args};
+use attend_hook::Entry;
 use std::ffi::OsString;
-use std::time::Duration;
-use zbus::zvariant::Value;
 
-/// The `attend hook` entry: the adapter's check and the zbus fallback.
-const ENTRY: Entry = Entry {
-    check,
-    fallback: Some(deliver_with_zbus),
-};
-
-/// The `a{sv}` of the `Hook` call as zbus values (the same keys the hook client encodes
-/// itself: `pane`, `delivery_id`, `cwd`, `tty`, `monotonic`, `pids`, `terminal`).
-pub fn context_to_zbus(ctx: &Context) -> HashMap<&'static str, Value<'_>> {
-    let mut c = HashMap::new();
-    if let Some(p) = &ctx.pane {
-        c.insert("pane", Value::from(p.as_str()));
-    }
-    c.insert("delivery_id", Value::from(ctx.delivery_id.as_str()));
-    if let Some(cwd) = &ctx.cwd {
-        c.insert("cwd", Value::from(cwd.as_str()));
-    }
-    if let Some(tty) = &ctx.tty {
-        c.insert("tty", Value::from(tty.as_str()));
-    }
-    c.insert("monotonic", Value::from(ctx.monotonic));
-    c.insert("pids", Value::from(ctx.pids.clone()));
-    if !ctx.terminal.is_empty() {
-        let terminal: HashMap<String, String> = ctx.terminal.clone().into_iter().collect();
-        c.insert("terminal", Value::from(terminal));
-    }
-    c
-}
-
-/// The `Hook` call through zbus's own connection, for bus addresses that are not Unix
-/// sockets (rare on Linux).
-fn deliver_with_zbus(call: &HookCall<'_>, budget: Duration) -> Result<(), Failure> {
-    let context = context_to_zbus(call.context);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Undelivered(e.to_string()))?;
-    let outcome = rt.block_on(async {
-        tokio::time::timeout(budget, async {
-            let client = Client::connect().await?;
-            call!(client, hook(call.agent, call.event, call.payload, &context))
-        })
-        .await
-    });
-    match outcome {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) if e.code == super::client::EXIT_BAD_INPUT => Err(Failure::Rejected(e.message)),
-        Ok(Err(e)) => Err(Failure::Undelivered(e.message)),
-        Err(_) => Err(classify(CallError::Timeout)),
-    }
-}
+/// The `attend hook` entry: the adapter's check.
+const ENTRY: Entry = Entry { check };
 
 /// What the daemon would refuse, checked before anything is sent or spooled: a payload
 /// over [`crate::config::MAX_PAYLOAD`], an unknown agent, or a payload the adapter cannot
@@ -120,11 +65,34 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use attend_hook::context::hook_body;
-    use attend_hook::marshal::{self, Call};
-    use std::collections::BTreeMap;
+    use attend_hook::context::hook_message;
+    use attend_hook::Context;
+    use std::collections::{BTreeMap, HashMap};
     use zbus::zvariant::serialized::{Context as Ctx, Data};
-    use zbus::zvariant::{Endian, OwnedValue};
+    use zbus::zvariant::{Endian, OwnedValue, Value};
+
+    /// The `a{sv}` of the `Hook` call as zbus values (the same keys the hook client encodes
+    /// itself: `pane`, `delivery_id`, `cwd`, `tty`, `monotonic`, `pids`, `terminal`).
+    fn context_to_zbus(ctx: &Context) -> HashMap<&'static str, Value<'_>> {
+        let mut c = HashMap::new();
+        if let Some(p) = &ctx.pane {
+            c.insert("pane", Value::from(p.as_str()));
+        }
+        c.insert("delivery_id", Value::from(ctx.delivery_id.as_str()));
+        if let Some(cwd) = &ctx.cwd {
+            c.insert("cwd", Value::from(cwd.as_str()));
+        }
+        if let Some(tty) = &ctx.tty {
+            c.insert("tty", Value::from(tty.as_str()));
+        }
+        c.insert("monotonic", Value::from(ctx.monotonic));
+        c.insert("pids", Value::from(ctx.pids.clone()));
+        if !ctx.terminal.is_empty() {
+            let terminal: HashMap<String, String> = ctx.terminal.clone().into_iter().collect();
+            c.insert("terminal", Value::from(terminal));
+        }
+        c
+    }
 
     #[test]
     fn bad_payloads_are_refused_with_the_daemons_words() {
@@ -161,10 +129,10 @@ mod tests {
         );
     }
 
-    /// The hook client's hand-encoded `Hook` call, read back by zbus: the same message
-    /// the daemon's zbus connection parses.
+    /// The hook client's `Hook` call as libdbus encodes it, read back by zbus: the same
+    /// message the daemon's zbus connection parses.
     #[test]
-    fn zbus_reads_the_hand_encoded_hook_call() {
+    fn zbus_reads_the_hook_call_libdbus_encodes() {
         let mut ctx = Context::collect(vec![(4242, 987_654), (1, 7)]);
         ctx.pane = Some("p3".into());
         ctx.tty = Some("/dev/pts/4".into());
@@ -173,15 +141,14 @@ mod tests {
             ("KITTY_WINDOW_ID".to_string(), "12".to_string()),
         ]);
         let payload = "{\"hook_event_name\":\"Stop\",\"x\":\"é\\n\"}";
-        let (body, signature) = hook_body("claude", "Stop", payload, &ctx).unwrap();
-        let call = Call {
-            path: crate::config::OBJECT_PATH,
-            interface: crate::config::INTERFACE,
-            member: "Hook",
-            destination: crate::config::BUS_NAME,
-            signature,
-        };
-        let bytes = marshal::method_call(2, &call, &body).unwrap();
+        let mut call = hook_message("claude", "Stop", payload, &ctx).unwrap();
+        call.set_serial(2);
+        let mut bytes = Vec::new();
+        call.marshal(|b| {
+            bytes.extend_from_slice(b);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
         // SAFETY: from_bytes checks the encoding as it parses.
         let msg = unsafe {
             zbus::Message::from_bytes(Data::new(bytes, Ctx::new_dbus(Endian::Little, 0)))

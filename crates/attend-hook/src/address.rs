@@ -10,7 +10,9 @@
 //!    [`RECORDED_FILE`] in the runtime directory ([`crate::paths::runtime_dir`]);
 //! 4. else the standard socket (so that the error names it).
 //!
-//! Only Unix sockets are spoken here (`unix:path=…`, `unix:abstract=…`). Resolving reads
+//! The hook's own calls hand the resolved address to libdbus ([`crate::bus`]), which opens
+//! any transport it names; [`parse`] and [`session`] (for the daemon's bridge and private
+//! bus) read only its Unix sockets (`unix:path=…`, `unix:abstract=…`). Resolving reads
 //! the environment, `lstat`s one path and reads one small file at most: no process starts.
 
 use std::ffi::OsString;
@@ -148,7 +150,7 @@ pub fn path_address(path: &Path) -> Vec<u8> {
 }
 
 /// The session bus's Unix sockets to try, in order ([`resolve`]). Empty when the address
-/// names only other transports (TCP, …), which this client does not speak.
+/// names only other transports (TCP, …).
 pub fn session() -> Vec<Socket> {
     parse(&resolve().address)
 }

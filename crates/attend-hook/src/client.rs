@@ -11,7 +11,7 @@
 //!    could orphan it, then the payload (stdin, or the last argument with `--notify`);
 //! 2. it checks the payload with the caller's [`Entry::check`]: a refused one gives one
 //!    line on stderr, and nothing is sent or stored;
-//! 3. it makes one `Hook` call (pipelined, [`crate::wire`]) within [`CALL_BUDGET`];
+//! 3. it makes one `Hook` call over libdbus ([`crate::bus`]) within [`CALL_BUDGET`];
 //! 4. when the daemon is unreachable, does not answer in time or fails internally, it
 //!    appends the call to the spool in [`crate::paths::runtime_dir`] (with its arrival
 //!    time and delivery id; atomic append + fsync) for the daemon to replay. That is
@@ -30,14 +30,14 @@
 //! or Droid turn's end may first wait up to `crate::transcript::WAIT` for the agent's
 //! transcript: [`digest`]); only a gate's wait (5.) comes after it.
 
-use crate::context::{hook_body, Context};
+use crate::bus::{self, CallError};
+use crate::context::{hook_message, Context};
 use crate::event::names_event;
 use crate::gate;
 use crate::names::{ERROR_PREFIX, MAX_PAYLOAD, PANE_HOOKS_ENV, PANE_HOOKS_FLAG};
 use crate::paths::runtime_dir;
 use crate::procstat::ancestors;
 use crate::spool::{self, SpoolRecord};
-use crate::wire::{self, CallError};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -57,18 +57,6 @@ pub enum Failure {
     Undelivered(String),
 }
 
-/// One hook call, as the caller's [`Entry::fallback`] gets it.
-#[derive(Debug)]
-pub struct HookCall<'a> {
-    pub agent: &'a str,
-    pub event: &'a str,
-    pub payload: &'a str,
-    pub context: &'a Context,
-}
-
-/// Delivers a call another way, within the budget given (see [`Entry::fallback`]).
-pub type Fallback = fn(&HookCall<'_>, Duration) -> Result<(), Failure>;
-
 /// What differs between the entries to the hook client.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
@@ -77,15 +65,11 @@ pub struct Entry {
     /// `attend-hook` checks the envelope ([`check_envelope`]) and leaves the rest to the
     /// daemon.
     pub check: fn(&str, &str, &str) -> Result<(), String>,
-    /// Delivers the call another way when the bus address has no Unix socket (`attend
-    /// hook` uses zbus's connection); `None` spools it.
-    pub fallback: Option<Fallback>,
 }
 
-/// The `attend-hook` executable's entry: [`check_envelope`], no fallback.
+/// The `attend-hook` executable's entry: [`check_envelope`].
 pub const EXECUTABLE: Entry = Entry {
     check: check_envelope,
-    fallback: None,
 };
 
 /// Sorts a failed call into refused (bad input) and undelivered (spool it).
@@ -107,22 +91,19 @@ pub fn classify(e: CallError) -> Failure {
             CALL_BUDGET.as_millis()
         )),
         CallError::Unreachable(e) => Failure::Undelivered(e),
-        CallError::Unsupported => Failure::Undelivered("unsupported bus address".into()),
     }
 }
 
 /// One `Hook` call before `deadline`.
-fn deliver(entry: &Entry, call: &HookCall<'_>, deadline: Instant) -> Result<(), Failure> {
-    let (body, signature) = hook_body(call.agent, call.event, call.payload, call.context)
-        .map_err(|e| Failure::Undelivered(e.to_string()))?;
-    match wire::call("Hook", signature, &body, deadline) {
-        Ok(()) => Ok(()),
-        Err(CallError::Unsupported) => match entry.fallback {
-            Some(fallback) => fallback(call, deadline.saturating_duration_since(Instant::now())),
-            None => Err(classify(CallError::Unsupported)),
-        },
-        Err(e) => Err(classify(e)),
-    }
+fn deliver(
+    agent: &str,
+    event: &str,
+    payload: &str,
+    ctx: &Context,
+    deadline: Instant,
+) -> Result<(), Failure> {
+    let msg = hook_message(agent, event, payload, ctx).map_err(classify)?;
+    bus::call(msg, deadline).map(|_| ()).map_err(classify)
 }
 
 /// The gate of an external pane (docs/decisions/0015-answering-external-gates.md): after
@@ -132,14 +113,16 @@ fn deliver(entry: &Entry, call: &HookCall<'_>, deadline: Instant) -> Result<(), 
 /// own deadline; no open gate), an error or this side's deadline print nothing: the
 /// agent's own dialog decides.
 fn await_gate(delivery_id: &str) {
-    let Ok((body, signature)) = gate::await_body(delivery_id, gate::WAIT) else {
+    let Ok(msg) = gate::await_message(delivery_id, gate::WAIT) else {
         return;
     };
     // A little beyond the daemon's deadline, so that its empty answer normally ends it.
     let deadline = Instant::now() + gate::WAIT + Duration::from_secs(2);
-    let behavior = match wire::call_reply(gate::AWAIT_GATE, signature, &body, deadline) {
-        Ok(Some(b)) => b,
-        _ => return,
+    let Ok(reply) = bus::call(msg, deadline) else {
+        return;
+    };
+    let Some(behavior) = reply.get1::<String>() else {
+        return;
     };
     if let Some(json) = gate::decision_json(&behavior) {
         let mut out = std::io::stdout();
@@ -205,13 +188,7 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
         // among them): queue behind them instead.
         "earlier hooks are still spooled".to_string()
     } else {
-        let call = HookCall {
-            agent: hook.agent,
-            event,
-            payload: &payload,
-            context: &ctx,
-        };
-        match deliver(entry, &call, started + CALL_BUDGET) {
+        match deliver(hook.agent, event, &payload, &ctx, started + CALL_BUDGET) {
             Ok(()) => {
                 if gate::waits(hook.agent, event, &payload, hook.pane_hooks)
                     && gate::wait_enabled(std::env::var(gate::WAIT_ENV).ok().as_deref())

@@ -1,8 +1,10 @@
 //! The delivery context of one hook (the `Hook` method's `a{sv}`, docs/dbus-api.md):
 //! collected from this process, encoded for the call, and as JSON for a spool record.
 
-use crate::marshal::{Malformed, Writer};
+use crate::bus::{daemon_call, sendable, CallError};
 use crate::names::{PANE_ENV, TERMINAL_ENV};
+use dbus::arg::{Arg, IterAppend, Variant};
+use dbus::Message;
 use std::collections::BTreeMap;
 
 /// The delivery context, collected by the client.
@@ -47,58 +49,55 @@ impl Context {
         }
     }
 
-    /// Writes the `a{sv}` of the `Hook` call: `pane`, `delivery_id`, `cwd`, `tty` (when
+    /// Appends the `a{sv}` of the `Hook` call: `pane`, `delivery_id`, `cwd`, `tty` (when
     /// known), `monotonic` (t), `pids` (a(ut)), `terminal` (a{ss}, when any is set).
     ///
-    /// Errors: [`Malformed`] for a string with a NUL byte.
-    pub fn write_dbus(&self, w: &mut Writer) -> Result<(), Malformed> {
-        w.array(8, |w| {
-            let mut text = |key: &str, value: &Option<String>| match value {
-                Some(v) => {
-                    w.align(8);
-                    w.string(key)?;
-                    w.variant("s", |w| w.string(v))
-                }
-                None => Ok(()),
-            };
-            text("pane", &self.pane)?;
-            text("delivery_id", &Some(self.delivery_id.clone()))?;
-            text("cwd", &self.cwd)?;
-            text("tty", &self.tty)?;
-            w.align(8);
-            w.string("monotonic")?;
-            w.variant("t", |w| {
-                w.u64(self.monotonic);
-                Ok::<(), Malformed>(())
-            })?;
-            w.align(8);
-            w.string("pids")?;
-            w.variant("a(ut)", |w| {
-                w.array(8, |w| {
-                    for &(pid, start) in &self.pids {
-                        w.align(8);
-                        w.u32(pid);
-                        w.u64(start);
-                    }
-                    Ok::<(), Malformed>(())
-                })
-            })?;
-            if !self.terminal.is_empty() {
-                w.align(8);
-                w.string("terminal")?;
-                w.variant("a{ss}", |w| {
-                    w.array(8, |w| {
-                        for (k, v) in &self.terminal {
-                            w.align(8);
-                            w.string(k)?;
-                            w.string(v)?;
-                        }
-                        Ok(())
-                    })
-                })?;
+    /// Errors: [`CallError::Unreachable`] for a string with a NUL byte (nothing is sent).
+    pub fn append_dbus(&self, msg: &mut Message) -> Result<(), CallError> {
+        let id = Some(self.delivery_id.clone());
+        let mut texts = Vec::with_capacity(4);
+        for (key, value) in [
+            ("pane", &self.pane),
+            ("delivery_id", &id),
+            ("cwd", &self.cwd),
+            ("tty", &self.tty),
+        ] {
+            if let Some(v) = value {
+                texts.push((key, sendable(v)?));
             }
-            Ok(())
-        })
+        }
+        for (k, v) in &self.terminal {
+            sendable(k)?;
+            sendable(v)?;
+        }
+        let mut i = IterAppend::new(msg);
+        let (key_sig, value_sig) = (
+            <&str as Arg>::signature(),
+            <Variant<u8> as Arg>::signature(),
+        );
+        i.append_dict(&key_sig, &value_sig, |i| {
+            for (key, value) in texts {
+                i.append_dict_entry(|i| {
+                    i.append(key);
+                    i.append(Variant(value));
+                });
+            }
+            i.append_dict_entry(|i| {
+                i.append("monotonic");
+                i.append(Variant(self.monotonic));
+            });
+            i.append_dict_entry(|i| {
+                i.append("pids");
+                i.append(Variant(&self.pids));
+            });
+            if !self.terminal.is_empty() {
+                i.append_dict_entry(|i| {
+                    i.append("terminal");
+                    i.append(Variant(&self.terminal));
+                });
+            }
+        });
+        Ok(())
     }
 
     /// The same keys as JSON, for a spool record (`pids` as `[[pid, start], …]`; the
@@ -123,22 +122,19 @@ impl Context {
     }
 }
 
-/// The body of a `Hook(s agent, s event, s payload, a{sv} context)` call, and its
-/// signature.
+/// The `Hook(s agent, s event, s payload, a{sv} context)` call to the daemon.
 ///
-/// Errors: [`Malformed`] for a string with a NUL byte.
-pub fn hook_body(
+/// Errors: [`CallError::Unreachable`] for a string with a NUL byte (nothing is sent).
+pub fn hook_message(
     agent: &str,
     event: &str,
     payload: &str,
     ctx: &Context,
-) -> Result<(Vec<u8>, &'static str), Malformed> {
-    let mut w = Writer::new();
-    w.string(agent)?;
-    w.string(event)?;
-    w.string(payload)?;
-    ctx.write_dbus(&mut w)?;
-    Ok((w.into_bytes(), "sssa{sv}"))
+) -> Result<Message, CallError> {
+    let mut msg =
+        daemon_call("Hook")?.append3(sendable(agent)?, sendable(event)?, sendable(payload)?);
+    ctx.append_dbus(&mut msg)?;
+    Ok(msg)
 }
 
 /// CLOCK_MONOTONIC in ns (0 when the clock cannot be read).

@@ -4,11 +4,12 @@
 //! hook's decision (docs/adapters.md "Answering gates of external agents";
 //! docs/decisions/0015-answering-external-gates.md).
 //!
-//! Pure parts only: which runs wait ([`waits`]), the choice → behavior mapping
-//! ([`behavior_of`]), the hook's output ([`decision_json`]) and the `AwaitGate` call's
-//! body ([`await_body`]). The call itself is [`crate::client`]'s.
+//! Which runs wait ([`waits`]), the choice → behavior mapping ([`behavior_of`]), the
+//! hook's output ([`decision_json`]) and the `AwaitGate` message ([`await_message`]).
+//! Sending it is [`crate::client`]'s.
 
-use crate::marshal::{Malformed, Writer};
+use crate::bus::{daemon_call, sendable, CallError};
+use dbus::Message;
 use std::time::Duration;
 
 /// The D-Bus method the hook calls after its `Hook` call: `AwaitGate(s delivery, u32
@@ -80,14 +81,12 @@ pub fn decision_json(behavior: &str) -> Option<String> {
     Some(out.to_string())
 }
 
-/// The body of `AwaitGate(s delivery, u32 timeout_ms)` and its signature.
+/// The `AwaitGate(s delivery, u32 timeout_ms)` call that waits up to `wait`.
 ///
-/// Errors: [`Malformed`] for a delivery id with a NUL byte.
-pub fn await_body(delivery: &str, wait: Duration) -> Result<(Vec<u8>, &'static str), Malformed> {
-    let mut w = Writer::new();
-    w.string(delivery)?;
-    w.u32(wait.as_millis().min(u32::MAX as u128) as u32);
-    Ok((w.into_bytes(), "su"))
+/// Errors: [`CallError::Unreachable`] for a delivery id with a NUL byte.
+pub fn await_message(delivery: &str, wait: Duration) -> Result<Message, CallError> {
+    let timeout_ms = wait.as_millis().min(u32::MAX as u128) as u32;
+    Ok(daemon_call(AWAIT_GATE)?.append2(sendable(delivery)?, timeout_ms))
 }
 
 #[cfg(test)]

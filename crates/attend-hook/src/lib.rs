@@ -6,25 +6,24 @@
 //! the reply text of a Copilot or Droid turn read from its transcript ([`transcript`],
 //! [`droid_transcript`]) (docs/decisions/0004-hook-executable.md).
 //!
-//! Its dependencies are `libc`, `serde` and `serde_json` only: no async runtime, no D-Bus
-//! library (the few messages are encoded by hand in [`marshal`]), no SQLite, no argument
+//! Its dependencies are `libc`, `serde`, `serde_json` and `dbus` (the bindings to libdbus,
+//! the library `dbus-send` uses; [`bus`]) only: no async runtime, no SQLite, no argument
 //! parser, no GUI toolkit.
 
 pub mod address;
+pub mod bus;
 pub mod client;
 pub mod context;
 pub mod droid_transcript;
 pub mod event;
 pub mod gate;
-pub mod marshal;
 pub mod names;
 pub mod paths;
 pub mod procstat;
 pub mod spool;
 pub mod transcript;
-pub mod wire;
 
-pub use client::{run, Entry, Failure, HookCall, Invocation, EXECUTABLE};
+pub use client::{run, Entry, Failure, Invocation, EXECUTABLE};
 pub use context::Context;
 pub use names::{
     BUS_NAME, ERROR_PREFIX, HOOK_EXE, INTERFACE, MAX_PAYLOAD, OBJECT_PATH, PANE_ENV,

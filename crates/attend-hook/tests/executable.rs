@@ -1,8 +1,10 @@
 //! The `attend-hook` executable against a scripted bus (a Unix socket in the test that
-//! speaks just enough D-Bus), and with no bus at all: delivered, refused, spooled.
+//! answers the handshake and encodes its replies with the `dbus` crate), and with no bus
+//! at all: delivered, refused, spooled.
 
-use attend_hook::marshal::{self, Writer, ERROR, FIXED_HEADER, METHOD_CALL, METHOD_RETURN};
 use attend_hook::spool::{SpoolRecord, SPOOL_FILE};
+use dbus::Message;
+use std::ffi::CString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
@@ -62,95 +64,74 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A reply of `kind` to `serial`: an error with `error` as name and message, else a
-/// method return with a `t` body.
-fn reply(kind: u8, serial: u32, error: Option<&str>) -> Vec<u8> {
-    let mut body = Writer::new();
-    let signature = match error {
-        Some(name) => {
-            body.string(name).unwrap();
-            "s"
-        }
-        None => {
-            body.u64(42);
-            "t"
-        }
-    };
-    let body = body.into_bytes();
-    let mut w = Writer::new();
-    for b in [b'l', kind, 1, 1] {
-        w.byte(b);
-    }
-    w.u32(body.len() as u32);
-    w.u32(1000 + serial);
-    w.array(8, |w| {
-        w.align(8);
-        w.byte(5);
-        w.variant("u", |w| {
-            w.u32(serial);
-            Ok::<(), marshal::Malformed>(())
-        })?;
-        if let Some(name) = error {
-            w.align(8);
-            w.byte(4);
-            w.variant("s", |w| w.string(name))?;
-        }
-        w.align(8);
-        w.byte(8);
-        w.variant("g", |w| {
-            w.signature(signature);
-            Ok::<(), marshal::Malformed>(())
-        })
-    })
-    .unwrap();
-    w.align(8);
-    let mut bytes = w.into_bytes();
-    bytes.extend_from_slice(&body);
-    bytes
+/// Reads one whole message from the client.
+fn read_message(reader: &mut impl Read) -> Message {
+    let mut bytes = vec![0u8; 16];
+    reader.read_exact(&mut bytes).unwrap();
+    let total = Message::demarshal_bytes_needed(&bytes).unwrap();
+    bytes.resize(total, 0);
+    reader.read_exact(&mut bytes[16..]).unwrap();
+    Message::demarshal(&bytes).unwrap()
 }
 
-/// Serves one connection: checks the SASL lines, reads `Hello` and the call, answers
-/// `Hello`, then the call with `answer` (`None`: a method return). Returns the call's
-/// member and destination.
+/// Writes `msg` with the bus's serial `serial`.
+fn write_message(stream: &UnixStream, mut msg: Message, serial: u32) {
+    msg.set_serial(serial);
+    msg.marshal(|bytes| (&*stream).write_all(bytes)).unwrap();
+}
+
+/// Answers the client's SASL lines as a bus does (`AUTH` → `OK`, `NEGOTIATE_UNIX_FD` →
+/// `AGREE_UNIX_FD`) until its `BEGIN`.
+fn handshake(stream: &UnixStream, reader: &mut impl BufRead) {
+    let mut nul = [0u8; 1];
+    reader.read_exact(&mut nul).unwrap();
+    assert_eq!(nul, [0]);
+    loop {
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line).unwrap();
+        let answer: &[u8] = if line.starts_with(b"AUTH EXTERNAL ") {
+            b"OK 0123456789abcdef0123456789abcdef\r\n"
+        } else if line == b"NEGOTIATE_UNIX_FD\r\n" {
+            b"AGREE_UNIX_FD\r\n"
+        } else if line == b"BEGIN\r\n" {
+            return;
+        } else {
+            panic!("unexpected SASL line {line:?}");
+        };
+        (&*stream).write_all(answer).unwrap();
+    }
+}
+
+/// Serves one connection: the handshake, then reads `Hello` and the call, answers
+/// `Hello`, then the call with `answer` (`None`: a method return). Returns the members
+/// called, in order.
 fn serve_one(listener: UnixListener, answer: Option<&'static str>) -> thread::JoinHandle<String> {
     thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
         let mut reader = BufReader::new(&stream);
-        let mut auth = Vec::new();
-        reader.read_until(b'\n', &mut auth).unwrap();
-        assert!(auth.starts_with(b"\0AUTH EXTERNAL "), "{auth:?}");
-        let mut begin = Vec::new();
-        reader.read_until(b'\n', &mut begin).unwrap();
-        assert_eq!(begin, b"BEGIN\r\n");
-        (&stream)
-            .write_all(b"OK 0123456789abcdef0123456789abcdef\r\n")
-            .unwrap();
-        let mut members = Vec::new();
-        for _ in 0..2 {
-            let mut head = [0u8; FIXED_HEADER];
-            reader.read_exact(&mut head).unwrap();
-            assert_eq!(head[1], METHOD_CALL);
-            let mut bytes = vec![0u8; marshal::message_len(&head).unwrap()];
-            bytes[..FIXED_HEADER].copy_from_slice(&head);
-            reader.read_exact(&mut bytes[FIXED_HEADER..]).unwrap();
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            members.push(if text.contains("Hello") {
-                "Hello"
-            } else {
-                "Hook"
-            });
-            if members.len() == 2 {
-                assert!(text.contains("io.github.attend.Attend1"), "{text}");
-                assert!(text.contains(STOP), "the payload verbatim");
-            }
-        }
-        assert_eq!(members, ["Hello", "Hook"]);
-        (&stream).write_all(&reply(METHOD_RETURN, 1, None)).unwrap();
+        handshake(&stream, &mut reader);
+        let hello = read_message(&mut reader);
+        let call = read_message(&mut reader);
+        let members: Vec<String> = [&hello, &call]
+            .iter()
+            .map(|m| m.member().map(|m| m.to_string()).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            call.destination().as_deref(),
+            Some("io.github.attend.Attend1")
+        );
+        assert_eq!(
+            call.interface().as_deref(),
+            Some("io.github.attend.Attend1")
+        );
+        let (_, _, payload): (String, String, String) = call.read3().unwrap();
+        assert_eq!(payload, STOP, "the payload verbatim");
+        write_message(&stream, hello.method_return().append1(":1.7"), 1);
         let last = match answer {
-            Some(name) => reply(ERROR, 2, Some(name)),
-            None => reply(METHOD_RETURN, 2, None),
+            Some(name) => call.error(&name.into(), &CString::new(name).unwrap()),
+            None => call.method_return().append1(42u64),
         };
-        (&stream).write_all(&last).unwrap();
+        write_message(&stream, last, 2);
         members.join(",")
     })
 }
@@ -326,4 +307,42 @@ fn a_bus_that_refuses_authentication_is_unreachable() {
     server.join().unwrap();
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
     assert_eq!(spooled(tmp.path()).len(), 1);
+}
+
+/// A bus that stops answering, in the handshake or after the call was sent: the hook
+/// gives up at its deadline (libdbus's blocking calls are bounded by it too) and spools
+/// the call, silently.
+#[test]
+fn a_bus_that_does_not_answer_in_time_gets_the_call_spooled() {
+    use std::time::{Duration, Instant};
+    for handshake_done in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let bus = tmp.path().join("bus");
+        let listener = UnixListener::bind(&bus).unwrap();
+        let server = thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(&stream);
+            if handshake_done {
+                handshake(&stream, &mut reader);
+                read_message(&mut reader);
+                read_message(&mut reader);
+            }
+            // Holds the connection open, answering nothing, until the hook hangs up.
+            let _ = reader.read_to_end(&mut Vec::new());
+        });
+        let start = Instant::now();
+        let out = hook(tmp.path(), &["claude"], STOP, Some(&bus));
+        let took = start.elapsed();
+        server.join().unwrap();
+        assert_eq!((out.status.code(), stderr(&out)), (Some(0), String::new()));
+        assert!(
+            took >= Duration::from_millis(240) && took < Duration::from_secs(3),
+            "handshake done: {handshake_done}: {took:?}"
+        );
+        assert_eq!(
+            spooled(tmp.path()).len(),
+            1,
+            "handshake done: {handshake_done}"
+        );
+    }
 }
