@@ -14,7 +14,7 @@
 #   docs/packaging.md).
 # A stage that fails or overruns its budget (it is killed) fails the run; the other
 # stages still run, so one log shows every failure. Each budget is at least twice the
-# stage's measured time; together they add up to 85 minutes (CI allows 90). A normal
+# stage's measured time; together they add up to 82.5 minutes (CI allows 90). A normal
 # run takes a fraction of that (the summary prints each stage).
 #
 # Environment: ATTEND_BUDGET_SCALE=N multiplies every budget (slow machines);
@@ -122,24 +122,24 @@ PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261130}
 # A clean build gains nothing from incremental compilation's caches, only their cost.
 CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 export ATTEND_REQUIRE_REAL_AGENTS ATTEND_REQUIRE_SSHD PROPTEST_CASES PROPTEST_RNG_SEED CARGO_INCREMENTAL
-stage fmt 60 cargo fmt --all --check
+stage fmt 30 cargo fmt --all --check
 stage clippy 540 cargo clippy --all-targets --locked -- -D warnings
-stage build 900 cargo build --all-targets --locked
+stage build 780 cargo build --all-targets --locked
 # Benches are benchmarks (build-aux/bench.sh), not tests: clippy and build compile them.
 # The module graph, file length and citation rules (docs/decisions/0006-module-graph.md).
-stage architecture 120 cargo test --locked --no-fail-fast --test architecture
+stage architecture 60 cargo test --locked --no-fail-fast --test architecture
 # Unit tests of both workspace crates, and the hook executable's own tests (attend-hook).
-stage unit 180 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook -p attend-holder --tests'
+stage unit 120 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook -p attend-holder --tests'
 stage integration 480 "$0" --group out "$special"
 stage real-agents 600 "$0" --real-agents
 stage reliability 480 "$0" --group in '^reliability_'
-stage fuzz 180 "$0" --group in '^fuzz_'
+stage fuzz 120 "$0" --group in '^fuzz_'
 # Also: `meson install` installs the man page and the bash, zsh and fish completions
 # (docs/cli.md#manual-page-and-completions).
-stage meson 120 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/attend/opencode/attend.js share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'
+stage meson 60 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/attend/opencode/attend.js share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'
 # Both Debian packages built (release), lintian, installed into a Debian 12 root,
 # exercised and removed (build-aux/package-test.sh, docs/packaging.md).
-stage package 600 build-aux/package-test.sh
+stage package 840 build-aux/package-test.sh
 
 echo
 echo "== stages"
