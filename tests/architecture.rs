@@ -441,6 +441,48 @@ fn the_owner_module_is_imported_only_by_the_daemon_start_up() {
     );
 }
 
+/// Only the per-pane machine writes a pane's state (`docs/architecture.md#the-per-pane-machine`):
+/// outside `src/engine/` no code takes a world's pane mutably or puts one in, the
+/// machine gives its pane out read-only (`Deref`, no `DerefMut`), and its one escape for
+/// the world's own bookkeeping (`edit`) is not public.
+#[test]
+fn only_the_per_pane_machine_writes_pane_state() {
+    let mutates = regex::Regex::new(
+        r"world\s*\.\s*panes\s*\.\s*(insert|get_mut|values_mut|iter_mut|entry|remove|clear|retain|append)\b",
+    )
+    .unwrap();
+    let engine = root().join("src/engine");
+    let mut bad = Vec::new();
+    for f in rust_files(&root().join("src")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !f.starts_with(&engine) {
+            for (n, line) in text.lines().enumerate() {
+                if mutates.is_match(line) && !line.trim_start().starts_with("//") {
+                    bad.push(format!("{}:{}: {}", rel(&f), n + 1, line.trim()));
+                }
+            }
+        }
+        if text.contains("impl DerefMut for PaneMachine")
+            || text.contains("impl std::ops::DerefMut for PaneMachine")
+        {
+            bad.push(format!("{}: DerefMut for PaneMachine", rel(&f)));
+        }
+    }
+    let machine = std::fs::read_to_string(engine.join("machine.rs")).unwrap();
+    let world = std::fs::read_to_string(engine.join("world.rs")).unwrap();
+    if machine.contains("pub fn edit")
+        || machine.contains("pub fn pane_mut")
+        || world.contains("pub fn edit_pane")
+    {
+        bad.push("src/engine/machine.rs: a public way to write the pane".into());
+    }
+    assert!(
+        bad.is_empty(),
+        "pane state written outside the per-pane machine:\n{}",
+        bad.join("\n")
+    );
+}
+
 #[test]
 fn no_source_file_is_over_800_lines() {
     let mut files = rust_files(&root().join("src"));

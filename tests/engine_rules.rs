@@ -726,8 +726,10 @@ fn contract2_terminal_notification_blocks_hookless_working_agent() {
     let mut h = Harness::new(AgentKind::Codex);
     h.term(SignalKind::Prompt(PromptMark::CommandExecuted)); // ignored: not a shell
     let at = h.tick();
-    // A working agent known only through sampling (no hooks yet).
-    h.w.panes.get_mut(&h.p).unwrap().lifecycle = L::Working;
+    // A working agent with no hooks (its turn known from another source).
+    let start = Signal::new(SignalKind::TurnStarted, Source::process("test"), at);
+    h.sig(start);
+    assert_eq!(h.state().0, L::Working);
     h.sig(Signal::new(
         SignalKind::TerminalNotification {
             text: "Codex needs approval".into(),
@@ -1838,17 +1840,28 @@ fn two_agents_in_one_pane_hand_over_keep_attention_and_ignore_the_old_agent() {
 #[test]
 fn an_unknown_notification_beside_a_dialog_no_hook_names_adds_no_unread() {
     let mut w = World::new();
-    let (p, _) = w.add_pane(Default::default(), Timestamp(1));
-    let dialog = Signal::new(
-        SignalKind::QuestionAsked {
-            prompt: "Do you trust the files in this folder?".into(),
-            options: vec![],
-            answer_keys: vec![],
-        },
-        Source::new(Rung::NeedsInputChrome, "screen.chrome"),
-        Timestamp(2),
-    );
-    w.apply_signal(p, &dialog).unwrap();
+    let spec = NewPane {
+        agent: AgentKind::Claude,
+        owned: true,
+        ..Default::default()
+    };
+    let (p, _) = w.add_pane(spec, Timestamp(1));
+    // The chrome reads a dialog no hook names: the pane's machine opens its question.
+    let shown = attend::engine::ShownDialog {
+        rule: "folder-trust".into(),
+        reason: "folder trust".into(),
+        kind: DecisionKind::Question,
+        prompt: "Do you trust the files in this folder?".into(),
+        options: vec![],
+        choices: vec![],
+    };
+    let chrome = attend::engine::machine::Input::Chrome {
+        shown: Some(shown),
+        closed: None,
+        changed: true,
+    };
+    w.step(p, chrome, Timestamp(2)).unwrap();
+    assert_eq!(w.pane(p).unwrap().attention(), A::InputRequired);
     let note = Signal::new(
         SignalKind::AgentNotification {
             text: "Claude is waiting for your input".into(),

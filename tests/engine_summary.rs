@@ -61,7 +61,7 @@ fn next_unread_orders_by_severity_then_recency_then_id() {
     permission(&mut w, c, 5); // permission, oldest
     stop(&mut w, d, "d", 30); // unread, same time as b → id order
     let _ = quiet;
-    assert_eq!(next_unread_order(w.panes.values()), vec![c, b, d, a]);
+    assert_eq!(next_unread_order(w.pane_values()), vec![c, b, d, a]);
     assert_eq!(w.next_unread(), Some(c));
 }
 
@@ -73,7 +73,7 @@ fn next_unread_spans_workspaces_and_skips_focused_pane() {
     permission(&mut w, a, 10);
     stop(&mut w, b, "b", 20);
     w.apply_action(a, &Action::Focus, Timestamp(30)).unwrap();
-    assert_eq!(next_unread_order(w.panes.values()), vec![b]);
+    assert_eq!(next_unread_order(w.pane_values()), vec![b]);
 }
 
 #[test]
@@ -97,11 +97,15 @@ fn summary_worst_lifecycle_blocked_over_failed_over_working_over_done_over_idle(
     ];
     for (i, worst) in order.iter().enumerate() {
         let mut w = World::new();
+        let mut panes = Vec::new();
         for l in &order[i..] {
             let p = pane(&mut w, "/ws", AgentKind::Claude);
-            w.panes.get_mut(&p).unwrap().lifecycle = *l;
+            // The summary is pure over pane values: any lifecycle, however reached.
+            let mut value = w.pane(p).unwrap().clone();
+            value.lifecycle = *l;
+            panes.push(value);
         }
-        let s = summarize_workspaces(w.panes.values(), Timestamp(0));
+        let s = summarize_workspaces(panes.iter(), Timestamp(0));
         assert_eq!(s[0].worst_lifecycle, *worst);
     }
 }
@@ -112,8 +116,11 @@ fn summary_fields_derive_from_panes() {
     let a = pane(&mut w, "/src/webapp", AgentKind::Claude);
     let b = pane(&mut w, "/src/webapp", AgentKind::Codex);
     let c = pane(&mut w, "/src/infra", AgentKind::Shell);
-    w.panes.get_mut(&a).unwrap().repo = Some("/src/webapp".into());
-    w.panes.get_mut(&a).unwrap().branch = Some("main".into());
+    let git = attend::engine::machine::Input::Git {
+        repo: Some("/src/webapp".into()),
+        branch: Some("main".into()),
+    };
+    w.step(a, git, Timestamp(500)).unwrap();
     stop(&mut w, a, "first", 1_000);
     sig(&mut w, b, SignalKind::TurnStarted, 2_000);
     permission(&mut w, b, 3_000);
@@ -127,7 +134,7 @@ fn summary_fields_derive_from_panes() {
     t.identity.title = Some("screen title".into());
     w.apply_signal(a, &t).unwrap();
 
-    let s = summarize_workspaces(w.panes.values(), Timestamp(10_000));
+    let s = summarize_workspaces(w.pane_values(), Timestamp(10_000));
     assert_eq!(s.len(), 2);
     let web = s.iter().find(|s| s.name == "webapp").unwrap();
     assert_eq!(web.key, "/src/webapp");

@@ -147,8 +147,13 @@ fn taxonomy_session_presence_and_resumability() {
         project(&external, RuntimeFacts::default(), None).session,
         Presence::Absent
     );
-    w.panes.get_mut(&p).unwrap().resume_argv =
-        Some(vec!["claude".into(), "--resume".into(), "x".into()]);
+    // The agent names how to resume it (through a signal's identity, as hooks do).
+    let resume = attend::model::Identity {
+        resume_argv: Some(vec!["claude".into(), "--resume".into(), "x".into()]),
+        ..Default::default()
+    };
+    let named = Signal::new(SignalKind::Output, Source::process("test"), Timestamp(4));
+    w.apply_signal(p, &named.with_identity(resume)).unwrap();
     w.apply_signal(
         p,
         &Signal::new(

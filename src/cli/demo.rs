@@ -191,7 +191,7 @@ pub fn demo_text() -> String {
                 names.join(", ")
             }
         ));
-        let views: Vec<PaneView> = w.panes.values().map(PaneView::of).collect();
+        let views: Vec<PaneView> = w.pane_values().map(PaneView::of).collect();
         out.push_str(&render_table(&views));
         let next = w
             .next_unread()
@@ -200,7 +200,7 @@ pub fn demo_text() -> String {
         out.push_str(&format!("   next unread: {next}\n\n"));
     }
     out.push_str("== workspaces\n");
-    for s in summarize_workspaces(w.panes.values(), Timestamp(t)) {
+    for s in summarize_workspaces(w.pane_values(), Timestamp(t)) {
         let agents: Vec<&str> = s.agents.iter().map(|a| a.as_str()).collect();
         out.push_str(&format!(
             "{}: worst lifecycle {}, worst attention {}, agents {}, latest message {:?}, {} s since attention change\n",

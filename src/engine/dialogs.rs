@@ -18,6 +18,8 @@ pub struct ShownDialog {
     pub kind: DecisionKind,
     /// What the dialog asks (its question row, else the rule's reason).
     pub prompt: String,
+    /// The rule's needs-input reason ("permission prompt", "folder trust").
+    pub reason: String,
     /// The option labels read off the screen.
     pub options: Vec<String>,
     /// The rule's answer choice names.
@@ -133,6 +135,7 @@ mod tests {
     fn dialog(kind: DecisionKind) -> ShownDialog {
         ShownDialog {
             rule: "folder-trust".into(),
+            reason: "folder-trust".into(),
             kind,
             prompt: "Do you trust the files in this folder?".into(),
             options: vec!["Yes, I trust this folder".into(), "No, exit".into()],

@@ -8,6 +8,7 @@
 pub mod away;
 mod dialogs;
 pub mod ladder;
+pub mod machine;
 mod order;
 mod quiet;
 pub mod removal;

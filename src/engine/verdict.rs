@@ -192,8 +192,39 @@ pub fn step_rung(verdict: &Verdict, seen: Seen<'_>, kind: &SignalKind) -> Rung {
 mod tests {
     use super::*;
     use crate::engine::ladder::{Claim, Evidence, NeedsInput};
-    use crate::engine::World;
-    use crate::model::{AgentKind, Lifecycle, Signal, Source};
+    use crate::model::{AgentKind, EventKind, Lifecycle, PaneId, Signal, Source};
+    use std::collections::BTreeMap;
+
+    /// The pane transitions alone: these tests hand [`verdict_step`] verdicts of their
+    /// own, so no machine may step its own ladder in between (the machine's tests drive
+    /// the whole step).
+    #[derive(Default)]
+    struct World {
+        panes: BTreeMap<PaneId, crate::model::Pane>,
+        next_decision: u64,
+    }
+
+    /// An event as the transitions emit it.
+    #[derive(Debug)]
+    struct Emitted {
+        kind: EventKind,
+    }
+
+    impl World {
+        fn new() -> World {
+            World::default()
+        }
+
+        fn apply_signal(&mut self, p: PaneId, signal: &Signal) -> Result<Vec<Emitted>, ()> {
+            let pane = self.panes.get_mut(&p).ok_or(())?;
+            let emitted =
+                crate::engine::transition::apply_signal(pane, signal, &mut self.next_decision);
+            Ok(emitted
+                .into_iter()
+                .map(|(kind, _)| Emitted { kind })
+                .collect())
+        }
+    }
 
     fn verdict(rung: Rung, count: u32, reason: &str, activity: Activity, at: i64) -> Verdict {
         let ev = Evidence {
@@ -224,6 +255,7 @@ mod tests {
     fn notice() -> ShownDialog {
         ShownDialog {
             rule: "auto-mode-check-unavailable".into(),
+            reason: "auto-mode-check-unavailable".into(),
             kind: DecisionKind::Question,
             prompt: "Auto mode can't check actions in this session".into(),
             options: vec![],
@@ -231,20 +263,19 @@ mod tests {
         }
     }
 
-    fn pane(world: &mut World) -> crate::model::PaneId {
-        world
-            .add_pane(
-                crate::engine::NewPane {
-                    agent: AgentKind::Claude,
-                    owned: true,
-                    ..Default::default()
-                },
-                Timestamp(0),
-            )
-            .0
+    fn pane(world: &mut World) -> PaneId {
+        let mut real = crate::engine::World::new();
+        let spec = crate::engine::NewPane {
+            agent: AgentKind::Claude,
+            owned: true,
+            ..Default::default()
+        };
+        let (id, _) = real.add_pane(spec, Timestamp(0));
+        world.panes.insert(id, real.pane(id).unwrap().clone());
+        id
     }
 
-    fn apply(world: &mut World, p: crate::model::PaneId, v: &Verdict, seen: Seen, at: i64) {
+    fn apply(world: &mut World, p: PaneId, v: &Verdict, seen: Seen, at: i64) {
         let kind = verdict_step(&world.panes[&p], v, seen, Timestamp(at)).expect("a step");
         let rung = step_rung(v, seen, &kind);
         let signal = Signal::new(kind, Source::new(rung, "test"), Timestamp(at));
@@ -327,8 +358,7 @@ mod tests {
         assert!(
             !events.iter().any(|e| matches!(
                 e.kind,
-                crate::model::EventKind::DecisionOpened { .. }
-                    | crate::model::EventKind::DecisionResolved { .. }
+                EventKind::DecisionOpened { .. } | EventKind::DecisionResolved { .. }
             )),
             "{events:?}"
         );
@@ -458,6 +488,7 @@ mod tests {
     fn trust(kind: DecisionKind) -> ShownDialog {
         ShownDialog {
             rule: "folder-trust".into(),
+            reason: "folder-trust".into(),
             kind,
             prompt: "Do you trust the files in this folder?".into(),
             options: vec!["Yes, I trust this folder".into(), "No, exit".into()],
@@ -558,9 +589,9 @@ mod tests {
         let events = w.apply_signal(p, &gate).unwrap();
         assert!(!events.iter().any(|e| matches!(
             e.kind,
-            crate::model::EventKind::DecisionOpened { .. }
-                | crate::model::EventKind::DecisionResolved { .. }
-                | crate::model::EventKind::AttentionCreated { .. }
+            EventKind::DecisionOpened { .. }
+                | EventKind::DecisionResolved { .. }
+                | EventKind::AttentionCreated { .. }
         )));
         let e = w.panes[&p].pending_decision.clone().unwrap();
         assert_eq!((e.id, e.prompt.as_str()), (d.id, "Bash: ls"));

@@ -1,7 +1,8 @@
 //! The whole state: every pane, the id counters and the event sequence. Still pure: the
 //! service persists what this returns.
 
-use super::transition::{apply_action, apply_signal, ActionError, Emitted};
+use super::machine::{Input, PaneMachine, StepError, Stepped};
+use super::transition::Emitted;
 use crate::model::{
     Action, AgentKind, Decision, Event, EventKind, Hold, Lifecycle, Pane, PaneId, Signal, Source,
     Task, TaskId, TaskState, Timestamp,
@@ -55,7 +56,9 @@ pub struct NewPane {
 /// are monotonic and never reused (`docs/lifecycle-attention.md#names-and-ordering`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct World {
-    pub panes: BTreeMap<PaneId, Pane>,
+    /// Every pane's machine: read a pane through it (`Deref`), change it only through
+    /// [`World::step`] and the world's own entry points.
+    pub panes: BTreeMap<PaneId, PaneMachine>,
     /// Last pane number handed out.
     pub last_pane: u64,
     /// Last decision id handed out.
@@ -74,11 +77,69 @@ impl World {
 
     /// The pane `id`, or `NoSuchPane`.
     pub fn pane(&self, id: PaneId) -> Result<&Pane, EngineError> {
+        self.panes
+            .get(&id)
+            .map(|m| &**m)
+            .ok_or(EngineError::NoSuchPane(id))
+    }
+
+    /// The machine of pane `id`, or `NoSuchPane`.
+    pub fn machine(&self, id: PaneId) -> Result<&PaneMachine, EngineError> {
         self.panes.get(&id).ok_or(EngineError::NoSuchPane(id))
     }
 
-    fn pane_mut(&mut self, id: PaneId) -> Result<&mut Pane, EngineError> {
+    fn machine_mut(&mut self, id: PaneId) -> Result<&mut PaneMachine, EngineError> {
         self.panes.get_mut(&id).ok_or(EngineError::NoSuchPane(id))
+    }
+
+    /// Every pane, in id order.
+    pub fn pane_values(&self) -> impl Iterator<Item = &Pane> + Clone {
+        self.panes.values().map(|m| &**m)
+    }
+
+    /// A copy of every pane's state, for the surfaces' snapshots.
+    pub fn snapshot(&self) -> BTreeMap<PaneId, Pane> {
+        self.panes
+            .iter()
+            .map(|(id, m)| (*id, (**m).clone()))
+            .collect()
+    }
+
+    /// Puts `pane` back as it was stored (the restore from SQLite): a machine through
+    /// [`PaneMachine::restore`]. The id counters are the caller's.
+    pub fn restore_pane(&mut self, pane: Pane) {
+        self.panes.insert(pane.id, PaneMachine::restore(pane));
+    }
+
+    /// The one entry of pane `id`'s machine ([`PaneMachine::step`]) at `now`: the events
+    /// it emitted, stamped (rung-health changes as `rung.health` events), and what else
+    /// it did. Errors: `NoSuchPane`; `NoDecision` for an `Answer` with no open decision.
+    pub fn step(
+        &mut self,
+        id: PaneId,
+        input: Input,
+        now: Timestamp,
+    ) -> Result<(Vec<Event>, Stepped), EngineError> {
+        let mut next = self.last_decision;
+        let machine = self.machine_mut(id)?;
+        let mut stepped = machine.step(input, now, &mut next).map_err(|e| match e {
+            StepError::NoDecision => EngineError::NoDecision(id),
+        })?;
+        self.last_decision = next;
+        let mut events = Vec::new();
+        for h in std::mem::take(&mut stepped.health) {
+            let kind = EventKind::RungHealth {
+                rung: h.rung,
+                from: h.from.as_str().to_string(),
+                to: h.to.as_str().to_string(),
+                reason: h.reason.clone(),
+            };
+            events.push(self.stamp(id, kind, Source::new(h.rung, "ladder"), h.at));
+            stepped.health.push(h);
+        }
+        let emitted = std::mem::take(&mut stepped.events);
+        events.extend(self.stamp_all(id, now, emitted));
+        Ok((events, stepped))
     }
 
     fn stamp_all(&mut self, pane: PaneId, at: Timestamp, emitted: Emitted) -> Vec<Event> {
@@ -122,24 +183,25 @@ impl World {
         source: Source,
         at: Timestamp,
     ) -> HookAgent {
-        let Some(pane) = self.panes.get_mut(&id) else {
+        let Some(machine) = self.panes.get_mut(&id) else {
             return HookAgent::Same;
         };
-        if agent == AgentKind::Shell || pane.agent == agent {
+        if agent == AgentKind::Shell || machine.agent == agent {
             return HookAgent::Same;
         }
-        if pane.agent == AgentKind::Shell {
-            pane.agent = agent;
+        if machine.agent == AgentKind::Shell {
+            machine.edit(|p| p.agent = agent);
             return HookAgent::Adopted(self.stamp(id, EventKind::PaneChanged, source, at));
         }
-        let new_session = session.is_some_and(|s| pane.session_id.as_deref() != Some(s));
-        let previous_at_rest = !matches!(pane.lifecycle, Lifecycle::Working | Lifecycle::Blocked);
+        let new_session = session.is_some_and(|s| machine.session_id.as_deref() != Some(s));
+        let previous_at_rest =
+            !matches!(machine.lifecycle, Lifecycle::Working | Lifecycle::Blocked);
         if starts_session
             && new_session
             && previous_at_rest
-            && super::quiet::is_interactive_shell(&pane.command)
+            && super::quiet::is_interactive_shell(&machine.command)
         {
-            pane.agent = agent;
+            machine.edit(|p| p.agent = agent);
             return HookAgent::Switched(self.stamp(id, EventKind::PaneChanged, source, at));
         }
         HookAgent::Foreign
@@ -156,11 +218,11 @@ impl World {
         source: Source,
         at: Timestamp,
     ) -> Option<Event> {
-        let pane = self.panes.get_mut(&id)?;
-        if pane.agent != AgentKind::Shell || agent == AgentKind::Shell {
+        let machine = self.panes.get_mut(&id)?;
+        if machine.agent != AgentKind::Shell || agent == AgentKind::Shell {
             return None;
         }
-        pane.agent = agent;
+        machine.edit(|p| p.agent = agent);
         Some(self.stamp(id, EventKind::PaneChanged, source, at))
     }
 
@@ -185,7 +247,7 @@ impl World {
         pane.session_id = spec.session_id;
         pane.command = spec.command;
         pane.owned = spec.owned;
-        self.panes.insert(id, pane);
+        self.panes.insert(id, PaneMachine::new(pane));
         let ev = self.stamp_all(
             id,
             now,
@@ -209,28 +271,23 @@ impl World {
         Ok(self.stamp_all(id, now, vec![(EventKind::PaneRemoved, source)]))
     }
 
-    /// Applies a signal to pane `id` at `signal.at`.
+    /// Applies a signal to pane `id` at `signal.at` (a [`World::step`] of
+    /// [`Input::Signal`]).
     pub fn apply_signal(&mut self, id: PaneId, signal: &Signal) -> Result<Vec<Event>, EngineError> {
-        let mut next = self.last_decision;
-        let pane = self.pane_mut(id)?;
-        let emitted = apply_signal(pane, signal, &mut next);
-        self.last_decision = next;
-        Ok(self.stamp_all(id, signal.at, emitted))
+        Ok(self.step(id, Input::Signal(signal.clone()), signal.at)?.0)
     }
 
-    /// Applies a user action at `now`. For `Answer`, also returns the resolved decision
-    /// (the caller types its answer keys into the PTY).
+    /// Applies a user action at `now` (a [`World::step`] of [`Input::Action`]). For
+    /// `Answer`, also returns the resolved decision (the caller types its answer keys
+    /// into the PTY).
     pub fn apply_action(
         &mut self,
         id: PaneId,
         action: &Action,
         now: Timestamp,
     ) -> Result<(Vec<Event>, Option<Decision>), EngineError> {
-        let pane = self.pane_mut(id)?;
-        let (emitted, decision) = apply_action(pane, action, now).map_err(|e| match e {
-            ActionError::NoDecision => EngineError::NoDecision(id),
-        })?;
-        Ok((self.stamp_all(id, now, emitted), decision))
+        let (events, stepped) = self.step(id, Input::Action(action.clone()), now)?;
+        Ok((events, stepped.answered))
     }
 
     /// Adds an open task (obligation) to pane `id`; emits `task.open`.
@@ -245,15 +302,17 @@ impl World {
         }
         self.last_task += 1;
         let tid = self.last_task;
-        let pane = self.pane_mut(id)?;
-        pane.tasks.push(Task {
-            id: tid,
-            pane: id,
-            text: text.to_string(),
-            state: TaskState::Open,
-            message: None,
-            created_at: now,
-            updated_at: now,
+        let machine = self.machine_mut(id)?;
+        machine.edit(|pane| {
+            pane.tasks.push(Task {
+                id: tid,
+                pane: id,
+                text: text.to_string(),
+                state: TaskState::Open,
+                message: None,
+                created_at: now,
+                updated_at: now,
+            })
         });
         let ev = vec![(
             EventKind::Task {
@@ -276,19 +335,21 @@ impl World {
         source: Source,
         now: Timestamp,
     ) -> Result<Vec<Event>, EngineError> {
-        let (pane_id, task) = self
+        let pane_id = self
             .panes
-            .values_mut()
-            .find_map(|p| {
-                let pid = p.id;
-                p.tasks.iter_mut().find(|t| t.id == tid).map(|t| (pid, t))
-            })
+            .values()
+            .find(|p| p.tasks.iter().any(|t| t.id == tid))
+            .map(|p| p.id)
             .ok_or(EngineError::NoSuchTask(tid))?;
-        task.state = state;
-        task.updated_at = now;
-        if let Some(m) = message {
-            task.message = Some(m.to_string());
-        }
+        self.machine_mut(pane_id)?.edit(|p| {
+            if let Some(task) = p.tasks.iter_mut().find(|t| t.id == tid) {
+                task.state = state;
+                task.updated_at = now;
+                if let Some(m) = message {
+                    task.message = Some(m.to_string());
+                }
+            }
+        });
         Ok(self.stamp_all(
             pane_id,
             now,
@@ -308,14 +369,14 @@ impl World {
                 return Err(EngineError::InvalidArgument("a hold needs an owner".into()));
             }
         }
-        self.pane_mut(id)?.hold = hold;
+        self.machine_mut(id)?.edit(|p| p.hold = hold);
         Ok(self.stamp_all(id, now, vec![(EventKind::PaneChanged, Source::user())]))
     }
 
     /// The pane to jump to next (`docs/lifecycle-attention.md#next-unread`), skipping
     /// focused panes.
     pub fn next_unread(&self) -> Option<PaneId> {
-        super::order::next_unread_order(self.panes.values())
+        super::order::next_unread_order(self.pane_values())
             .into_iter()
             .next()
     }

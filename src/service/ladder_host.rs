@@ -1,30 +1,30 @@
-//! The evidence ladder in the daemon (`docs/taxonomy.md#the-evidence-ladder`, ADR 0003
-//! `docs/decisions/0003-ladder-in-the-daemon.md`): one [`Ladder`] per pane, owned by the
-//! owner task, fed by every evidence source, and the one place that turns its verdict into
-//! corrections of the lifecycle.
+//! The evidence sources of the per-pane machines in the daemon
+//! (`docs/taxonomy.md#the-evidence-ladder`, ADR 0003 `docs/decisions/0003-ladder-in-the-daemon.md`):
+//! the thin I/O shell around [`crate::engine::machine::PaneMachine`]. It reads what only
+//! the daemon can read — files, screens, processes, the clock's timers — and hands each
+//! reading to the pane's machine as one [`Input`] through [`World::step`]; the machine
+//! decides (its ladder, its verdict, its corrections), this module never writes a pane.
 //!
 //! Sources, each turned into [`Evidence`] with a per-source monotonic seq:
-//! - lifecycle hooks: every signal whose source rung is `lifecycle-hooks`, through
-//!   [`claim_of`] (subagent events claim nothing, so they never revive a pane);
+//! - lifecycle hooks: the machine takes them from the signals themselves;
 //! - self-report: Claude's `sessions/<pid>.json` ([`super::selfreport`], inotify) for the
 //!   pane whose PTY child (or a descendant) has that pid, or whose hook came from it, or
 //!   whose session id it names; Codex's `OSC 7501` ([`codex_state_claim`]);
 //! - needs-input chrome: the agent's screen manifest on the live screen
-//!   ([`super::chrome`]), only when the screen changed;
+//!   ([`super::chrome`]), only when the screen changed ([`Input::Chrome`]);
 //! - window sampling: PTY output activity ([`super::sampling`]);
 //! - window titles, as low-trust evidence only ([`title_claim`]).
 //!
 //! Time: one tokio timer per pane, armed for the earliest of the sampler's deadline (only
-//! while the pane produces output) and a pending correction's due time
-//! ([`crate::engine::ladder::CORRECTION_GRACE_MS`] after the self-report that asks for
-//! it); never periodic. A quiet pane has no timer.
+//! while the pane produces output), an unconfirmed answer's check and the time the
+//! machine asks to be woken ([`crate::engine::machine::PaneMachine::wake`]: a pending
+//! correction, a dialog dismissal); never periodic. A quiet pane has no timer.
 //!
-//! Outputs ([`Outcome`]): `rung.health` events (trust changes), `pane.changed` when the
-//! matched chrome changes (the taxonomy is read-time, so followers need a nudge), and
-//! correction signals (`GateDismissed` from self-report: Esc or deny on a dialog, Esc
-//! mid-turn — the documented no-hook paths) for the owner to apply like any signal.
-//! Handover (`pane.handover`) and exit reset the pane's ladder: the successor inherits no
-//! authority.
+//! Outputs ([`Outcome`]): the events the machines emitted (stamped), `pane.changed` when
+//! the matched chrome changes (the taxonomy is read-time, so followers need a nudge),
+//! signals read off the screen (a retry notice, a turn error) for the owner to apply
+//! like any signal, and keys to type (an answer's confirming Enter). Handover
+//! (`pane.handover`) and exit reset the pane's sources with its machine's evidence.
 //!
 //! Read side: [`LadderHost::pane_extras`] (the `taxonomy`, `diagnoses`, `tasks` and `hold`
 //! keys of a pane dictionary) and [`LadderHost::explain`] (`attend explain`).
@@ -43,13 +43,10 @@ use super::pty::PtyRegistry;
 use super::sampling::Sampler;
 use super::selfreport::{self, WatchEvent, Watcher};
 use crate::adapters::terminal::TerminalEvent;
-use crate::engine::ladder::{
-    claim_of, codex_state_claim, title_claim, Evidence, HealthChange, Ladder,
-};
+use crate::engine::ladder::{codex_state_claim, title_claim, Evidence};
+use crate::engine::machine::{Input, Stepped};
 use crate::engine::World;
-use crate::model::{
-    AgentKind, Event, EventKind, PaneId, Rung, Signal, SignalKind, Source, Timestamp,
-};
+use crate::model::{AgentKind, Event, EventKind, PaneId, Rung, Signal, SignalKind, Timestamp};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use tokio::sync::mpsc;
@@ -85,17 +82,15 @@ struct Unconfirmed {
     picked: String,
 }
 
-/// One pane's ladder and its sources' state.
-struct PaneLadder {
-    ladder: Ladder,
+/// One pane's evidence sources: what the daemon reads for its machine.
+struct PaneSources {
+    /// The agent the sources read for (another agent in the pane starts them afresh).
+    agent: AgentKind,
     sampler: Sampler,
     chrome: ChromeState,
     self_report: Option<Binding>,
-    /// Seq of the next evidence of the host-numbered sources (hooks, sampling, chrome,
-    /// titles, OSC 7501).
+    /// Seq of the next evidence of the host-numbered sources (sampling, titles, OSC 7501).
     seq: u64,
-    /// The self-report evidence (source, seq) that already produced a correction.
-    corrected: Option<(String, u64)>,
     /// The armed timer: its deadline and task.
     timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
     /// Process ids whose environment was read for Claude's sessions directory.
@@ -103,44 +98,31 @@ struct PaneLadder {
     /// The agent process a hook of the pane ran under (pid, start time): what makes an
     /// external pane's process known.
     agent_proc: Option<Proc>,
-    /// When Attend last typed an answer into the pane (its dialog may stay drawn a moment).
-    answered_at: Option<Timestamp>,
-    /// When the pane's last decision resolved (`crate::engine::verdict::Seen::closed_at`).
-    closed_at: Option<Timestamp>,
     /// The answer Attend typed whose dialog has not yet been seen to go
     /// ([`Unconfirmed`]).
     unconfirmed: Option<Unconfirmed>,
-    /// When the chrome last saw a dialog on the screen (`engine::dialogs::DIALOG_GONE_MS`).
-    dialog_seen_at: Option<Timestamp>,
     /// The screen notice (an API retry line) drawn at the last chrome evaluation: a
     /// warning is raised when one appears, not again while it stays.
     notice: Option<String>,
     /// The turn error drawn as the last history cell at the last chrome evaluation
     /// (`crate::adapters::turn_errors`): one that appears may end the turn.
     turn_error: Option<crate::adapters::turn_errors::TurnError>,
-    /// The pane's model requests, for retries only its hooks show.
-    retries: crate::engine::ModelRetries,
 }
 
-impl PaneLadder {
-    fn new(agent: AgentKind) -> PaneLadder {
-        PaneLadder {
-            ladder: Ladder::new(agent),
+impl PaneSources {
+    fn new(agent: AgentKind) -> PaneSources {
+        PaneSources {
+            agent,
             sampler: Sampler::new(),
             chrome: ChromeState::default(),
             self_report: None,
             seq: 0,
-            corrected: None,
             timer: None,
             scanned: HashSet::new(),
             agent_proc: None,
-            answered_at: None,
-            closed_at: None,
             unconfirmed: None,
-            dialog_seen_at: None,
             notice: None,
             turn_error: None,
-            retries: crate::engine::ModelRetries::default(),
         }
     }
 
@@ -149,18 +131,16 @@ impl PaneLadder {
         self.seq
     }
 
-    /// Handover or exit: evidence and trust back to `agent`'s inventory (health history
-    /// kept), the chrome looked at afresh, the self-report text forgotten (the same
-    /// process may report the successor session).
+    /// Handover or exit: the chrome looked at afresh, the self-report text forgotten
+    /// (the same process may report the successor session); the machine resets its own
+    /// evidence.
     fn reset(&mut self, agent: AgentKind) {
-        self.ladder.handover(agent);
+        self.agent = agent;
         self.chrome.reset();
         self.unconfirmed = None;
         self.notice = None;
         self.turn_error = None;
-        self.retries = crate::engine::ModelRetries::default();
         self.sampler = Sampler::new();
-        self.corrected = None;
         self.seq = 0;
         if let Some(b) = &mut self.self_report {
             b.text.clear();
@@ -168,9 +148,9 @@ impl PaneLadder {
     }
 }
 
-/// The daemon's ladders, evidence sources and timers. Lives in the owner task.
+/// The daemon's evidence sources and timers, one set per pane. Lives in the owner task.
 pub struct LadderHost {
-    panes: HashMap<PaneId, PaneLadder>,
+    panes: HashMap<PaneId, PaneSources>,
     manifests: Manifests,
     watcher: Option<Watcher>,
     tx: mpsc::Sender<Command>,
@@ -209,8 +189,7 @@ impl LadderHost {
         host
     }
 
-    /// Forgets `pane` (removed): its ladder, evidence and bindings go, its timer is
-    /// disarmed.
+    /// Forgets `pane` (removed): its sources and bindings go, its timer is disarmed.
     pub fn forget(&mut self, pane: PaneId) {
         if let Some(st) = self.panes.remove(&pane) {
             if let Some((_, timer)) = st.timer {
@@ -219,21 +198,71 @@ impl LadderHost {
         }
     }
 
-    fn entry(&mut self, pane: PaneId, agent: AgentKind) -> &mut PaneLadder {
+    /// `attend resume` started the pane's program again: its sources start afresh.
+    pub fn reset_sources(&mut self, pane: PaneId) {
+        if let Some(st) = self.panes.get_mut(&pane) {
+            let agent = st.agent;
+            st.reset(agent);
+        }
+    }
+
+    fn entry(&mut self, pane: PaneId, agent: AgentKind) -> &mut PaneSources {
         let st = self
             .panes
             .entry(pane)
-            .or_insert_with(|| PaneLadder::new(agent));
-        if st.ladder.agent != agent {
-            // The pane's agent became known (an agent started in a shell pane): its rung
-            // inventory is declared again; it inherits nothing.
+            .or_insert_with(|| PaneSources::new(agent));
+        if st.agent != agent {
+            // The pane's agent became known (an agent started in a shell pane): its
+            // sources start afresh; it inherits nothing.
             st.reset(agent);
         }
         st
     }
 
-    /// After the owner applied `signal` to `pane` (which emitted `events`): hook evidence,
-    /// turn counting, handover and exit resets, then corrections and timers.
+    /// Steps `pane`'s machine with `input` at `now`; its events go to `out`, and a reset
+    /// of its evidence resets the pane's sources too.
+    fn step(
+        &mut self,
+        world: &mut World,
+        pane: PaneId,
+        input: Input,
+        now: Timestamp,
+        out: &mut Outcome,
+    ) -> Option<Stepped> {
+        let (events, stepped) = world.step(pane, input, now).ok()?;
+        for h in &stepped.health {
+            tracing::info!(
+                %pane,
+                rung = h.rung.as_str(),
+                from = h.from.as_str(),
+                to = h.to.as_str(),
+                "rung health: {}",
+                h.reason
+            );
+        }
+        out.events.extend(events);
+        if stepped.reset {
+            let agent = world.pane(pane).map_or(AgentKind::Shell, |p| p.agent);
+            self.entry(pane, agent).reset(agent);
+        }
+        Some(stepped)
+    }
+
+    /// Hands a piece of evidence read by the daemon to `pane`'s machine.
+    fn observe(
+        &mut self,
+        world: &mut World,
+        pane: PaneId,
+        ev: Evidence,
+        now: Timestamp,
+        out: &mut Outcome,
+    ) {
+        self.step(world, pane, Input::Evidence(ev), now, out);
+    }
+
+    /// After the owner applied `signal` to `pane` (its machine took it, emitting
+    /// `events`): the sources' side of a handover or an exit, the look for Claude's
+    /// self-report when an agent announces itself, then the timer.
     pub fn after_signal(
         &mut self,
         world: &mut World,
@@ -243,7 +272,7 @@ impl LadderHost {
         now: Timestamp,
     ) -> Outcome {
         let mut out = Outcome::default();
-        let Some(p) = world.panes.get(&pane) else {
+        let Ok(p) = world.pane(pane) else {
             return out;
         };
         let agent = p.agent;
@@ -254,48 +283,18 @@ impl LadderHost {
         if handover {
             st.reset(agent);
         }
-        if events
-            .iter()
-            .any(|e| matches!(e.kind, EventKind::DecisionResolved { .. }))
-        {
-            st.closed_at = Some(now);
-        }
-        match &signal.kind {
-            SignalKind::TurnStarted => st.ladder.note_turn(),
-            SignalKind::ProcessExited { .. } => {
-                st.reset(agent);
-                st.self_report = None;
-                st.agent_proc = None;
-                if let Some((_, h)) = st.timer.take() {
-                    h.abort();
-                }
-                return out;
+        if let SignalKind::ProcessExited { .. } = &signal.kind {
+            st.reset(agent);
+            st.self_report = None;
+            st.agent_proc = None;
+            if let Some((_, h)) = st.timer.take() {
+                h.abort();
             }
-            _ => {}
+            return out;
         }
         if signal.source.rung == Rung::LifecycleHooks {
             // The agent went on: an answer typed before it was taken.
             st.unconfirmed = None;
-            // A model request sent again with nothing between: a retry no screen shows
-            // (`docs/lifecycle-attention.md#api-failures-and-policy-denials`).
-            if let Some(text) = st.retries.observe(&signal.kind) {
-                let kind = SignalKind::Warning { text };
-                out.signals
-                    .push((pane, Signal::new(kind, signal.source.clone(), now)));
-            }
-            if let Some((claim, what)) = claim_of(&signal.kind) {
-                let seq = st.next_seq();
-                let ev = Evidence {
-                    rung: Rung::LifecycleHooks,
-                    source_id: format!("{agent}.hooks"),
-                    seq,
-                    observed_at: now,
-                    claim,
-                    note: format!("{what} ({})", signal.source.origin),
-                };
-                let health = st.ladder.observe(ev, now).health;
-                stamp_health(world, pane, health, &mut out);
-            }
             if matches!(signal.kind, SignalKind::SessionStarted { .. }) {
                 // An agent announced itself: look for where its Claude writes.
                 let root = self.ptys.lock().get(&pane).and_then(|h| h.pid());
@@ -304,7 +303,6 @@ impl LadderHost {
                 }
             }
         }
-        self.sync_dialog(world, pane, now, &mut out);
         self.schedule(world, pane, now, &mut out);
         out
     }
@@ -335,10 +333,10 @@ impl LadderHost {
     /// The user's interrupt key (a lone Esc, Ctrl-C) is being written into `pane` at
     /// `now`: the self-report going idle after it corrects at once
     /// (`crate::engine::ladder::INTERRUPT_WINDOW_MS`).
-    pub fn note_interrupt(&mut self, pane: PaneId, now: Timestamp) {
-        if let Some(st) = self.panes.get_mut(&pane) {
-            st.ladder.note_interrupt(now);
-        }
+    pub fn note_interrupt(&mut self, world: &mut World, pane: PaneId, now: Timestamp) -> Outcome {
+        let mut out = Outcome::default();
+        self.step(world, pane, Input::Interrupt, now, &mut out);
+        out
     }
 
     /// PTY output of an owned pane (after its terminal signals were applied): Codex's
@@ -352,14 +350,20 @@ impl LadderHost {
         now: Timestamp,
     ) -> Outcome {
         let mut out = Outcome::default();
-        let Some(p) = world.panes.get(&pane) else {
+        let Ok(m) = world.machine(pane) else {
             return out;
         };
-        let agent = p.agent;
+        let agent = m.agent;
+        let last_title = m
+            .ladder()
+            .rungs
+            .get(&Rung::Terminal)
+            .and_then(|r| r.last.as_ref())
+            .map(|l| l.claim.clone());
         let root = self.ptys.lock().get(&pane).and_then(|h| h.pid());
         let st = self.entry(pane, agent);
         let first_output = root.is_some_and(|r| !st.scanned.contains(&r));
-        let mut health = Vec::new();
+        let mut evidence = Vec::new();
         for te in events {
             let (rung, source_id, claim, note) = match te {
                 TerminalEvent::CodexState { state, kind } if agent == AgentKind::Codex => {
@@ -376,12 +380,7 @@ impl LadderHost {
                     let Some(claim) = title_claim(agent, title) else {
                         continue;
                     };
-                    let same = st
-                        .ladder
-                        .rungs
-                        .get(&Rung::Terminal)
-                        .is_some_and(|r| r.last.as_ref().is_some_and(|l| l.claim == claim));
-                    if same {
+                    if last_title.as_ref() == Some(&claim) {
                         continue; // A spinner frame: nothing new.
                     }
                     let title = crate::adapters::terminal::sanitize_text(title, 80);
@@ -394,19 +393,19 @@ impl LadderHost {
                 }
                 _ => continue,
             };
-            let seq = st.next_seq();
-            let ev = Evidence {
+            evidence.push(Evidence {
                 rung,
                 source_id: source_id.to_string(),
-                seq,
+                seq: st.next_seq(),
                 observed_at: now,
                 claim,
                 note,
-            };
-            health.extend(st.ladder.observe(ev, now).health);
+            });
         }
         let step = st.sampler.output(now, printable);
-        stamp_health(world, pane, health, &mut out);
+        for ev in evidence {
+            self.observe(world, pane, ev, now, &mut out);
+        }
         self.sampling_step(world, pane, step, now, &mut out);
         if first_output {
             if let Some(root) = root {
@@ -434,7 +433,9 @@ impl LadderHost {
                     self.self_report(world, &f, now, &mut out);
                 }
             }
-            LadderInput::Interrupt(pane) => self.note_interrupt(pane, now),
+            LadderInput::Interrupt(pane) => {
+                self.step(world, pane, Input::Interrupt, now, &mut out);
+            }
             LadderInput::Due(pane) => {
                 let Some(st) = self.panes.get_mut(&pane) else {
                     return out;
@@ -442,33 +443,11 @@ impl LadderHost {
                 st.timer = None;
                 let step = st.sampler.tick(now);
                 self.sampling_step(world, pane, step, now, &mut out);
-                self.sync_dialog(world, pane, now, &mut out);
+                self.step(world, pane, Input::Due, now, &mut out);
                 self.schedule(world, pane, now, &mut out);
             }
         }
         out
-    }
-}
-
-/// One `rung.health` event per trust change.
-fn stamp_health(world: &mut World, pane: PaneId, health: Vec<HealthChange>, out: &mut Outcome) {
-    for h in health {
-        tracing::info!(
-            %pane,
-            rung = h.rung.as_str(),
-            from = h.from.as_str(),
-            to = h.to.as_str(),
-            "rung health: {}",
-            h.reason
-        );
-        let kind = EventKind::RungHealth {
-            rung: h.rung,
-            from: h.from.as_str().to_string(),
-            to: h.to.as_str().to_string(),
-            reason: h.reason,
-        };
-        out.events
-            .push(world.stamp(pane, kind, Source::new(h.rung, "ladder"), h.at));
     }
 }
 
@@ -487,8 +466,18 @@ mod tests {
         )
     }
 
+    fn dismissed(out: &Outcome) -> bool {
+        out.events.iter().any(|e| {
+            matches!(
+                &e.kind,
+                EventKind::DecisionResolved { resolution, .. } if resolution.as_str() == "dismissed"
+            )
+        })
+    }
+
     /// Esc on a dialog, end to end inside the host: the self-report goes waiting → idle,
-    /// no hook comes, and the one-shot timer brings the correction after the grace.
+    /// no hook comes, and the one-shot timer wakes the pane's machine, which corrects the
+    /// lifecycle after the grace.
     #[tokio::test]
     async fn a_self_report_going_idle_dismisses_the_gate_after_the_grace() {
         let (tx, mut rx) = mpsc::channel(64);
@@ -509,13 +498,13 @@ mod tests {
                 answer_keys: vec![],
                 tool_use_id: None,
             },
-            Source::hook("claude", "PermissionRequest"),
+            crate::model::Source::hook("claude", "PermissionRequest"),
             Timestamp(now().0 - 1000),
         );
         let events = world.apply_signal(p, &gate).unwrap();
         let out = host.after_signal(&mut world, p, &gate, &events, gate.at);
-        assert!(out.signals.is_empty());
-        assert_eq!(world.panes[&p].lifecycle, Lifecycle::Blocked);
+        assert!(out.signals.is_empty() && out.events.is_empty());
+        assert_eq!(world.pane(p).unwrap().lifecycle, Lifecycle::Blocked);
 
         let dir = tempfile::tempdir().unwrap();
         let sessions = dir.path().join("sessions");
@@ -527,25 +516,25 @@ mod tests {
 
         std::fs::write(&path, report(me, start, "waiting", 1)).unwrap();
         let out = host.input(&mut world, watch(&path), now());
-        assert!(out.signals.is_empty(), "still waiting");
-        let pane = world.panes[&p].clone();
-        let x = host.explain(&pane, now());
+        assert!(!dismissed(&out), "still waiting");
+        let x = host.explain(world.machine(p).unwrap(), now());
         assert!(x.contains_key("self_report"), "bound by session id");
-        let (t, _) = host.taxonomy(&pane, now());
+        let (t, _) = host.taxonomy(world.machine(p).unwrap(), now());
         assert_eq!(t.needs_input.reason.as_deref(), Some("permission prompt"));
 
         // A partial write is not evidence (the binding stays, nothing is decided).
         std::fs::write(&path, "{\"pid\":").unwrap();
         assert!(host
             .input(&mut world, watch(&path), now())
-            .signals
+            .events
             .is_empty());
 
         // Esc: waiting → idle. Nothing yet (a Stop hook may still come) …
         std::fs::write(&path, report(me, start, "idle", 2)).unwrap();
         let seen = std::time::Instant::now();
         let out = host.input(&mut world, watch(&path), now());
-        assert!(out.signals.is_empty(), "the grace first");
+        assert!(!dismissed(&out), "the grace first");
+        assert_eq!(world.pane(p).unwrap().lifecycle, Lifecycle::Blocked);
         // … then the timer fires once, after the grace.
         let cmd = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
             .await
@@ -561,19 +550,21 @@ mod tests {
         };
         assert_eq!(input, LadderInput::Due(p));
         let out = host.input(&mut world, input, now());
-        assert_eq!(out.signals.len(), 1);
-        let (pane_id, signal) = &out.signals[0];
-        assert_eq!(*pane_id, p);
-        assert_eq!(signal.kind, SignalKind::GateDismissed);
-        assert_eq!(signal.source.rung, Rung::SelfReport);
-        let events = world.apply_signal(p, signal).unwrap();
-        assert!(events.iter().any(|e| matches!(
-            &e.kind,
-            EventKind::DecisionResolved { resolution, .. } if resolution.as_str() == "dismissed"
-        )));
-        let out = host.after_signal(&mut world, p, signal, &events, now());
-        assert!(out.signals.is_empty(), "corrected once");
-        assert_eq!(world.panes[&p].lifecycle, Lifecycle::Idle);
+        assert!(dismissed(&out), "{:?}", out.events);
+        let resolved = out
+            .events
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::DecisionResolved { .. }))
+            .unwrap();
+        assert_eq!(resolved.source.rung, Rung::SelfReport);
+        assert_eq!(world.pane(p).unwrap().lifecycle, Lifecycle::Idle);
+        // Corrected once: waking the machine again changes nothing.
+        let again = host.input(&mut world, LadderInput::Due(p), now());
+        assert!(
+            again.events.is_empty(),
+            "corrected once: {:?}",
+            again.events
+        );
         assert!(
             rx.try_recv().is_err(),
             "no timer left armed: nothing is due"
@@ -582,9 +573,9 @@ mod tests {
         // A stale report (the pid's start time differs) falls down the ladder.
         std::fs::write(&path, report(me, start + 1, "busy", 3)).unwrap();
         host.input(&mut world, watch(&path), now());
-        let pane = world.panes[&p].clone();
-        assert!(!host.explain(&pane, now()).contains_key("self_report"));
-        let v = host.panes[&p].ladder.decide(now());
+        let m = world.machine(p).unwrap();
+        assert!(!host.explain(m, now()).contains_key("self_report"));
+        let v = m.verdict(now());
         assert_ne!(
             v.activity_by.map(|e| e.rung),
             Some(Rung::SelfReport),
@@ -592,7 +583,7 @@ mod tests {
         );
         // No PTY here: an answer cannot be derived (the owner refuses NotOwned first).
         assert!(matches!(
-            host.dialog_answer(&pane, "allow"),
+            host.dialog_answer(m, "allow"),
             Err(crate::service::error::Attend1Error::NotOwned(_))
         ));
     }

@@ -27,10 +27,9 @@ use super::pty::{EventTx, PtyEvent, PtyRegistry};
 use super::remotes::Remotes;
 use super::surfaces::Surfaces;
 use crate::adapters::terminal::to_signal;
+use crate::engine::machine::Input;
 use crate::engine::World;
-use crate::model::{
-    AgentKind, Event, EventKind, Live, PaneId, Signal, SignalKind, Source, Timestamp,
-};
+use crate::model::{AgentKind, Event, PaneId, Signal, SignalKind, Source, Timestamp};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
@@ -192,7 +191,7 @@ impl Owner {
 
     /// Feeds `surfaces` from now on, starting with the current state.
     pub fn set_surfaces(&mut self, surfaces: Surfaces) {
-        surfaces.publish(&[], &self.world.panes, self.gates.keys().copied());
+        surfaces.publish(&[], &self.world, self.gates.keys().copied());
         self.surfaces = surfaces;
     }
 
@@ -222,27 +221,15 @@ impl Owner {
             .collect();
         let mut events = Vec::new();
         for id in &gone {
-            if let Some(p) = self.world.panes.get_mut(id) {
-                p.last_lifecycle = Some(p.lifecycle);
-                p.live = Live::Exited {
-                    code: None,
-                    signal: None,
-                };
-                p.exited_at = Some(at);
+            if let Ok((evs, _)) = self.world.step(*id, Input::Vanished, at) {
+                events.extend(evs);
             }
-            let ev = self.world.stamp(
-                *id,
-                EventKind::PaneExited {
-                    code: None,
-                    signal: None,
-                },
-                Source::process("daemon-restart"),
-                at,
-            );
-            events.push(ev);
         }
-        for p in self.world.panes.values_mut() {
-            p.focused = false;
+        let ids: Vec<PaneId> = self.world.panes.keys().copied().collect();
+        for id in ids {
+            let _ = self
+                .world
+                .step(id, Input::Action(crate::model::Action::Unfocus), at);
         }
         let touched: Vec<PaneId> = self.world.panes.keys().copied().collect();
         if !touched.is_empty() {
@@ -351,7 +338,7 @@ impl Owner {
         // notifications): only a local change is published.
         if local {
             self.surfaces
-                .publish(&events, &self.world.panes, self.gates.keys().copied());
+                .publish(&events, &self.world, self.gates.keys().copied());
             self.arm_auto_removal();
         }
         let emitter = match SignalEmitter::new(&self.conn, OBJECT_PATH) {
@@ -415,7 +402,7 @@ impl Owner {
         if !events.is_empty() || before.as_ref() != after {
             batch.record(pane, events);
         }
-        let old_cwd = before.and_then(|p| p.cwd);
+        let old_cwd = before.and_then(|p| p.cwd.clone());
         if let Some(new_cwd) = after.and_then(|p| p.cwd.clone()) {
             if Some(&new_cwd) != old_cwd.as_ref() {
                 self.lookup_git(pane, new_cwd);

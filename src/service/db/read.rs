@@ -25,7 +25,7 @@ impl Db {
 
         let mut stmt = self.conn.prepare("SELECT * FROM panes")?;
         let panes = stmt.query_map([], pane)?;
-        world.panes = panes
+        let mut panes = panes
             .map(|p| p.map(|p| (p.id, p)))
             .collect::<rusqlite::Result<BTreeMap<_, _>>>()?;
 
@@ -36,22 +36,23 @@ impl Db {
             Ok((r.get::<_, Text<PaneId>>("pane")?.0, decision(r)?))
         })? {
             let (id, decision) = row?;
-            self.owner(&mut world.panes, id, "decisions")?
-                .pending_decision = Some(decision);
+            self.owner(&mut panes, id, "decisions")?.pending_decision = Some(decision);
         }
 
         let mut stmt = self.conn.prepare("SELECT * FROM tasks ORDER BY id")?;
         for task in stmt.query_map([], task)? {
             let task = task?;
-            self.owner(&mut world.panes, task.pane, "tasks")?
-                .tasks
-                .push(task);
+            self.owner(&mut panes, task.pane, "tasks")?.tasks.push(task);
         }
 
         let mut stmt = self.conn.prepare("SELECT * FROM holds")?;
         for row in stmt.query_map([], |r| Ok((r.get::<_, Text<PaneId>>("pane")?.0, hold(r)?)))? {
             let (id, hold) = row?;
-            self.owner(&mut world.panes, id, "holds")?.hold = Some(hold);
+            self.owner(&mut panes, id, "holds")?.hold = Some(hold);
+        }
+        // Each pane's machine is built from its stored state (its evidence from nothing).
+        for (_, p) in panes {
+            world.restore_pane(p);
         }
         Ok(world)
     }

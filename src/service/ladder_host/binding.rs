@@ -1,8 +1,9 @@
 //! The self-report rung of the ladder: binding Claude's `sessions/<pid>.json` to a pane
 //! (by the pane's process tree, a hook's process, or the session id it names), reading
 //! it on every change, and unbinding it when it turns stale, unreadable or missing.
-use super::{stamp_health, Binding, LadderHost, Outcome};
+use super::{Binding, LadderHost, Outcome};
 use crate::engine::ladder::Evidence;
+use crate::engine::machine::Input;
 use crate::engine::World;
 use crate::model::{AgentKind, PaneId, Rung, Source, Timestamp};
 use crate::service::procfs;
@@ -67,7 +68,12 @@ impl LadderHost {
         if let Some(ev) = world.adopt_agent(pane, AgentKind::Claude, source, now) {
             out.events.push(ev);
         }
-        let agent = world.panes[&pane].agent;
+        let Ok(m) = world.machine(pane) else {
+            return;
+        };
+        let agent = m.agent;
+        let source_id = format!("claude.sessions/{pid}.json");
+        let last_seq = m.ladder().last_seq.get(&source_id).copied();
         let st = self.entry(pane, agent);
         if st
             .self_report
@@ -81,10 +87,9 @@ impl LadderHost {
             path: path.to_path_buf(),
             text,
         });
-        let source_id = format!("claude.sessions/{pid}.json");
         let seq = match report.updated_at {
             Some(t) if t > 0 => t as u64,
-            _ => st.ladder.last_seq.get(&source_id).map_or(1, |s| s + 1),
+            _ => last_seq.map_or(1, |s| s + 1),
         };
         let ev = Evidence {
             rung: Rung::SelfReport,
@@ -94,11 +99,9 @@ impl LadderHost {
             claim: selfreport::claim(&report),
             note: selfreport::note(&report),
         };
-        let health = st.ladder.observe(ev, now).health;
-        stamp_health(world, pane, health, out);
         // A self-report waiting opens the decision at once; one going busy or idle
         // closes a decision it opened (`docs/lifecycle-attention.md#one-verdict`).
-        self.sync_dialog(world, pane, now, out);
+        self.observe(world, pane, ev, now, out);
         self.schedule(world, pane, now, out);
     }
 
@@ -142,9 +145,8 @@ impl LadderHost {
     ) {
         if let Some(st) = self.panes.get_mut(&pane) {
             st.self_report = None;
-            st.ladder.withdraw(Rung::SelfReport);
         }
-        self.sync_dialog(world, pane, now, out);
+        self.step(world, pane, Input::Withdraw(Rung::SelfReport), now, out);
         self.schedule(world, pane, now, out);
     }
 
@@ -172,7 +174,7 @@ impl LadderHost {
         now: Timestamp,
         out: &mut Outcome,
     ) {
-        let agent = world.panes.get(&pane).map_or(AgentKind::Shell, |p| p.agent);
+        let agent = world.pane(pane).map_or(AgentKind::Shell, |p| p.agent);
         if !self.entry(pane, agent).scanned.insert(pid) {
             return;
         }

@@ -1,56 +1,30 @@
 //! The ladder's read side: the taxonomy projection and diagnoses of a pane, the keys it
 //! adds to a pane dictionary, and `Explain`'s ladder part.
-use super::{LadderHost, PaneLadder};
+use super::{LadderHost, PaneSources};
 use crate::engine::ladder::{inventory, Evidence, HealthChange, Trust};
-use crate::engine::taxonomy::{diagnose, project, Diagnoses, RuntimeFacts, Taxonomy};
-use crate::model::{Pane, Rung, Timestamp};
+use crate::engine::machine::PaneMachine;
+use crate::engine::taxonomy::{Diagnoses, Taxonomy};
+use crate::model::{Rung, Timestamp};
 use crate::service::procfs;
 use crate::service::wire::{Dict, DictBuilder};
 use std::collections::HashMap;
 
 impl LadderHost {
-    /// The taxonomy projection and diagnoses of `p` now (read time, never stored;
-    /// `docs/taxonomy.md#axes`, `docs/taxonomy.md#diagnoses`).
-    pub fn taxonomy(&self, p: &Pane, now: Timestamp) -> (Taxonomy, Diagnoses) {
-        let st = self.panes.get(&p.id);
-        let verdict = st.map(|s| s.ladder.decide(now));
-        // Hooks' gates are the engine's decisions already; chrome and self-report may see
-        // a dialog no decision stands for.
-        let seen = verdict
-            .as_ref()
-            .filter(|v| {
-                v.needs_input_by
-                    .as_ref()
-                    .is_some_and(|e| e.rung != Rung::LifecycleHooks)
-            })
-            .map_or(0, |v| v.needs_input.count);
-        let facts = RuntimeFacts {
-            attached: false,
-            process_known: p.owned
-                || st.is_some_and(|s| {
-                    s.self_report.is_some() || s.agent_proc.is_some_and(procfs::alive)
-                }),
-            // A dialog the ladder sees (chrome, self-report) and no decision stands for.
-            chrome_gates: if p.pending_decision.is_none() {
-                seen
-            } else {
-                0
-            },
-        };
-        let reason = verdict
-            .as_ref()
-            .filter(|v| v.needs_input.count > 0)
-            .and_then(|v| v.needs_input.reason.clone());
-        let t = project(p, facts, reason.as_deref());
-        let d = diagnose(p, &t, now);
-        (t, d)
+    /// The taxonomy projection and diagnoses of `m`'s pane now, from its machine's
+    /// verdict (`docs/taxonomy.md#axes`, `docs/taxonomy.md#diagnoses`); this module only
+    /// says whether an external pane's process is known.
+    pub fn taxonomy(&self, m: &PaneMachine, now: Timestamp) -> (Taxonomy, Diagnoses) {
+        let st = self.panes.get(&m.id);
+        let process_known =
+            st.is_some_and(|s| s.self_report.is_some() || s.agent_proc.is_some_and(procfs::alive));
+        m.taxonomy(process_known, now)
     }
 
     /// The keys the ladder adds to a pane dictionary: `taxonomy` (session, activity,
     /// needs_input {count, reason?}, display, resumability), `diagnoses` (parked, held,
     /// done_unseen), `tasks` (id, text, state, message?, created_at, updated_at) and
     /// `hold?` (owner, wake_at, reason?, armed).
-    pub fn pane_extras(&self, p: &Pane, now: Timestamp) -> Dict {
+    pub fn pane_extras(&self, p: &PaneMachine, now: Timestamp) -> Dict {
         let (t, d) = self.taxonomy(p, now);
         let needs = DictBuilder::new()
             .put("count", t.needs_input.count)
@@ -106,16 +80,17 @@ impl LadderHost {
     /// evidence), `chrome` (manifest, matched rule, nearest rule with its satisfied and
     /// total gates, the rule whose closed screen shows, evaluated_at), `self_report?` (pid, path), `health` (rung-health
     /// history: rung, from, to, reason, at), `taxonomy`, `diagnoses`.
-    pub fn explain(&self, p: &Pane, now: Timestamp) -> Dict {
+    pub fn explain(&self, p: &PaneMachine, now: Timestamp) -> Dict {
         let fresh;
         let st = match self.panes.get(&p.id) {
             Some(st) => st,
             None => {
-                fresh = PaneLadder::new(p.agent);
+                fresh = PaneSources::new(p.agent);
                 &fresh
             }
         };
-        let verdict = st.ladder.decide(now);
+        let ladder = p.ladder();
+        let verdict = p.verdict(now);
         let (t, _) = self.taxonomy(p, now);
         let mut b = DictBuilder::new()
             .str("agent", p.agent.as_str())
@@ -126,21 +101,20 @@ impl LadderHost {
         if let Some(ev) = &verdict.activity_by {
             b = b.dict(
                 "activity_evidence",
-                evidence_dict(ev, st.ladder.trust(ev.rung), now),
+                evidence_dict(ev, ladder.trust(ev.rung), now),
             );
         }
         if let Some(ev) = &verdict.needs_input_by {
             b = b.dict(
                 "needs_input_evidence",
-                evidence_dict(ev, st.ladder.trust(ev.rung), now),
+                evidence_dict(ev, ladder.trust(ev.rung), now),
             );
         }
         let coverage: HashMap<Rung, _> = inventory(p.agent)
             .into_iter()
             .map(|(r, c, _)| (r, c))
             .collect();
-        let rungs: Vec<Dict> = st
-            .ladder
+        let rungs: Vec<Dict> = ladder
             .rungs
             .iter()
             .map(|(rung, rs)| {
@@ -176,7 +150,7 @@ impl LadderHost {
                 .put("nearest_satisfied", n.satisfied as u32)
                 .put("nearest_total", n.total as u32);
         }
-        let health: Vec<Dict> = st.ladder.health.iter().map(health_dict).collect();
+        let health: Vec<Dict> = ladder.health.iter().map(health_dict).collect();
         b = b
             .put("rungs", rungs)
             .dict("chrome", chrome.build())

@@ -1,7 +1,7 @@
 //! The screen-side rungs of the ladder: PTY output sampling and the needs-input chrome
 //! (the agent's screen manifest evaluated on the live screen), and the keys that answer
 //! the dialog on screen.
-use super::{stamp_health, LadderHost, Outcome};
+use super::{LadderHost, Outcome};
 use crate::adapters::answer::{resolve, Answer, Refusal};
 use crate::adapters::manifest::Screen;
 use crate::engine::ladder::{Claim, Evidence};
@@ -46,8 +46,7 @@ impl LadderHost {
                     _ => "quiet past the silence window and idle debounce".into(),
                 },
             };
-            let health = st.ladder.observe(ev, now).health;
-            stamp_health(world, pane, health, out);
+            self.observe(world, pane, ev, now, out);
         }
         if step.evaluate_chrome {
             self.evaluate_chrome(world, pane, now, out);
@@ -63,7 +62,7 @@ impl LadderHost {
         now: Timestamp,
         out: &mut Outcome,
     ) {
-        let Some(p) = world.panes.get(&pane) else {
+        let Ok(p) = world.pane(pane) else {
             return;
         };
         let Some(manifest) = self.manifests.get(p.agent) else {
@@ -107,44 +106,18 @@ impl LadderHost {
         }
         st.turn_error = error;
         let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
-        if !st.chrome.evaluate(manifest, screen, now) {
-            // No change; a dialog still shown after an answer settled may need its decision.
-            self.sync_dialog(world, pane, now, out);
-            return;
+        let changed = st.chrome.evaluate(manifest, screen, now);
+        if changed {
+            out.events.push(world.stamp(
+                pane,
+                EventKind::PaneChanged,
+                Source::new(Rung::NeedsInputChrome, "screen.chrome"),
+                now,
+            ));
         }
-        let (claim, note) = match &st.chrome.result.matched {
-            Some(m) => (
-                Claim {
-                    activity: None,
-                    needs_input: Some(crate::engine::ladder::NeedsInput {
-                        count: 1,
-                        reason: Some(m.reason.clone()),
-                    }),
-                },
-                format!("rule {:?} matched", m.rule),
-            ),
-            // No dialog visible: chrome says nothing (another rung may know of a dialog
-            // no rule describes).
-            None => (Claim::default(), "no rule matched".to_string()),
-        };
-        let seq = st.next_seq();
-        let ev = Evidence {
-            rung: Rung::NeedsInputChrome,
-            source_id: "screen.chrome".into(),
-            seq,
-            observed_at: now,
-            claim,
-            note: note.clone(),
-        };
-        let health = st.ladder.observe(ev, now).health;
-        stamp_health(world, pane, health, out);
-        out.events.push(world.stamp(
-            pane,
-            EventKind::PaneChanged,
-            Source::new(Rung::NeedsInputChrome, "screen.chrome"),
-            now,
-        ));
-        self.sync_dialog(world, pane, now, out);
+        // Every evaluation goes to the machine: a dialog still shown after an answer
+        // settled may need its decision, a change is chrome evidence.
+        self.chrome_step(world, pane, changed, now, out);
     }
 
     /// The keys that answer `choice` on the dialog on `p`'s screen now

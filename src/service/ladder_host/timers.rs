@@ -1,26 +1,22 @@
-//! The ladder's one timer per pane: armed for the earliest of the sampler's deadline, a
-//! pending correction's due time, a dialog dismissal and an unconfirmed answer's check;
-//! never periodic. A correction that is due becomes a signal for the owner; an answer
-//! the agent did not take, one Enter.
+//! The sources' one timer per pane: armed for the earliest of the sampler's deadline, an
+//! unconfirmed answer's check and the time the pane's machine asks to be woken (a pending
+//! correction, a dialog dismissal: `PaneMachine::wake`); never periodic. The timer's tick
+//! steps the machine with `Input::Due`; an answer the agent did not take gets one Enter.
 use super::{until, LadderHost, Outcome};
 use crate::engine::World;
-use crate::model::{PaneId, Rung, Signal, Source, Timestamp};
+use crate::model::{PaneId, Timestamp};
 use crate::service::command::{Command, LadderCommand, LadderInput};
 
 impl LadderHost {
-    /// Applies a correction that is due, and arms the pane's timer for the earliest of
-    /// the sampler's deadline and a pending correction.
+    /// Checks an unconfirmed answer that is due, and arms the pane's timer for the
+    /// earliest of the sampler's deadline, the answer's check and the machine's wake.
     pub(super) fn schedule(
         &mut self,
-        world: &World,
+        world: &mut World,
         pane: PaneId,
         now: Timestamp,
         out: &mut Outcome,
     ) {
-        let Some(p) = world.panes.get(&pane) else {
-            return;
-        };
-        let dismissal = self.dialog_dismissal(world, pane, now);
         let confirm = self
             .panes
             .get(&pane)
@@ -29,34 +25,18 @@ impl LadderHost {
         if confirm.is_some_and(|due| due <= now) {
             self.confirm_answer(world, pane, now, out);
         }
+        let Ok(m) = world.machine(pane) else {
+            return;
+        };
+        let wake = m.wake(now);
         let Some(st) = self.panes.get_mut(&pane) else {
             return;
         };
-        let mut deadline = st.sampler.deadline();
         let confirm = st.unconfirmed.as_ref().map(|u| u.due);
-        for due in dismissal.into_iter().chain(confirm) {
-            deadline = Some(deadline.map_or(due, |d| d.min(due)));
-        }
-        if p.live.is_running() {
-            if let Some((kind, due)) = st.ladder.correction(p, now) {
-                let by = st
-                    .ladder
-                    .rungs
-                    .get(&Rung::SelfReport)
-                    .and_then(|r| r.last.as_ref())
-                    .map(|e| (e.source_id.clone(), e.seq));
-                if by.is_some() && by != st.corrected {
-                    if due <= now {
-                        let source = by.as_ref().map_or("self-report", |b| b.0.as_str());
-                        let signal = Signal::new(kind, Source::new(Rung::SelfReport, source), now);
-                        st.corrected = by;
-                        out.signals.push((pane, signal));
-                    } else {
-                        deadline = Some(deadline.map_or(due, |d| d.min(due)));
-                    }
-                }
-            }
-        }
+        let deadline = [st.sampler.deadline(), confirm, wake]
+            .into_iter()
+            .flatten()
+            .min();
         match deadline {
             None => {
                 if let Some((_, h)) = st.timer.take() {

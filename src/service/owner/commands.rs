@@ -23,20 +23,20 @@ impl Owner {
                     .world
                     .panes
                     .values()
-                    .map(|p| self.pane_info(p))
+                    .map(|m| self.pane_info(m))
                     .collect();
                 batch.respond(reply, Ok(panes));
             }
             Command::GetPane(id, reply) => {
                 let r = self
                     .world
-                    .pane(id)
-                    .map(|p| self.pane_info(p))
+                    .machine(id)
+                    .map(|m| self.pane_info(m))
                     .map_err(Into::into);
                 batch.respond(reply, r);
             }
             Command::ListWorkspaces(reply) => {
-                let ws = summarize_workspaces(self.world.panes.values(), now())
+                let ws = summarize_workspaces(self.world.pane_values(), now())
                     .iter()
                     .map(workspace_dict)
                     .collect();
@@ -62,19 +62,22 @@ impl Owner {
                 // Local and mirrored panes in one order (offline hosts left out).
                 let mirrored = self.remotes.panes(None);
                 let order =
-                    crate::adapters::mirror::next_order(self.world.panes.values(), &mirrored);
+                    crate::adapters::mirror::next_order(self.world.pane_values(), &mirrored);
                 let next = order.first().map(|p| p.to_string());
                 batch.respond(reply, Ok(next.unwrap_or_default()));
             }
             Command::Overview(reply) => {
                 let mirrored = self.remotes.panes(None);
-                let o =
-                    crate::service::surfaces::overview::Overview::of(&self.world.panes, &mirrored);
+                let o = crate::service::surfaces::overview::Overview::of(
+                    &self.world.snapshot(),
+                    &mirrored,
+                );
                 batch.respond(reply, Ok(o.dict()));
             }
             Command::SendInput(id, data, reply) => {
                 if crate::adapters::keys::is_interrupt(&data) {
-                    self.ladder.note_interrupt(id, now());
+                    let out = self.ladder.note_interrupt(&mut self.world, id, now());
+                    self.ladder_outcome(out, batch);
                 }
                 let r = self.handle(id).and_then(|h| {
                     h.write(&data)
@@ -169,7 +172,7 @@ impl Owner {
     ) -> Result<(), Attend1Error> {
         let before = self.world.pane(id)?.clone();
         let (events, _) = self.world.apply_action(id, action, now())?;
-        if !events.is_empty() || self.world.panes.get(&id) != Some(&before) {
+        if !events.is_empty() || self.world.pane(id).ok() != Some(&before) {
             batch.record(id, events);
         }
         Ok(())
@@ -229,9 +232,10 @@ impl Owner {
     /// A pane dictionary with the ladder's read-time keys (taxonomy, diagnoses, tasks,
     /// hold), and `gate` on the decision of an external pane whose gate Attend answers
     /// (src/service/owner/gates.rs).
-    pub(super) fn pane_info(&self, p: &crate::model::Pane) -> Dict {
+    pub(super) fn pane_info(&self, m: &crate::engine::machine::PaneMachine) -> Dict {
+        let p: &crate::model::Pane = m;
         let mut d = pane_dict(p);
-        d.extend(self.ladder.pane_extras(p, now()));
+        d.extend(self.ladder.pane_extras(m, now()));
         if let Some(decision) = p.pending_decision.as_ref().filter(|_| self.gated(p)) {
             let mut decision = crate::service::wire::decision_dict(decision);
             decision.insert("gate".into(), true.into());
@@ -278,7 +282,7 @@ impl Owner {
             })
             .unwrap_or_else(|| choice.to_string());
         tracing::info!(pane = %id, choice, rule = ?answer.rule, picked = ?answer.picked, "answer");
-        let step = self.ladder.note_answer(&self.world, id, &answer, now());
+        let step = self.ladder.note_answer(&mut self.world, id, &answer, now());
         self.ladder_outcome(step, batch);
         let keys = answer.keys;
         let (events, _) = self

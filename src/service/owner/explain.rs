@@ -46,7 +46,7 @@ impl Owner {
             b = b.str("decision_source", &d.source.to_string());
         }
         let mut d = b.build();
-        d.extend(self.ladder.explain(&pane, now()));
+        d.extend(self.ladder.explain(self.world.machine(id)?, now()));
         Ok(d)
     }
 }

@@ -119,7 +119,6 @@ impl Owner {
             Err(e) => return Some(Err(e.into())),
         };
         tracing::info!(pane = %id, behavior, "gate answered for the waiting hook");
-        self.ladder.note_answered(id, now());
         batch.record(id, events);
         let waiter = self.gates.remove(&id).and_then(|g| g.waiter);
         if let Some(w) = waiter {

@@ -3,8 +3,9 @@
 //! on first sight once its workspace was looked up off this task), then the signal.
 
 use super::{Batch, Owner};
+use crate::engine::machine::Input;
 use crate::engine::{HookAgent, NewPane};
-use crate::model::{AgentKind, EventKind, Live, PaneId};
+use crate::model::{AgentKind, EventKind, PaneId};
 use crate::service::command::{Command, HookRequest, Reply};
 use crate::service::error::Attend1Error;
 use crate::service::git::{self, GitInfo};
@@ -247,11 +248,8 @@ impl Owner {
             .get(&id)
             .is_some_and(|p| !p.live.is_running());
         if matches!(armed, Armed::Watching(_)) && exited {
-            if let Some(p) = self.world.panes.get_mut(&id) {
-                p.live = Live::Running;
-                p.exited_at = None;
-                p.last_lifecycle = None;
-            }
+            let at = req.mapping.signal.at;
+            let _ = self.world.step(id, Input::Revived, at);
             let source = req.mapping.signal.source.clone();
             let ev = self
                 .world

@@ -3,8 +3,9 @@
 
 use super::{Batch, Owner};
 use crate::config::{PANE_ENV, PANE_HOOKS_ENV};
+use crate::engine::machine::Input;
 use crate::engine::{NewPane, World};
-use crate::model::{AgentKind, EventKind, Live, PaneId, Source};
+use crate::model::{AgentKind, EventKind, PaneId, Source};
 use crate::service::clock::now;
 use crate::service::command::{Command, RunSpec};
 use crate::service::error::Attend1Error;
@@ -90,10 +91,7 @@ impl Owner {
             ) {
                 Ok(handle) => {
                     self.ptys.lock().insert(id, handle);
-                    if let Some(p) = self.world.panes.get_mut(&id) {
-                        p.live = Live::Running;
-                        p.exited_at = None;
-                    }
+                    let _ = self.world.step(id, Input::Revived, now());
                     adopted += 1;
                 }
                 Err(e) => tracing::error!(pane = %id, "cannot adopt the pane's holder: {e}"),
@@ -175,22 +173,13 @@ impl Owner {
         let env = self.envs.get(&id).cloned().unwrap_or_default();
         self.spawn(id, agent, &argv, cwd.as_deref(), env, (24, 80))?;
         self.collected.remove(&id);
-        let at = now();
-        if let Some(p) = self.world.panes.get_mut(&id) {
-            p.live = Live::Running;
-            p.exited_at = None;
-            // A fresh program: its lifecycle is its own again, unknown until it signals
-            // (the exit that ended the last run decided `failed` or `done`).
-            p.lifecycle = crate::model::Lifecycle::Unknown;
-            p.last_lifecycle = None;
-            p.focused = false;
-            p.kill_requested_at = None;
-            p.start_quiet = crate::engine::start_quiet(p.agent, p.owned, &argv, at);
-        }
-        let ev = self
+        // A fresh program: its lifecycle is its own again, unknown until it signals
+        // (the exit that ended the last run decided `failed` or `done`).
+        let (events, _) = self
             .world
-            .stamp(id, EventKind::PaneChanged, Source::process("resume"), at);
-        batch.record(id, vec![ev]);
+            .step(id, Input::Resumed { command: argv }, now())?;
+        self.ladder.reset_sources(id);
+        batch.record(id, events);
         Ok(())
     }
 
@@ -225,8 +214,9 @@ impl Owner {
 
 /// Sets repo (the top level's directory name) and branch from `info`.
 pub(super) fn set_git(world: &mut World, id: PaneId, info: &GitInfo) {
-    if let Some(p) = world.panes.get_mut(&id) {
-        p.repo = info.toplevel.as_deref().map(git::repo_name);
-        p.branch = info.branch.clone();
-    }
+    let git = Input::Git {
+        repo: info.toplevel.as_deref().map(git::repo_name),
+        branch: info.branch.clone(),
+    };
+    let _ = world.step(id, git, now());
 }

@@ -77,7 +77,7 @@ impl Owner {
         dry_run: bool,
         batch: &mut Batch,
     ) -> Vec<PaneId> {
-        let ids = removal::exited_panes(self.world.panes.values(), older_than_ms, now());
+        let ids = removal::exited_panes(self.world.pane_values(), older_than_ms, now());
         if !dry_run {
             self.remove_now(&ids, Source::user(), batch);
         }
@@ -127,7 +127,7 @@ impl Owner {
         let Some(age) = self.config.remove_exited_after else {
             return;
         };
-        let due = removal::auto_removal(self.world.panes.values(), age_ms(age), now()).due;
+        let due = removal::auto_removal(self.world.pane_values(), age_ms(age), now()).due;
         let source = Source::new(Rung::User, AUTO_REMOVE_ORIGIN);
         self.remove_now(&due, source, batch);
     }
@@ -140,7 +140,7 @@ impl Owner {
             return;
         };
         let at = now();
-        let plan = removal::auto_removal(self.world.panes.values(), age_ms(age), at);
+        let plan = removal::auto_removal(self.world.pane_values(), age_ms(age), at);
         let next = if plan.due.is_empty() {
             plan.next
         } else {

@@ -27,12 +27,11 @@ pub use actions::{Actions, PANEL_NAME, PANEL_PATH};
 pub use snapshot::{Snapshot, Update};
 pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 
-use crate::model::{Event, Pane, PaneId};
+use crate::model::{Event, PaneId};
 use crate::service::clock::now;
 use crate::service::command::Command;
 use crate::service::remotes::Remotes;
 use crate::service::settings::Settings;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
 
@@ -58,7 +57,7 @@ impl Surfaces {
     pub fn publish(
         &self,
         events: &[Event],
-        panes: &BTreeMap<PaneId, Pane>,
+        world: &crate::engine::World,
         gates: impl Iterator<Item = PaneId>,
     ) {
         if self.subscribers.is_empty() {
@@ -67,7 +66,7 @@ impl Surfaces {
         let update = Arc::new(Update {
             events: events.to_vec(),
             snapshot: Arc::new(Snapshot {
-                panes: panes.clone(),
+                panes: world.snapshot(),
                 gates: gates.collect(),
                 at: now(),
             }),
