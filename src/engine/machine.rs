@@ -18,7 +18,7 @@ use super::quiet::start_quiet;
 use super::retries::ModelRetries;
 use super::taxonomy::{diagnose, project, Diagnoses, RuntimeFacts, Taxonomy};
 use super::transition::{apply_action, apply_signal, ActionError, Emitted};
-use super::verdict::{step_rung, verdict_step, Seen};
+use super::verdict::{opens_decisions, step_rung, verdict_step, Seen};
 use crate::model::{
     Action, AgentKind, Decision, EventKind, Lifecycle, Live, Pane, Rung, Signal, SignalKind,
     Source, Timestamp,
@@ -305,6 +305,15 @@ impl PaneMachine {
         Ok(out)
     }
 
+    /// [`PaneMachine::step`] of [`Input::Signal`] for a borrowed signal (the world's
+    /// `apply_signal`, the hot path: no copy of the signal).
+    pub fn step_signal(&mut self, signal: &Signal, next_decision: &mut u64) -> Stepped {
+        let mut out = Stepped::default();
+        self.signal(signal, next_decision, &mut out);
+        self.follow(signal.at, next_decision, &mut out);
+        out
+    }
+
     /// Applies `signal`, then its hook evidence; resets the evidence on a handover or an
     /// exit.
     fn signal(&mut self, signal: &Signal, next_decision: &mut u64, out: &mut Stepped) {
@@ -385,6 +394,27 @@ impl PaneMachine {
         }
     }
 
+    /// Whether [`verdict_step`] could do anything: a rung that opens decisions (the
+    /// chrome, the self-report) claims a needs-input, or the open decision is one of
+    /// theirs. A pane known only through hooks skips the verdict (the engine's hot path).
+    fn verdict_matters(&self) -> bool {
+        let opened_by_them = self
+            .pane
+            .pending_decision
+            .as_ref()
+            .is_some_and(|d| opens_decisions(d.source.rung));
+        opened_by_them
+            || self.shown.is_some()
+            || [Rung::NeedsInputChrome, Rung::SelfReport].iter().any(|r| {
+                self.ladder
+                    .rungs
+                    .get(r)
+                    .and_then(|st| st.last.as_ref())
+                    .and_then(|e| e.claim.needs_input.as_ref())
+                    .is_some_and(|n| n.count > 0)
+            })
+    }
+
     /// Remembers when a signal resolved the pane's decision: evidence observed before it
     /// opens nothing again (one dialog, one decision).
     fn note_closes(&mut self, emitted: &Emitted, at: Timestamp) {
@@ -401,6 +431,23 @@ impl PaneMachine {
     /// ([`verdict_step`]), a gate the agent closed on screen ([`closed_gate_step`]),
     /// or the self-report's correction (`Ladder::correction`) once it is due.
     fn due_signal(&mut self, now: Timestamp) -> Option<Signal> {
+        if !self.verdict_matters() {
+            // Nothing the verdict could open, enrich or close: only a closed screen or
+            // the self-report's correction may be due.
+            let closed = self
+                .shown
+                .is_none()
+                .then(|| closed_gate_step(&self.pane, self.closed, self.dialog_seen_at))
+                .flatten();
+            if let Some(kind) = closed {
+                return Some(Signal::new(
+                    kind,
+                    Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN),
+                    now,
+                ));
+            }
+            return self.correction(now);
+        }
         let verdict = self.verdict(now);
         let seen = Seen {
             shown: self.shown.as_ref(),

@@ -126,6 +126,13 @@ impl World {
             StepError::NoDecision => EngineError::NoDecision(id),
         })?;
         self.last_decision = next;
+        let events = self.stamp_stepped(id, now, &mut stepped);
+        Ok((events, stepped))
+    }
+
+    /// The events of a step, stamped: its rung-health changes as `rung.health` events
+    /// first, then what it emitted at `now` (the changes stay in `stepped.health`).
+    fn stamp_stepped(&mut self, id: PaneId, now: Timestamp, stepped: &mut Stepped) -> Vec<Event> {
         let mut events = Vec::new();
         for h in std::mem::take(&mut stepped.health) {
             let kind = EventKind::RungHealth {
@@ -139,7 +146,7 @@ impl World {
         }
         let emitted = std::mem::take(&mut stepped.events);
         events.extend(self.stamp_all(id, now, emitted));
-        Ok((events, stepped))
+        events
     }
 
     fn stamp_all(&mut self, pane: PaneId, at: Timestamp, emitted: Emitted) -> Vec<Event> {
@@ -274,7 +281,10 @@ impl World {
     /// Applies a signal to pane `id` at `signal.at` (a [`World::step`] of
     /// [`Input::Signal`]).
     pub fn apply_signal(&mut self, id: PaneId, signal: &Signal) -> Result<Vec<Event>, EngineError> {
-        Ok(self.step(id, Input::Signal(signal.clone()), signal.at)?.0)
+        let mut next = self.last_decision;
+        let mut stepped = self.machine_mut(id)?.step_signal(signal, &mut next);
+        self.last_decision = next;
+        Ok(self.stamp_stepped(id, signal.at, &mut stepped))
     }
 
     /// Applies a user action at `now` (a [`World::step`] of [`Input::Action`]). For
