@@ -279,3 +279,43 @@ fn a_second_daemon_on_another_bus_refuses_a_state_directory_in_use() {
     assert!(!log.contains("commit failed"), "{log}");
     assert!(!log.contains("now exited"), "{log}");
 }
+
+/// A permission dialog no hook reports (the screen chrome opened its decision) stays open
+/// through a daemon restart — `kill -9` and a clean stop alike: the restart restores the
+/// decision, and nothing of the new daemon's start-up (unfocus, re-adopting the holder)
+/// closes it before the chrome reads the pane again. An answer then still reaches it.
+#[test]
+fn a_gate_seen_only_on_screen_survives_a_restart() {
+    let mut env = Env::with_daemon();
+    let dialog = format!(
+        "{}/tests/fixtures/screens/claude/2.1.332/permission-dialog.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = env.work_dir().join("key.txt");
+    let script = format!(
+        "cat '{dialog}'; stty -icanon -echo min 1; dd bs=1 count=1 of='{}' 2>/dev/null; exec sleep 100",
+        out.display()
+    );
+    let p = env.run(&["--agent", "claude", "--", "sh", "-c", &script]);
+    env.attend1().resize(&p, 40, 120).unwrap();
+    env.wait_pane(&p, "the screen's gate", |v| {
+        v["pending_decision"]["kind"] == "permission"
+    });
+    for stop in [true, false] {
+        if stop {
+            env.kill_daemon();
+        } else {
+            env.stop_daemon();
+        }
+        env.start_daemon();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let v = env.show(&p);
+        assert_eq!(v["lifecycle"], "blocked", "after a restart: {v:#}");
+        assert_eq!(v["pending_decision"]["kind"], "permission", "{v:#}");
+    }
+    // The dialog is still drawn (the holder kept the screen): `allow` presses "1".
+    env.ok(&["answer", &p, "allow"]);
+    env.wait_until("the key typed", || {
+        std::fs::read_to_string(&out).is_ok_and(|s| s == "1")
+    });
+}

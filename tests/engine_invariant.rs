@@ -473,3 +473,54 @@ fn every_recorded_dialog_screen_replays_through_the_machine() {
     println!("{replayed} recorded dialog screens replayed");
     assert!(replayed >= 25, "only {replayed} dialog screens");
 }
+
+/// A daemon restart restores a pane's decision, not its evidence: a decision the chrome
+/// opened stays open through the restart's first steps (unfocus, re-adoption) until the
+/// chrome reads the screen again; a screen without the dialog then ends it as usual.
+#[test]
+fn a_restored_decision_waits_for_its_rung_to_read_the_pane_again() {
+    let mut w = World::new();
+    let spec = NewPane {
+        agent: AgentKind::Claude,
+        owned: true,
+        ..Default::default()
+    };
+    let (p, _) = w.add_pane(spec, Timestamp(1));
+    let open = Input::Chrome {
+        shown: dialog(1),
+        closed: None,
+        changed: true,
+    };
+    w.step(p, open, Timestamp(2)).unwrap();
+    assert_eq!(w.pane(p).unwrap().lifecycle, Lifecycle::Blocked);
+
+    // The restart: the stored pane, a machine with no evidence.
+    let mut after = World::new();
+    after.restore_pane(w.pane(p).unwrap().clone());
+    for input in [Input::Action(Action::Unfocus), Input::Revived, Input::Due] {
+        let (events, _) = after.step(p, input, Timestamp(10_000)).unwrap();
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::DecisionResolved { .. })),
+            "{events:?}"
+        );
+    }
+    let pane = after.pane(p).unwrap();
+    assert_eq!(pane.lifecycle, Lifecycle::Blocked);
+    assert!(pane.pending_decision.is_some());
+
+    // The chrome reads the screen again: the dialog is gone; once gone long enough
+    // (`DIALOG_GONE_MS`), the decision is dismissed.
+    let gone = Input::Chrome {
+        shown: None,
+        closed: None,
+        changed: true,
+    };
+    after.step(p, gone, Timestamp(10_100)).unwrap();
+    let later = Timestamp(10_100 + attend::engine::DIALOG_GONE_MS + 1);
+    after.step(p, Input::Due, later).unwrap();
+    let pane = after.pane(p).unwrap();
+    assert!(pane.pending_decision.is_none(), "{pane:?}");
+    assert_ne!(pane.lifecycle, Lifecycle::Blocked);
+}

@@ -470,8 +470,20 @@ impl PaneMachine {
                 .pending_decision
                 .as_ref()
                 .map_or(true, |d| d.source.rung == Rung::NeedsInputChrome);
-            // A frame without the dialog is not its end yet ([`PaneMachine::wake`]).
-            let waiting = closes && by_chrome && dismissal_due(self.dialog_seen_at, now).is_some();
+            // A frame without the dialog is not its end yet ([`PaneMachine::wake`]); and
+            // a decision whose rung has not reported since this machine was built (a
+            // daemon restart restores the decision, not the evidence) stays until that
+            // rung reads the pane again.
+            let unheard = self.pane.pending_decision.as_ref().is_some_and(|d| {
+                opens_decisions(d.source.rung)
+                    && self
+                        .ladder
+                        .rungs
+                        .get(&d.source.rung)
+                        .map_or(true, |st| st.last.is_none())
+            });
+            let waiting = closes
+                && (unheard || (by_chrome && dismissal_due(self.dialog_seen_at, now).is_some()));
             if !waiting {
                 let origin = match rung {
                     Rung::NeedsInputChrome => CHROME_ORIGIN.to_string(),

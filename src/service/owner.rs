@@ -227,9 +227,10 @@ impl Owner {
         }
         let ids: Vec<PaneId> = self.world.panes.keys().copied().collect();
         for id in ids {
-            let _ = self
-                .world
-                .step(id, Input::Action(crate::model::Action::Unfocus), at);
+            let unfocus = Input::Action(crate::model::Action::Unfocus);
+            if let Ok((evs, _)) = self.world.step(id, unfocus, at) {
+                events.extend(evs);
+            }
         }
         let touched: Vec<PaneId> = self.world.panes.keys().copied().collect();
         if !touched.is_empty() {

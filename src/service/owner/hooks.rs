@@ -249,12 +249,14 @@ impl Owner {
             .is_some_and(|p| !p.live.is_running());
         if matches!(armed, Armed::Watching(_)) && exited {
             let at = req.mapping.signal.at;
-            let _ = self.world.step(id, Input::Revived, at);
-            let source = req.mapping.signal.source.clone();
-            let ev = self
+            let mut events = self
                 .world
-                .stamp(id, EventKind::PaneChanged, source, req.mapping.signal.at);
-            batch.record(id, vec![ev]);
+                .step(id, Input::Revived, at)
+                .map(|(evs, _)| evs)
+                .unwrap_or_default();
+            let source = req.mapping.signal.source.clone();
+            events.push(self.world.stamp(id, EventKind::PaneChanged, source, at));
+            batch.record(id, events);
         }
     }
 }
