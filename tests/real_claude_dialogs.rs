@@ -62,6 +62,22 @@ fn record(s: &Scenario, size: (u16, u16), name: &str, shown: &str) {
     std::fs::write(dir.join(format!("{name}.txt")), s.home.scrub_screen(shown)).unwrap();
 }
 
+/// Claude Code in a pane of `size` (rows, columns), with `script` and `prepare` as
+/// [`Scenario::start_opts`] takes them.
+fn start_sized(
+    size: (u16, u16),
+    name: &'static str,
+    cli: Cli,
+    script: Vec<Reply>,
+    prepare: impl FnOnce(&support::agents::AgentHome),
+) -> Option<Scenario> {
+    let options = Options {
+        size,
+        ..Options::default()
+    };
+    Scenario::start_opts(name, cli, script, options, prepare)
+}
+
 /// True when the model received a tool result after the approval.
 fn model_got_a_tool_result(server: &ModelServer) -> bool {
     server
@@ -88,15 +104,11 @@ fn auto_mode_unchecked(name: &'static str, size: (u16, u16), choice: &str) {
         println!("claude 2.1.197 has no auto mode by default");
         return;
     }
-    let options = Options {
+    let Some(s) = start_sized(
         size,
-        ..Options::default()
-    };
-    let Some(s) = Scenario::start_opts(
         name,
         Cli::Claude,
         vec![Reply::claude_bash(UNCHECKED, "Install"), text(DONE)],
-        options,
         |home| {
             edit_json(&home.config_dir().join("settings.json"), |v| {
                 v.as_object_mut().unwrap().remove("permissions");
@@ -209,11 +221,8 @@ const PLAN_DIALOG: &str = "wants to exit plan mode";
 /// Plan mode at `size`: the plan approval is a permission; `allow` accepts the plan and
 /// picks no option that widens permissions (auto mode, accept edits).
 fn plan_approval(name: &'static str, size: (u16, u16)) {
-    let options = Options {
+    let Some(s) = start_sized(
         size,
-        ..Options::default()
-    };
-    let Some(s) = Scenario::start_opts(
         name,
         Cli::Claude,
         vec![
@@ -223,7 +232,6 @@ fn plan_approval(name: &'static str, size: (u16, u16)) {
             },
             text(DONE),
         ],
-        options,
         |home| {
             edit_json(&home.config_dir().join("settings.json"), |v| {
                 v["permissions"]["defaultMode"] = json!("plan");
@@ -290,15 +298,11 @@ fn claude_plan_approval_is_a_permission_allow_accepts_it_at_200x50() {
 /// The tool permission dialog at `size` (the hook's gate; `attend answer` types the keys
 /// of the option that means the choice, read off the screen at this size).
 fn permission_dialog(name: &'static str, size: (u16, u16), choice: &str) {
-    let options = Options {
+    let Some(s) = start_sized(
         size,
-        ..Options::default()
-    };
-    let Some(s) = Scenario::start_opts(
         name,
         Cli::Claude,
         vec![Reply::claude_bash(COMMAND, "Write a file"), text(DONE)],
-        options,
         |_| {},
     ) else {
         return;
@@ -348,11 +352,7 @@ fn claude_permission_dialog_denied_by_meaning_at_80x24() {
 /// opens a question (`blocked / input_required`) with the dialog's options as choices,
 /// and `attend answer allow` trusts the folder.
 fn folder_trust(name: &'static str, size: (u16, u16)) {
-    let options = Options {
-        size,
-        ..Options::default()
-    };
-    let Some(s) = Scenario::start_opts(name, Cli::Claude, vec![text(DONE)], options, |home| {
+    let Some(s) = start_sized(size, name, Cli::Claude, vec![text(DONE)], |home| {
         edit_json(&home.home.join(".claude.json"), |v| {
             v["projects"] = json!({});
         })
