@@ -1,6 +1,7 @@
 //! Small file-descriptor helpers of the PTY host: non-blocking PTY masters (the reactor
 //! reads them without a thread each, src/service/pty/reactor.rs), a writer that still
-//! waits for room on such a descriptor, and process descriptors (`pidfd`) that become
+//! waits for room on such a descriptor, reads that tell a PTY's end of output from a
+//! premature EIO ([`read_master`]), and process descriptors (`pidfd`) that become
 //! readable when a child exits.
 
 use std::io::{self, Write};
@@ -58,6 +59,53 @@ impl Write for PollWriter {
     }
 }
 
+/// What one read of a PTY master gave ([`read_master`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MasterRead {
+    /// This many bytes.
+    Bytes(usize),
+    /// Nothing for now (EAGAIN): wait for readiness.
+    Drained,
+    /// Read again at once: EINTR, or an EIO that may not be the end yet.
+    Again,
+    /// The end of output: EIO right after an EIO, end of file, or another error.
+    End,
+}
+
+/// Reads the non-blocking PTY master `fd` into `buf`. Linux answers EIO once no process
+/// has the terminal open, but may answer it once while the last writes of the program
+/// that closed it are still on their way to the master (a program exiting right after a
+/// flood lost its last 2 KiB writes that way, about once in 500 runs; a read right after
+/// the EIO returned them). So an EIO is the end only when the read right after it gives
+/// EIO again: `eio` says the previous read gave EIO (false to start with).
+pub fn read_master(fd: RawFd, buf: &mut [u8], eio: &mut bool) -> MasterRead {
+    // SAFETY: reads at most `buf.len()` bytes into `buf`.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    let result = usize::try_from(n).map_err(|_| io::Error::last_os_error());
+    master_read(result, eio)
+}
+
+/// [`read_master`]'s reading of one `read` result.
+fn master_read(result: io::Result<usize>, eio: &mut bool) -> MasterRead {
+    let after_eio = std::mem::replace(eio, false);
+    match result {
+        Ok(0) => MasterRead::End,
+        Ok(n) => MasterRead::Bytes(n),
+        Err(e) => match e.kind() {
+            io::ErrorKind::WouldBlock => MasterRead::Drained,
+            io::ErrorKind::Interrupted => {
+                *eio = after_eio;
+                MasterRead::Again
+            }
+            _ if e.raw_os_error() == Some(libc::EIO) && !after_eio => {
+                *eio = true;
+                MasterRead::Again
+            }
+            _ => MasterRead::End,
+        },
+    }
+}
+
 /// A process descriptor of child `pid` (`pidfd_open`, Linux 5.3): readable once the
 /// child exited. Errors: ENOSYS on an older kernel, ESRCH when there is no such process.
 pub fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
@@ -73,6 +121,37 @@ pub fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A first EIO is read again: the output after it counts, and only EIO twice in a
+    /// row ends it (the kernel's premature EIO, see `read_master`).
+    #[test]
+    fn only_eio_twice_in_a_row_ends_a_masters_output() {
+        let eio = || Err(io::Error::from_raw_os_error(libc::EIO));
+        let mut after = false;
+        let got: Vec<MasterRead> = [
+            Ok(4096),
+            eio(),
+            Ok(252),
+            eio(),
+            Err(io::Error::from_raw_os_error(libc::EINTR)),
+            eio(),
+        ]
+        .into_iter()
+        .map(|r| master_read(r, &mut after))
+        .collect();
+        use MasterRead::*;
+        assert_eq!(got, [Bytes(4096), Again, Bytes(252), Again, Again, End]);
+        // A real PTY whose slave is closed: EIO, read again, EIO: the end.
+        let pty = nix::pty::openpty(None, None).unwrap();
+        drop(pty.slave);
+        set_nonblocking(&pty.master).unwrap();
+        let (mut buf, mut after) = ([0u8; 64], false);
+        let fd = pty.master.as_raw_fd();
+        assert_eq!(read_master(fd, &mut buf, &mut after), Again);
+        assert_eq!(read_master(fd, &mut buf, &mut after), End);
+        // Other errors end it at once (EBADF here).
+        assert_eq!(read_master(-1, &mut buf, &mut false), End);
+    }
 
     #[test]
     fn a_pidfd_becomes_readable_when_the_child_exits() {

@@ -23,7 +23,7 @@
 
 use super::drain::{self, Chunk, Decision, Drain};
 use super::events::{EventTx, PtyExit};
-use super::fdio;
+use super::fdio::{self, MasterRead};
 use super::parsers::{parser_count, PaneQueue, Pool, Resume, PARSE_QUEUE};
 use super::shared::{lock, Shared};
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
@@ -592,6 +592,7 @@ impl Pane {
         }
         let mut taken = 0;
         let mut filled = 0;
+        let mut eio = false;
         let end = loop {
             if filled == buf.len() {
                 if let Some(t) = self.flush(pool, &buf[..filled]) {
@@ -610,17 +611,13 @@ impl Pane {
                 }
                 n
             } else if let Some(m) = &self.master {
-                // SAFETY: reads at most `room.len()` bytes into `room`.
-                let n = unsafe { libc::read(m.as_raw_fd(), room.as_mut_ptr().cast(), room.len()) };
-                match n {
-                    0 => break Turn::Eof,
-                    n if n > 0 => n as usize,
-                    _ => match io::Error::last_os_error().kind() {
-                        io::ErrorKind::WouldBlock => break Turn::Drained,
-                        io::ErrorKind::Interrupted => continue,
-                        // EIO: no process has the terminal open any more.
-                        _ => break Turn::Eof,
-                    },
+                // EIO twice in a row: no process has the terminal open any more, and
+                // the output they wrote is all read (`fdio::read_master`).
+                match fdio::read_master(m.as_raw_fd(), room, &mut eio) {
+                    MasterRead::Bytes(n) => n,
+                    MasterRead::Drained => break Turn::Drained,
+                    MasterRead::Again => continue,
+                    MasterRead::End => break Turn::Eof,
                 }
             } else {
                 break Turn::Eof;
