@@ -352,7 +352,14 @@ impl Scenario {
     /// The gate as its hook opened it: blocked/permission_required with a decision naming
     /// [`COMMAND`], at once (the dialog may not take keys yet).
     pub fn expect_gate_hook(&self) -> Value {
-        let v = self.wait("the permission gate", |v| v["lifecycle"] == "blocked");
+        // The self-report may open the decision a moment before the hook names the
+        // command (one decision, enriched): wait for the named gate.
+        let v = self.wait("the permission gate", |v| {
+            v["lifecycle"] == "blocked"
+                && v["pending_decision"]["prompt"]
+                    .as_str()
+                    .is_some_and(|p| p.contains(COMMAND))
+        });
         let d = &v["pending_decision"];
         if v["attention"] != "permission_required"
             || d["kind"] != "permission"
@@ -595,8 +602,13 @@ impl Scenario {
     /// A dialog no hook names is up: blocked/input_required with a question decision from
     /// the screen chrome, the option labels read off the screen.
     pub fn expect_dialog_question(&self, option: &str) -> Value {
+        // The self-report may open the question a moment before the chrome reads its
+        // options (one decision, enriched): wait for the options.
         let v = self.wait("the dialog's question decision", |v| {
             v["pending_decision"]["kind"] == "question"
+                && v["pending_decision"]["options"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|o| o == option))
         });
         let d = &v["pending_decision"];
         self.expect(&v, "blocked", "input_required", d["prompt"].as_str());
@@ -616,9 +628,15 @@ impl Scenario {
             .into_iter()
             .rev()
             .find(|e| e["kind"] == "decision.opened" && e["pane"] == self.pane.as_str());
+        // Opened by the chrome, or by the agent's self-report a moment before the chrome
+        // read the dialog (one dialog, one decision: the chrome's options above enriched
+        // it; docs/lifecycle-attention.md#one-verdict).
         assert!(
-            decision.is_some_and(|e| e["source"] == "needs-input-chrome:screen.chrome"),
-            "opened by the screen chrome (seq {seq})"
+            decision.is_some_and(|e| {
+                let source = e["source"].as_str().unwrap_or("");
+                source == "needs-input-chrome:screen.chrome" || source.starts_with("self-report:")
+            }),
+            "opened by the screen chrome or the self-report (seq {seq})"
         );
         v
     }
