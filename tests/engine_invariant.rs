@@ -524,3 +524,41 @@ fn a_restored_decision_waits_for_its_rung_to_read_the_pane_again() {
     assert!(pane.pending_decision.is_none(), "{pane:?}");
     assert_ne!(pane.lifecycle, Lifecycle::Blocked);
 }
+
+/// One dialog, one decision: evidence observed before the pane's last decision closed is
+/// spent. The chrome's reading of a dialog on its way out (it dates from when the rule
+/// first matched) opens nothing after the close; a new reading does.
+#[test]
+fn evidence_from_before_a_close_does_not_reopen_the_dialog() {
+    let mut w = World::new();
+    let spec = NewPane {
+        agent: AgentKind::Claude,
+        owned: true,
+        ..Default::default()
+    };
+    let (p, _) = w.add_pane(spec, Timestamp(1));
+    let read = |changed| Input::Chrome {
+        shown: dialog(1),
+        closed: None,
+        changed,
+    };
+    w.step(p, read(true), Timestamp(400)).unwrap();
+    assert!(w.pane(p).unwrap().pending_decision.is_some());
+    let stop = Signal::new(
+        SignalKind::TurnStopped { summary: None },
+        Source::hook("claude", "Stop"),
+        Timestamp(500),
+    );
+    w.apply_signal(p, &stop).unwrap();
+    assert!(w.pane(p).unwrap().pending_decision.is_none());
+    w.step(p, read(false), Timestamp(510)).unwrap();
+    assert!(
+        w.pane(p).unwrap().pending_decision.is_none(),
+        "spent evidence"
+    );
+    w.step(p, read(true), Timestamp(520)).unwrap();
+    assert!(
+        w.pane(p).unwrap().pending_decision.is_some(),
+        "a new reading"
+    );
+}

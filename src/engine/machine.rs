@@ -452,7 +452,6 @@ impl PaneMachine {
         let seen = Seen {
             shown: self.shown.as_ref(),
             answered_at: self.answered_at,
-            closed_at: self.closed_at,
         };
         let step = verdict_step(&self.pane, &verdict, seen, now)
             .map(|kind| (step_rung(&verdict, seen, &kind), kind))

@@ -62,11 +62,6 @@ pub struct Seen<'a> {
     /// answered): within [`ANSWER_SETTLE_MS`] nothing is opened, and a self-report older
     /// than the answer opens nothing (it still shows the answered dialog).
     pub answered_at: Option<Timestamp>,
-    /// When the pane's last decision resolved (answered, dismissed, approved, ended with
-    /// the turn): evidence observed before it opens nothing. One dialog, one decision: the
-    /// chrome's reading of a dialog that is on its way out (its evidence dates from when
-    /// it matched) or a self-report not yet rewritten never reopens what was just closed.
-    pub closed_at: Option<Timestamp>,
 }
 
 /// The signal of a dialog read off the screen.
@@ -135,8 +130,7 @@ pub fn verdict_step(
                 .answered_at
                 .is_some_and(|a| now.millis_since(a) < ANSWER_SETTLE_MS);
             let before_answer = seen.answered_at.is_some_and(|a| by.observed_at <= a);
-            let before_close = seen.closed_at.is_some_and(|c| by.observed_at <= c);
-            if settling || before_close || (by.rung == Rung::SelfReport && before_answer) {
+            if settling || (by.rung == Rung::SelfReport && before_answer) {
                 return None;
             }
             Some(match seen.shown {
@@ -345,7 +339,6 @@ mod tests {
         let seen = Seen {
             shown: Some(&shown),
             answered_at: None,
-            closed_at: None,
         };
         let kind = verdict_step(&w.panes[&p], &v, seen, Timestamp(2)).expect("enriches");
         assert_eq!(step_rung(&v, seen, &kind), Rung::NeedsInputChrome);
@@ -416,7 +409,6 @@ mod tests {
         let seen = Seen {
             shown: None,
             answered_at: Some(Timestamp(10)),
-            closed_at: None,
         };
         assert_eq!(verdict_step(&w.panes[&p], &v, seen, Timestamp(20)), None);
         assert_eq!(
@@ -504,7 +496,6 @@ mod tests {
         let seen = Seen {
             shown: Some(&shown),
             answered_at: None,
-            closed_at: None,
         };
         apply(&mut w, p, &chrome(2), seen, 2);
         let pane = &w.panes[&p];
@@ -543,7 +534,6 @@ mod tests {
         let seen = Seen {
             shown: Some(&shown),
             answered_at: Some(Timestamp(1_000)),
-            closed_at: None,
         };
         let pane = &w.panes[&p];
         let v = chrome(900);
@@ -567,7 +557,6 @@ mod tests {
         let seen = Seen {
             shown: Some(&shown),
             answered_at: None,
-            closed_at: None,
         };
         apply(&mut w, p, &chrome(2), seen, 2);
         let d = w.panes[&p].pending_decision.clone().unwrap();
@@ -622,7 +611,6 @@ mod tests {
         let seen = Seen {
             shown: Some(&shown),
             answered_at: None,
-            closed_at: None,
         };
         assert_eq!(
             verdict_step(&w.panes[&p], &chrome(3), seen, Timestamp(3)),
@@ -640,28 +628,5 @@ mod tests {
             assert_eq!(kind_of_reason(Some(r)), DecisionKind::Question, "{r}");
         }
         assert_eq!(kind_of_reason(None), DecisionKind::Question);
-    }
-
-    /// One dialog, one decision: a gate the self-report closed (Esc at the terminal)
-    /// while the chrome still reads the dialog on its way out opens nothing again; the
-    /// chrome's evidence dates from when the dialog was first matched. A dialog matched
-    /// after the close (new evidence) opens its decision.
-    #[test]
-    fn evidence_from_before_a_close_does_not_reopen_the_dialog() {
-        let mut w = World::new();
-        let p = pane(&mut w);
-        let shown = trust(DecisionKind::Permission);
-        let seen = Seen {
-            shown: Some(&shown),
-            answered_at: None,
-            closed_at: Some(Timestamp(500)),
-        };
-        let pane = &w.panes[&p];
-        assert_eq!(verdict_step(pane, &chrome(400), seen, Timestamp(510)), None);
-        assert_eq!(verdict_step(pane, &chrome(500), seen, Timestamp(510)), None);
-        assert!(matches!(
-            verdict_step(pane, &chrome(501), seen, Timestamp(510)),
-            Some(SignalKind::PermissionRequested { .. })
-        ));
     }
 }
