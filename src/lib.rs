@@ -15,3 +15,5 @@ pub mod model;
 #[cfg(feature = "gui")]
 pub mod panel;
 pub mod service;
+pub mod settings;
+pub mod system;

@@ -270,7 +270,7 @@ fn answer_types_the_keys_of_the_dialog_on_screen() {
 fn rung_health_events_are_stored_and_listed() {
     use attend::engine::World;
     use attend::model::{Event, EventKind, PaneId, Rung, Source, Timestamp};
-    use attend::service::db::Db;
+    use attend::service::store::db::Db;
     let dir = tempfile::tempdir().unwrap();
     let mut db = Db::open_in(dir.path()).unwrap();
     let mut world = World::new();
@@ -293,7 +293,7 @@ fn rung_health_events_are_stored_and_listed() {
     assert_eq!(back, events);
     assert_eq!(back[1].kind.name(), "rung.health");
     assert_eq!(pane, PaneId(1));
-    let data = attend::service::wire::event_data(&back[1]);
+    let data = attend::service::bus::wire::event_data(&back[1]);
     assert_eq!(
         data["to"],
         zbus::zvariant::Value::from("identity-only"),

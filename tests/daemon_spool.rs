@@ -4,7 +4,7 @@
 
 mod support;
 
-use attend::service::spool::{append, SpoolRecord, SPOOL_FILE};
+use attend::service::store::spool::{append, SpoolRecord, SPOOL_FILE};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;

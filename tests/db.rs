@@ -5,7 +5,7 @@
 
 use attend::engine::{NewPane, World};
 use attend::model::*;
-use attend::service::db::{move_aside, Db, DbError, DB_FILE};
+use attend::service::store::db::{move_aside, Db, DbError, DB_FILE};
 use rusqlite::Connection;
 use std::collections::BTreeSet;
 use std::path::Path;

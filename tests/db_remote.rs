@@ -6,7 +6,7 @@
 
 use attend::engine::{NewPane, World};
 use attend::model::*;
-use attend::service::db::{Db, LogEntry, RemoteStamp, RemoteWrites};
+use attend::service::store::db::{Db, LogEntry, RemoteStamp, RemoteWrites};
 use rusqlite::Connection;
 use serde_json::json;
 use std::collections::BTreeMap;

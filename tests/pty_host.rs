@@ -1,8 +1,8 @@
-//! The PTY host and attach (src/service/pty.rs, src/service/attach.rs) with real PTYs.
+//! The PTY host and attach (src/service/pty.rs, src/service/pty/attach.rs) with real PTYs.
 
 use attend::adapters::terminal::TerminalEvent;
 use attend::model::PaneId;
-use attend::service::attach::{
+use attend::service::pty::attach::{
     run_attach_client_on, AttachError, AttachFocus, AttachServer, DEFAULT_DETACH_KEY,
 };
 use attend::service::pty::{event_channel, PtyEvent, PtyHandle, SpawnSpec};

@@ -556,22 +556,22 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("src/service/pty.rs", "\"-c\".into(),", "the same unit test"),
     (
-        "src/service/procwatch.rs",
+        "src/service/processes/procwatch.rs",
         "10 => vec![\"sh\".into(), \"dash\".into()],",
         "unit test: process names in a table, nothing is run",
     ),
     (
-        "src/service/procwatch.rs",
+        "src/service/processes/procwatch.rs",
         "_ => vec![\"bash\".into()],",
         "the same unit test",
     ),
     (
-        "src/service/surfaces/launch.rs",
+        "src/system/launch.rs",
         "assert!(find_program(\"sh\").is_some());",
         "unit test: PATH lookup, nothing is run",
     ),
     (
-        "src/service/surfaces/launch.rs",
+        "src/system/launch.rs",
         "[\"sh\", \"-c\", \"echo $ATTEND_TEST_WORD\"]",
         "unit test: a fixed command line checks that `env` reaches the child",
     ),
@@ -720,7 +720,7 @@ const SPAWNS: &[(&str, &str, &str)] = &[
          never a shell",
     ),
     (
-        "src/service/fd_limit.rs",
+        "src/service/processes/fd_limit.rs",
         "Command::new(\"sleep\")",
         "unit test only: a fixed `sleep 30` whose limits the test reads",
     ),
@@ -737,7 +737,7 @@ const SPAWNS: &[(&str, &str, &str)] = &[
          never a shell, never a payload string",
     ),
     (
-        "src/service/git.rs",
+        "src/service/evidence/git.rs",
         "Command::new(\"git\")",
         "git -C DIR rev-parse/symbolic-ref: DIR (a pane's cwd) is one argv element",
     ),
@@ -748,7 +748,7 @@ const SPAWNS: &[(&str, &str, &str)] = &[
          --resume + session id, as argv)",
     ),
     (
-        "src/service/surfaces/launch.rs",
+        "src/system/launch.rs",
         "Command::new(program)",
         "attend-panel / attend from our own directory, `dbus-daemon --session` from PATH \
          for `attend up`'s private bus (fixed arguments and a socket path in Attend's own \
@@ -780,12 +780,12 @@ const SPAWNS: &[(&str, &str, &str)] = &[
         "unit test (see the shell allow-list)",
     ),
     (
-        "src/service/procwatch.rs",
+        "src/service/processes/procwatch.rs",
         "Command::new(\"true\")",
         "unit test",
     ),
     (
-        "src/service/procwatch.rs",
+        "src/service/processes/procwatch.rs",
         "Command::new(\"sleep\")",
         "unit test",
     ),

@@ -22,7 +22,7 @@
 
 mod support;
 
-use attend::service::spool::SpoolRecord;
+use attend::service::store::spool::SpoolRecord;
 use regex::Regex;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
@@ -684,7 +684,7 @@ fn a_hook_never_overtakes_one_spooled_before_it() {
             context: BTreeMap::new(),
             arrived_at: now_ms(),
         };
-        attend::service::spool::append(&dir, &rec).unwrap();
+        attend::service::store::spool::append(&dir, &rec).unwrap();
         fired.ok.insert(spooled);
         let next = Mark {
             lane: 0,

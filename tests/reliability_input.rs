@@ -8,9 +8,9 @@
 mod desktop;
 mod support;
 
-use attend::service::dbus::{BUS_NAME, INTERFACE, OBJECT_PATH};
-use attend::service::intake::MAX_PAYLOAD;
-use attend::service::spool::{SpoolRecord, SPOOL_FILE};
+use attend::service::bus::intake::MAX_PAYLOAD;
+use attend::service::bus::interface::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use attend::service::store::spool::{SpoolRecord, SPOOL_FILE};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

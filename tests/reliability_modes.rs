@@ -94,7 +94,7 @@ fn up(env: &Env, umask: u32) -> u32 {
     );
     let started = poll(READY_TIMEOUT, || ready(&read(&log)) > before);
     assert!(started, "the daemon `attend up` started: {}", read(&log));
-    let lock = env.state_dir().join(attend::service::state_lock::LOCK_FILE);
+    let lock = env.state_dir().join(attend::system::state_lock::LOCK_FILE);
     read(&lock)
         .lines()
         .next()

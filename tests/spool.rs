@@ -1,7 +1,7 @@
 //! The hook spool: append/take round trip, concurrent writers, torn records, batches taken
 //! while writers keep appending, and batches left over by a crash during replay.
 
-use attend::service::spool::{append, Spool, SpoolRecord, LOCK_FILE, SPOOL_FILE};
+use attend::service::store::spool::{append, Spool, SpoolRecord, LOCK_FILE, SPOOL_FILE};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, OpenOptions};
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! until 10, 100 and 1 000 run; at each count the daemon's threads, resident set size
 //! (once it stopped changing) and open descriptors. The daemon starts with a soft
 //! open-files limit of 1 024 (what a desktop session usually gives), which 1 000 panes
-//! exceed: it raises its own (src/service/fd_limit.rs), and the programs in its panes get
+//! exceed: it raises its own (src/service/processes/fd_limit.rs), and the programs in its panes get
 //! 1 024 back. Goal: at most 16 daemon threads at 1 000 panes.
 
 use crate::harness::{self, children, fd_count, nofile_limits, result, settled_rss, thread_count};

@@ -7,7 +7,7 @@
 use crate::harness::{self, result, verdict};
 use attend::engine::{NewPane, World};
 use attend::model::*;
-use attend::service::db::Db;
+use attend::service::store::db::Db;
 use std::time::Instant;
 
 fn turn(t: i64) -> Vec<Signal> {

@@ -66,7 +66,7 @@ fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
         .filter(|p| p.host.is_some())
         .ok_or_else(|| CliError::bad_input(crate::model::no_such_pane_text(pane)))?;
     let host = target.host.as_ref().map(|h| h.as_str()).unwrap_or_default();
-    let loaded = crate::service::settings::read();
+    let loaded = crate::settings::read();
     let remote = loaded
         .settings
         .remotes
@@ -397,7 +397,7 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
 pub const ATTACH_RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
-    use crate::service::attach::{parse_detach_key, run_attach_client, AttachError};
+    use crate::service::pty::attach::{parse_detach_key, run_attach_client, AttachError};
     let key = parse_detach_key(detach_key).ok_or_else(|| {
         CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
     })?;

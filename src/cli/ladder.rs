@@ -149,7 +149,7 @@ pub fn parse_wake(s: &str, now_ms: i64) -> Result<i64> {
 
 /// Runs `attend hold PANE --owner NAME --wake WHEN [--reason R]`.
 pub async fn hold(c: &Client, pane: &str, owner: &str, wake: &str, reason: &str) -> Result<i32> {
-    let now = crate::service::clock::now().0;
+    let now = crate::system::clock::now().0;
     let wake = parse_wake(wake, now)?;
     call!(c, set_hold(pane, owner, wake, reason))?;
     Ok(EXIT_OK)

@@ -46,12 +46,12 @@ pub fn main() -> i32 {
     // Without a session bus of its own, the private one `attend up` started: set in the
     // environment here, while the process is still single-threaded (`set_var` races with
     // other threads' `getenv`), for every library and child that looks for the bus.
-    crate::service::private_bus::adopt();
+    crate::system::private_bus::adopt();
     // A pane holder (when no `attend-holder` is installed beside `attend`).
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if args
         .first()
-        .is_some_and(|a| a == crate::service::holders::HOLDER_SUBCOMMAND)
+        .is_some_and(|a| a == crate::service::pty::holders::HOLDER_SUBCOMMAND)
     {
         return attend_holder::main_with_args(&args[1..]);
     }
@@ -104,7 +104,7 @@ pub fn main() -> i32 {
         Cmd::Man => report(out::write(&man::render(Cli::command())).map(|()| EXIT_OK)),
         Cmd::Config { cmd } => report(settings::run(cmd)),
         Cmd::Remote { cmd } => report(remote::run(cmd)),
-        Cmd::Bridge { .. } => crate::service::bridge::run_stdio(),
+        Cmd::Bridge { .. } => crate::service::remotes::bridge::run_stdio(),
         other => report(commands::run(other)),
     }
 }

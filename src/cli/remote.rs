@@ -7,7 +7,7 @@ use super::client::{call, classify, CliError, Client, EXIT_INTERNAL, EXIT_OK};
 use super::render;
 use crate::engine::escape_controls;
 use crate::model::HostName;
-use crate::service::settings::{config_path, Remote};
+use crate::settings::{config_path, Remote};
 use std::path::Path;
 use toml_edit::{DocumentMut, Item, Table};
 
@@ -246,7 +246,7 @@ mod tests {
         assert!(!out.contains("[remote]\n"), "{out}");
         let e = add(&mut doc, &remote("r1", "x")).unwrap_err();
         assert!(e.message.contains("exists already"), "{e}");
-        let (s, problems) = crate::service::settings::Settings::parse(&out);
+        let (s, problems) = crate::settings::Settings::parse(&out);
         assert_eq!(problems, []);
         assert_eq!(s.remotes.len(), 2);
         remove(&mut doc, "r1").unwrap();

@@ -4,7 +4,7 @@
 use super::client::{CliError, EXIT_BAD_INPUT, EXIT_OK};
 use super::out;
 use crate::engine::escape_controls;
-use crate::service::settings::read;
+use crate::settings::read;
 
 /// `attend config` subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -2,15 +2,15 @@
 //! the session service runs — D-Bus activation when it is installed, else `attend daemon`
 //! started detached (its log in the state directory) and awaited on the bus — and opens the
 //! panel (`attend-panel`, when built and a display is there). Without a session bus it
-//! starts Attend's private one first (src/service/private_bus.rs) and prints the line that
+//! starts Attend's private one first (src/system/private_bus.rs) and prints the line that
 //! sets `DBUS_SESSION_BUS_ADDRESS` for the user's shell.
 
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use super::out;
 use crate::config::BUS_NAME;
-use crate::service::private_bus;
-use crate::service::surfaces::launch::{find_program, has_display, spawn_detached};
 use crate::service::surfaces::{PANEL_NAME, PANEL_PATH};
+use crate::system::launch::{find_program, has_display, spawn_detached};
+use crate::system::private_bus;
 use attend_hook::paths::state_dir;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -53,7 +53,7 @@ fn tail(path: &Path, lines: usize) -> String {
 /// The daemon that holds this user's state directory, when this process has no session
 /// bus to look for it on (no `DBUS_SESSION_BUS_ADDRESS`, no standard socket, no recorded
 /// private bus): its pid and its bus address, as its lock file says
-/// (src/service/state_lock.rs), when that process is alive and that bus answers. `attend
+/// (src/system/state_lock.rs), when that process is alive and that bus answers. `attend
 /// up` then uses that bus rather than starting a private one whose daemon could not take
 /// the state directory (a daemon started by a quick start on a bus of its own).
 fn running_elsewhere() -> Option<(u32, String)> {
@@ -67,7 +67,7 @@ fn running_elsewhere() -> Option<(u32, String)> {
     if has_bus {
         return None;
     }
-    let holder = crate::service::state_lock::holder(&state_dir())?;
+    let holder = crate::system::state_lock::holder(&state_dir())?;
     let pid = holder.pid?;
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();

@@ -43,8 +43,8 @@ pub const APP_ID: &str = crate::config::APP_ID;
 /// `--gapplication-service` under D-Bus activation); returns the exit code.
 pub fn main() -> i32 {
     // Without a session bus of its own, the private one `attend up` started
-    // (src/service/private_bus.rs): set while the process is still single-threaded, before
+    // (src/system/private_bus.rs): set while the process is still single-threaded, before
     // GTK or any runtime starts (`set_var` races with other threads' `getenv`).
-    crate::service::private_bus::adopt();
+    crate::system::private_bus::adopt();
     app::run()
 }

@@ -2,13 +2,13 @@
 //! PTYs). The D-Bus interface, the attach server and helper tasks only send these; each
 //! request that wants an answer carries a oneshot reply, sent after the owner committed.
 
-use super::error::Attend1Error;
-use super::git::GitInfo;
-use super::selfreport::WatchEvent;
-use super::surfaces::terminal::TerminalLocation;
-use super::wire::Dict;
 use crate::adapters::hooks::HookMapping;
 use crate::model::{Action, AgentKind, Hold, HostName, PaneId, PaneRef, TaskId, TaskState};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::wire::Dict;
+use crate::service::evidence::git::GitInfo;
+use crate::service::evidence::selfreport::WatchEvent;
+use crate::service::surfaces::terminal::TerminalLocation;
 use std::collections::BTreeMap;
 use tokio::sync::{mpsc, oneshot};
 
@@ -51,7 +51,7 @@ pub struct HookRequest {
     pub cwd: Option<String>,
     /// The hook's ancestors (pid, start time in clock ticks since boot), nearest first:
     /// checks a `pane` claim and finds an external pane's agent process
-    /// (src/service/procwatch.rs). Empty when the caller sent none.
+    /// (src/service/processes/procwatch.rs). Empty when the caller sent none.
     pub pids: Vec<(u32, u64)>,
     /// Where an external pane's agent runs (tmux, kitty, WezTerm), from the context's
     /// `terminal` entry; used to focus it (src/service/surfaces/terminal.rs).
@@ -97,9 +97,9 @@ pub enum Command {
     /// id) finished: the workspace key and the git facts of its cwd (no reply). The hooks
     /// of that session held back meanwhile are applied now, in arrival order.
     FirstSight(AgentKind, String, String, GitInfo),
-    /// Tasks, holds and the evidence ladder's inputs (src/service/ladder_host.rs).
+    /// Tasks, holds and the evidence ladder's inputs (src/service/evidence/ladder_host.rs).
     Ladder(LadderCommand),
-    /// One step of removing panes (src/service/removal.rs; `Remove`).
+    /// One step of removing panes (src/service/bus/removal.rs; `Remove`).
     Remove(RemoveRequest, Reply<RemoveStep>),
     /// `RemoveExited(older_than_ms, dry_run)`: the exited panes whose exit lies at least
     /// `older_than_ms` back, removed unless `dry_run`; their ids.
@@ -133,7 +133,7 @@ pub struct RemoteStampRequest {
 pub struct RemoveRequest {
     /// The panes, each once.
     pub panes: Vec<PaneId>,
-    /// End the running panes Attend runs first ([`crate::service::removal::ENDING`])
+    /// End the running panes Attend runs first ([`crate::service::bus::removal::ENDING`])
     /// instead of refusing them.
     pub kill: bool,
 }
@@ -144,7 +144,7 @@ pub enum RemoveStep {
     /// Every pane is gone (these ids).
     Removed(Vec<PaneId>),
     /// Nothing is removed yet: the running panes got the first signal of
-    /// [`crate::service::removal::ENDING`]; each receiver resolves
+    /// [`crate::service::bus::removal::ENDING`]; each receiver resolves
     /// once its pane's exit is committed (or the pane is gone). Ask again without `kill`
     /// after that.
     Killing(Vec<(PaneId, oneshot::Receiver<()>)>),

@@ -7,17 +7,17 @@
 //! the panes of the previous daemon exited, start the attach server, then run the owner
 //! loop until SIGTERM, SIGINT or the loss of the bus.
 
-use super::attach::{AttachFocus, AttachServer};
-use super::command::{Command, LadderCommand, LadderInput};
-use super::db::{move_aside, Db, DbError, DB_FILE};
-use super::dbus::{Attend1, BUS_NAME, OBJECT_PATH};
-use super::error::Attend1Error;
-use super::owner::{Owner, OwnerConfig};
-use super::pty::PtyRegistry;
-use super::replay;
-use super::spool::Spool;
 use crate::engine::World;
 use crate::model::{Action, PaneId};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::interface::{Attend1, BUS_NAME, OBJECT_PATH};
+use crate::service::command::{Command, LadderCommand, LadderInput};
+use crate::service::owner::{Owner, OwnerConfig};
+use crate::service::pty::attach::{AttachFocus, AttachServer};
+use crate::service::pty::PtyRegistry;
+use crate::service::store::db::{move_aside, Db, DbError, DB_FILE};
+use crate::service::store::replay;
+use crate::service::store::spool::Spool;
 use attend_hook::paths::{runtime_dir, state_dir};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ pub struct DaemonOptions {
     /// Bytes each pane holder keeps while no daemon is connected (default 8 MiB).
     pub holder_buffer: usize,
     /// Take over from a running daemon of the same state directory
-    /// (src/service/replace.rs).
+    /// (src/service/processes/replace.rs).
     pub replace: bool,
 }
 
@@ -50,7 +50,7 @@ impl Default for DaemonOptions {
             no_notifications: false,
             state_dir: None,
             scrollback: 2000,
-            holder_buffer: super::holders::DEFAULT_HOLDER_BUFFER,
+            holder_buffer: crate::service::pty::holders::DEFAULT_HOLDER_BUFFER,
             replace: false,
         }
     }
@@ -75,7 +75,7 @@ pub enum DaemonError {
     #[error("pane holder directory: {0}")]
     Holders(std::io::Error),
     #[error("{0}")]
-    StateLock(#[from] super::state_lock::StateLockError),
+    StateLock(#[from] crate::system::state_lock::StateLockError),
 }
 
 fn init_logging() {
@@ -106,7 +106,7 @@ pub const EXIT_STATE_IN_USE: i32 = 2;
 pub fn run(opts: DaemonOptions) -> i32 {
     init_logging();
     // Each pane costs descriptors: 1 000 panes need more than the usual soft limit.
-    match super::fd_limit::raise() {
+    match crate::service::processes::fd_limit::raise() {
         Ok(Some((from, to))) => tracing::info!("open-files limit raised from {from} to {to}"),
         Ok(None) => {}
         Err(e) => tracing::warn!("cannot raise the open-files limit: {e}"),
@@ -138,7 +138,9 @@ pub fn run(opts: DaemonOptions) -> i32 {
             Err(e) => {
                 eprintln!("attend: {e}");
                 match e {
-                    DaemonError::StateLock(super::state_lock::StateLockError::InUse { .. })
+                    DaemonError::StateLock(crate::system::state_lock::StateLockError::InUse {
+                        ..
+                    })
                     | DaemonError::AlreadyRunning => EXIT_STATE_IN_USE,
                     _ => 1,
                 }
@@ -223,7 +225,7 @@ fn open_db(dir: &Path) -> Result<(Db, World), DaemonError> {
 ///
 /// Errors: [`DaemonError::AlreadyRunning`] when the name has another owner (nothing else
 /// is touched), [`DaemonError::StateLock`] when another daemon (on another bus) holds the
-/// state directory (src/service/state_lock.rs; nothing else is touched), bus, database
+/// state directory (src/system/state_lock.rs; nothing else is touched), bus, database
 /// and attach-socket failures at start-up.
 pub async fn run_with_connection(
     conn: zbus::Connection,
@@ -231,12 +233,12 @@ pub async fn run_with_connection(
 ) -> Result<(), DaemonError> {
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>(1024);
     let quit = std::sync::Arc::new(tokio::sync::Notify::new());
-    let remotes = super::remotes::Remotes::new();
-    tokio::spawn(super::dbus::signal_remote_changes(
+    let remotes = crate::service::remotes::Remotes::new();
+    tokio::spawn(crate::service::bus::interface::signal_remote_changes(
         conn.clone(),
         remotes.clone(),
     ));
-    let router = super::routed::Router::new(cmd_tx.clone(), remotes.clone());
+    let router = crate::service::bus::routed::Router::new(cmd_tx.clone(), remotes.clone());
     conn.object_server()
         .at(
             OBJECT_PATH,
@@ -251,14 +253,17 @@ pub async fn run_with_connection(
     // The object server dispatches calls once its task runs: wait for that before the
     // name is requested, so that no call sent as soon as the name is ours is dropped.
     object_server_ready(&conn).await;
-    // A focus held by a bus client ends when the client leaves (src/service/routed.rs).
-    tokio::spawn(super::routed::watch_clients(conn.clone(), router));
+    // A focus held by a bus client ends when the client leaves (src/service/bus/routed.rs).
+    tokio::spawn(crate::service::bus::routed::watch_clients(
+        conn.clone(),
+        router,
+    ));
     let lost = name_lost(&conn).await?;
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // `--replace`: the running daemon goes first (its agents stay, in their holders).
     let taken = if opts.replace {
-        let lock = super::replace::take_over(&conn, &dir).await?;
-        super::replace::wait_for_name(&conn).await?;
+        let lock = crate::service::processes::replace::take_over(&conn, &dir).await?;
+        crate::service::processes::replace::wait_for_name(&conn).await?;
         Some(lock)
     } else {
         None
@@ -279,10 +284,10 @@ pub async fn run_with_connection(
     // Held until this function returns: one daemon per state directory.
     let mut state = match taken {
         Some(lock) => lock,
-        None => super::state_lock::lock(&dir)?,
+        None => crate::system::state_lock::lock(&dir)?,
     };
     state.record_bus(&bus_label(&conn));
-    let runtime_changed = super::private::tighten_dir(&runtime_dir());
+    let runtime_changed = crate::system::private::tighten_dir(&runtime_dir());
     if runtime_changed > 0 {
         tracing::info!(
             paths = runtime_changed,
@@ -301,9 +306,9 @@ pub async fn run_with_connection(
     // buses (a desktop session and an SSH one) never take over each other's socket.
     let socket = runtime_dir().join(format!("attach-{}.sock", std::process::id()));
     remove_stale_attach_sockets(&runtime_dir());
-    let (pty_tx, pty_rx) = super::pty::event_channel();
+    let (pty_tx, pty_rx) = crate::service::pty::event_channel();
     // The user's config.toml, once: a bad entry is logged and only it falls back.
-    let settings = super::settings::load();
+    let settings = crate::settings::load();
     // The links to other machines' daemons (src/service/remotes/), each its own task.
     // Each continues after its host's last stored remote seq; the seqs of remotes no
     // longer configured are forgotten (docs/remote.md).
@@ -335,9 +340,13 @@ pub async fn run_with_connection(
             scrollback: opts.scrollback,
             remove_exited_after: settings.remove_exited_after,
             holders: Some(
-                super::holders::Holders::new(&dir, &runtime_dir(), opts.holder_buffer)
-                    .map_err(DaemonError::Holders)?
-                    .with_scopes(super::scope::Scopes::detect(&conn).await),
+                crate::service::pty::holders::Holders::new(
+                    &dir,
+                    &runtime_dir(),
+                    opts.holder_buffer,
+                )
+                .map_err(DaemonError::Holders)?
+                .with_scopes(crate::service::processes::scope::Scopes::detect(&conn).await),
             ),
         },
     );
@@ -369,10 +378,10 @@ pub async fn run_with_connection(
         .ok();
     let remote_hosts = settings.remotes.clone();
     remotes.set_notify_levels(settings.notify_levels.iter().copied().collect());
-    let surfaces = super::surfaces::start(
+    let surfaces = crate::service::surfaces::start(
         &conn,
         cmd_tx.clone(),
-        super::surfaces::SurfaceOptions {
+        crate::service::surfaces::SurfaceOptions {
             tray: !opts.no_tray,
             notifications: !opts.no_notifications,
         },

@@ -16,20 +16,20 @@ mod panes;
 mod remote;
 mod remove;
 
-use super::clock::now;
-use super::command::{Command, HookRequest, Reply};
-use super::db::{Db, RemoteWrites};
-use super::dbus::{emit_event, Attend1, OBJECT_PATH};
-use super::error::Attend1Error;
-use super::ladder_host::{LadderHost, Outcome};
-use super::procwatch::ProcWatch;
-use super::pty::{EventTx, PtyEvent, PtyRegistry};
-use super::remotes::Remotes;
-use super::surfaces::Surfaces;
 use crate::adapters::terminal::to_signal;
 use crate::engine::machine::Input;
 use crate::engine::World;
 use crate::model::{AgentKind, Event, PaneId, Signal, SignalKind, Source, Timestamp};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::interface::{emit_event, Attend1, OBJECT_PATH};
+use crate::service::command::{Command, HookRequest, Reply};
+use crate::service::evidence::ladder_host::{LadderHost, Outcome};
+use crate::service::processes::procwatch::ProcWatch;
+use crate::service::pty::{EventTx, PtyEvent, PtyRegistry};
+use crate::service::remotes::Remotes;
+use crate::service::store::db::{Db, RemoteWrites};
+use crate::service::surfaces::Surfaces;
+use crate::system::clock::now;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
@@ -114,7 +114,7 @@ pub struct OwnerConfig {
     pub remove_exited_after: Option<std::time::Duration>,
     /// Pane holders keep the programs this daemon starts (they outlive it); `None` runs
     /// them in PTYs of the daemon itself (they end with it).
-    pub holders: Option<crate::service::holders::Holders>,
+    pub holders: Option<crate::service::pty::holders::Holders>,
 }
 
 /// The owner task's state.
@@ -125,20 +125,20 @@ pub struct Owner {
     /// The environment each owned pane was last spawned with (for `Resume`).
     envs: HashMap<PaneId, BTreeMap<String, String>>,
     /// Panes whose holder listens but could not be taken over at start-up
-    /// (src/service/holders.rs `scan`): their programs run on, so they stay `running`
+    /// (src/service/pty/holders.rs `scan`): their programs run on, so they stay `running`
     /// and `Resume` refuses them.
     unadopted: std::collections::HashSet<PaneId>,
     /// Panes whose holder was told that their program's exit is collected: it is ending,
     /// and its socket may still answer for a moment, which is no program running.
     collected: std::collections::HashSet<PaneId>,
-    /// The PTYs' bounded event queue (src/service/pty.rs [`super::pty::event_channel`]).
+    /// The PTYs' bounded event queue (src/service/pty.rs [`crate::service::pty::event_channel`]).
     pty_tx: EventTx,
     cmd_tx: mpsc::Sender<Command>,
     conn: zbus::Connection,
     config: OwnerConfig,
-    /// The agent processes of external panes (src/service/procwatch.rs).
+    /// The agent processes of external panes (src/service/processes/procwatch.rs).
     procs: ProcWatch,
-    /// The evidence ladder of every pane (src/service/ladder_host.rs).
+    /// The evidence ladder of every pane (src/service/evidence/ladder_host.rs).
     ladder: LadderHost,
     /// The desktop surfaces, fed after each commit (src/service/surfaces).
     surfaces: Surfaces,
@@ -148,7 +148,7 @@ pub struct Owner {
     /// in arrival order while its workspace is looked up off this task
     /// ([`Command::FirstSight`]).
     first_sight: HashMap<(AgentKind, String), Vec<HeldHook>>,
-    /// Removals waiting for the exit of a pane they killed (src/service/removal.rs).
+    /// Removals waiting for the exit of a pane they killed (src/service/bus/removal.rs).
     exit_waiters: HashMap<PaneId, Vec<tokio::sync::oneshot::Sender<()>>>,
     /// The automatic removal's one timer, armed only while a candidate exists.
     auto_timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
@@ -209,7 +209,7 @@ impl Owner {
     /// the previous daemon is gone now. It becomes exited with its last lifecycle and
     /// attention intact (no failure is invented: code and signal unknown), emits
     /// `pane.exited`, and the batch is committed. Returns the number of panes marked.
-    pub fn mark_gone_after_restart(&mut self) -> Result<usize, super::db::DbError> {
+    pub fn mark_gone_after_restart(&mut self) -> Result<usize, crate::service::store::db::DbError> {
         let at = now();
         let gone: Vec<PaneId> = self
             .world

@@ -40,12 +40,15 @@
 //! Dropping the last handle of a running pane this process started hangs it up (SIGHUP
 //! to its process group), as closing a terminal window does.
 
+pub mod attach;
 mod batching;
 mod drain;
 mod events;
 mod fdio;
 mod held;
 mod history;
+pub mod holders;
+pub mod pane_hooks;
 mod parsers;
 mod priority;
 mod reactor;

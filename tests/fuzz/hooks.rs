@@ -1,7 +1,7 @@
 //! Target `hooks`: the hook payload parsers. `attend hook AGENT [EVENT]` (and the Codex
 //! `--notify` argv path, event `notify`) maps its payload with
 //! [`attend::adapters::hooks::map_hook`] before it sends or spools anything; the daemon
-//! maps a live or spooled call again through [`attend::service::intake::hook_request`].
+//! maps a live or spooled call again through [`attend::service::bus::intake::hook_request`].
 //!
 //! Corpus: `tests/fuzz/corpus/hooks/<agent>/<EVENT>-<what>.json`, the EVENT argument is
 //! the file name up to the first `-` (`_` for none, `~` and hex bytes for any other). Seeded from the recorded fixtures
@@ -22,7 +22,7 @@ use attend::adapters::hooks::{
     clean_text, map_hook, AdapterError, HookMapping, MAX_HOOK_TEXT, MAX_SESSION_ID,
 };
 use attend::model::{AgentKind, PaneId, Timestamp};
-use attend::service::intake::{hook_request, HookContext};
+use attend::service::bus::intake::{hook_request, HookContext};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestCaseError;
@@ -475,7 +475,7 @@ pub fn check(case: &HookCase) -> Result<(), TestCaseError> {
             prop_assert_eq!(req.pane, pane.and_then(PaneId::parse));
         }
         Err(e) => prop_assert!(
-            first.is_err() || payload.len() > attend::service::intake::MAX_PAYLOAD,
+            first.is_err() || payload.len() > attend::service::bus::intake::MAX_PAYLOAD,
             "daemon refused ({e}) what the client accepted"
         ),
     }

@@ -1,6 +1,6 @@
 //! Target `spool`: the hook spool file as the daemon reads it back
 //! ([`Spool::take_batch`]: one JSON record per line, torn lines reported) and the replay's
-//! mapping of each record ([`attend::service::replay::request_of`]): the hooks' second
+//! mapping of each record ([`attend::service::store::replay::request_of`]): the hooks' second
 //! parsing path, for the records a hook client spooled while the daemon was away.
 //!
 //! Corpus: `tests/fuzz/corpus/spool/*.spool`: records of recorded payloads, torn tails
@@ -14,8 +14,8 @@
 //! the same replay; a finished batch is gone.
 
 use super::{corpus, hash, mutants, run, Mutant};
-use attend::service::replay::request_of;
-use attend::service::spool::{self, Spool, SPOOL_FILE};
+use attend::service::store::replay::request_of;
+use attend::service::store::spool::{self, Spool, SPOOL_FILE};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::path::Path;

@@ -14,7 +14,7 @@
 #![allow(dead_code)]
 
 use attend::client::Attend1ProxyBlocking;
-use attend::service::spool::{SpoolRecord, REPLAYING_PREFIX, SPOOL_FILE};
+use attend::service::store::spool::{SpoolRecord, REPLAYING_PREFIX, SPOOL_FILE};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::ffi::OsString;

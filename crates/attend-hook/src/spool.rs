@@ -1,6 +1,6 @@
 //! The hook spool's format and its writer's side: when the daemon cannot take a hook, the
 //! client appends it here, and the daemon replays it later, in arrival order, exactly
-//! once (docs/reliability.md "Outage"; the daemon's side is `attend::service::spool`).
+//! once (docs/reliability.md "Outage"; the daemon's side is `attend::service::store::spool`).
 //!
 //! Layout, in a directory that is normally [`crate::paths::runtime_dir`]
 //! (`$XDG_RUNTIME_DIR/attend`, else the state directory):

@@ -5,11 +5,11 @@ use super::remote::entry_tuple;
 use super::{Batch, Owner, MAX_EVENTS};
 use crate::engine::summarize_workspaces;
 use crate::model::{Action, PaneId, Source};
-use crate::service::clock::now;
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::wire::{pane_dict, workspace_dict, Dict};
 use crate::service::command::{Command, LadderCommand};
-use crate::service::error::Attend1Error;
 use crate::service::pty::PtyHandle;
-use crate::service::wire::{pane_dict, workspace_dict, Dict};
+use crate::system::clock::now;
 
 impl Owner {
     pub(super) fn command(&mut self, cmd: Command, batch: &mut Batch) {
@@ -237,7 +237,7 @@ impl Owner {
         let mut d = pane_dict(p);
         d.extend(self.ladder.pane_extras(m, now()));
         if let Some(decision) = p.pending_decision.as_ref().filter(|_| self.gated(p)) {
-            let mut decision = crate::service::wire::decision_dict(decision);
+            let mut decision = crate::service::bus::wire::decision_dict(decision);
             decision.insert("gate".into(), true.into());
             d.insert("pending_decision".into(), decision.into());
         }

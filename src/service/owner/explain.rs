@@ -3,9 +3,9 @@
 
 use super::{Batch, Owner};
 use crate::model::{Event, EventKind, PaneId};
-use crate::service::clock::now;
-use crate::service::error::Attend1Error;
-use crate::service::wire::{Dict, DictBuilder};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::wire::{Dict, DictBuilder};
+use crate::system::clock::now;
 
 impl Owner {
     /// `Explain` (for now): lifecycle and attention, each with the source and time of

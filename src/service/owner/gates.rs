@@ -12,9 +12,9 @@
 
 use super::{Batch, Gate, Owner};
 use crate::model::{Action, AgentKind, PaneId, SignalKind};
-use crate::service::clock::now;
+use crate::service::bus::error::Attend1Error;
 use crate::service::command::{HookRequest, Reply};
-use crate::service::error::Attend1Error;
+use crate::system::clock::now;
 use attend_hook::gate::{behavior_of, CHOICES};
 
 impl Gate {

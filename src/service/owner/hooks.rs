@@ -6,11 +6,11 @@ use super::{Batch, Owner};
 use crate::engine::machine::Input;
 use crate::engine::{HookAgent, NewPane};
 use crate::model::{AgentKind, EventKind, PaneId};
+use crate::service::bus::error::Attend1Error;
 use crate::service::command::{Command, HookRequest, Reply};
-use crate::service::error::Attend1Error;
-use crate::service::git::{self, GitInfo};
-use crate::service::procwatch::{self, Armed};
-use crate::service::replay::ApplyHooks;
+use crate::service::evidence::git::{self, GitInfo};
+use crate::service::processes::procwatch::{self, Armed};
+use crate::service::store::replay::ApplyHooks;
 
 /// How far the owner got with a hook.
 pub(super) enum Hooked {
@@ -236,7 +236,7 @@ impl Owner {
     }
 
     /// Tracks the `live` of external pane `id` by its agent's process, picked from the
-    /// hook's ancestors (src/service/procwatch.rs): a pane that had exited runs again
+    /// hook's ancestors (src/service/processes/procwatch.rs): a pane that had exited runs again
     /// when a hook comes from a living agent process (`pane.changed`).
     pub(super) fn watch_external(&mut self, id: PaneId, req: &HookRequest, batch: &mut Batch) {
         let armed = self
@@ -273,7 +273,7 @@ fn no_session() -> Attend1Error {
 impl ApplyHooks for Owner {
     /// Applies spooled hook requests in order as one batch and commits it: the spool
     /// replay at start-up, before [`Owner::run`] serves any live `Hook` call
-    /// (src/service/replay.rs). Returns each request's seq or why it was refused; when
+    /// (src/service/store/replay.rs). Returns each request's seq or why it was refused; when
     /// the commit fails every request fails with `Internal` (nothing was applied). The
     /// workspace of a new external session is looked up off this task and awaited here
     /// (nothing else is served yet).

@@ -6,12 +6,12 @@ use crate::config::{PANE_ENV, PANE_HOOKS_ENV};
 use crate::engine::machine::Input;
 use crate::engine::{NewPane, World};
 use crate::model::{AgentKind, EventKind, PaneId, Source};
-use crate::service::clock::now;
+use crate::service::bus::error::Attend1Error;
 use crate::service::command::{Command, RunSpec};
-use crate::service::error::Attend1Error;
-use crate::service::git::{self, GitInfo};
-use crate::service::pane_hooks;
+use crate::service::evidence::git::{self, GitInfo};
+use crate::service::pty::pane_hooks;
 use crate::service::pty::{PtyHandle, SpawnSpec};
+use crate::system::clock::now;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

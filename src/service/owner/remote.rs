@@ -6,11 +6,11 @@
 
 use super::{Batch, Owner};
 use crate::model::Timestamp;
-use crate::service::clock::now;
+use crate::service::bus::interface::{event_tuple, Attend1};
+use crate::service::bus::wire::remote_event_data;
 use crate::service::command::{EventTuple, RemoteStampRequest};
-use crate::service::db::{LogEntry, RemoteStamp};
-use crate::service::dbus::{event_tuple, Attend1};
-use crate::service::wire::remote_event_data;
+use crate::service::store::db::{LogEntry, RemoteStamp};
+use crate::system::clock::now;
 use zbus::object_server::SignalEmitter;
 
 impl Owner {

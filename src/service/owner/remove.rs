@@ -1,5 +1,5 @@
 //! Removing panes on the owner task (`docs/lifecycle-attention.md#removing-panes`): the
-//! steps of `Remove` (src/service/removal.rs drives them), `RemoveExited`, and the
+//! steps of `Remove` (src/service/bus/removal.rs drives them), `RemoveExited`, and the
 //! optional automatic removal of exited, reviewed panes with its one timer.
 //!
 //! A removed pane leaves the world and every per-pane table of the daemon (PTY entry,
@@ -11,10 +11,10 @@
 use super::{Batch, Owner};
 use crate::engine::removal::{self, Refusal, Removal};
 use crate::model::{Action, PaneId, Rung, Source};
-use crate::service::clock::now;
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::removal::ENDING;
 use crate::service::command::{Command, RemoveRequest, RemoveStep};
-use crate::service::error::Attend1Error;
-use crate::service::removal::ENDING;
+use crate::system::clock::now;
 use tokio::sync::oneshot;
 
 /// The origin of the automatic removal's `pane.removed` events (`user:auto-remove`: the

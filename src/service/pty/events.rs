@@ -44,7 +44,7 @@ pub fn event_channel() -> (EventTx, mpsc::Receiver<PtyEvent>) {
     (EventTx(tx), rx)
 }
 
-/// Where PTYs (and the external panes' process watch, src/service/procwatch.rs) report
+/// Where PTYs (and the external panes' process watch, src/service/processes/procwatch.rs) report
 /// their [`PtyEvent`]s: a bounded queue (the daemon's is [`event_channel`]; tests may
 /// make their own of any capacity with `mpsc::channel`). Senders wait while it is full.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use super::Remotes;
 use crate::adapters::mirror::{route, PaneAction, Refusal, Route};
 use crate::client::Attend1Proxy;
 use crate::model::PaneRef;
-use crate::service::error::Attend1Error;
+use crate::service::bus::error::Attend1Error;
 
 /// One action on a remote pane, as the remote daemon's method takes it
 /// (`docs/dbus-api.md#methods`).

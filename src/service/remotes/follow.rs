@@ -15,8 +15,8 @@ use crate::client::{Attend1Proxy, Dict};
 use crate::config::{BUS_NAME, INTERFACE};
 use crate::engine::PaneView;
 use crate::model::HostName;
-use crate::service::clock::now;
 use crate::service::command::{ask, Command, RemoteStampRequest};
+use crate::system::clock::now;
 use std::collections::VecDeque;
 
 /// Events read per catch-up page.

@@ -4,7 +4,7 @@
 
 use crate::client::Attend1Proxy;
 use crate::engine::escape_controls;
-use crate::service::settings::{Remote, Target};
+use crate::settings::{Remote, Target};
 use std::os::fd::OwnedFd;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -244,7 +244,7 @@ async fn authenticate(stream: &mut tokio::net::UnixStream) -> Result<String, (St
     let mut line = Vec::new();
     let mut byte = [0u8; 1];
     while line.last() != Some(&b'\n') {
-        if line.len() > crate::service::bridge::sasl::LINE_MAX {
+        if line.len() > crate::service::remotes::bridge::sasl::LINE_MAX {
             let start = String::from_utf8_lossy(&line[..60]).into_owned();
             let e = format!(
                 "the other end does not speak D-Bus (it sent {:?}…)",
@@ -258,13 +258,14 @@ async fn authenticate(stream: &mut tokio::net::UnixStream) -> Result<String, (St
         }
     }
     let text = String::from_utf8_lossy(&line).trim_end().to_string();
-    let guid = crate::service::bridge::sasl::ok_guid(text.as_bytes()).ok_or_else(|| {
-        let e = format!(
-            "the other end does not speak D-Bus (it sent {:?})",
-            clean(&text)
-        );
-        (e, false)
-    })?;
+    let guid =
+        crate::service::remotes::bridge::sasl::ok_guid(text.as_bytes()).ok_or_else(|| {
+            let e = format!(
+                "the other end does not speak D-Bus (it sent {:?})",
+                clean(&text)
+            );
+            (e, false)
+        })?;
     stream.write_all(b"BEGIN\r\n").await.map_err(io)?;
     Ok(guid)
 }

@@ -7,7 +7,7 @@
 //! No timer runs while a link is up: the task waits on the carrier's exit and the
 //! connection's messages only (liveness is ssh's `ServerAliveInterval`), so an idle
 //! daemon stays without wake-ups. The table of states is read by `Remotes()`;
-//! `ReloadRemotes()` applies a changed `config.toml` (src/service/dbus.rs). While a link
+//! `ReloadRemotes()` applies a changed `config.toml` (src/service/bus/interface.rs). While a link
 //! is up its task also mirrors the remote's panes ([`follow`]); each remote's
 //! [`HostMirror`] is kept in the table beside its link state and read by
 //! `ListRemotePanes()` ([`Remotes::panes`]) and `NextUnread()`. Every change of a mirror
@@ -17,21 +17,22 @@
 //!
 //! Every change of the table (a link's state, a mirror's panes, the set of remotes) wakes
 //! [`Remotes::changed`], on which the daemon's signalling task emits `RemotesChanged()`
-//! (`crate::service::dbus::signal_remote_changes`, `docs/dbus-api.md#signals`); changes
+//! (`crate::service::bus::interface::signal_remote_changes`, `docs/dbus-api.md#signals`); changes
 //! made while it emits are signalled once more after, so a burst costs a signal or two
 //! and an idle table none.
 
 pub mod act;
+pub mod bridge;
 pub mod follow;
 pub mod link;
 pub mod panes;
 
-use super::clock::now;
-use super::command::Command;
 use crate::adapters::mirror::{Effect, HostMirror, MirroredPane, NotifyRules};
 use crate::config::BUS_NAME;
 use crate::model::{Attention, HostName, PaneRef, Timestamp};
-use crate::service::settings::Remote;
+use crate::service::command::Command;
+use crate::settings::Remote;
+use crate::system::clock::now;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -421,8 +422,8 @@ fn publish(table: &mut Table, effects: &[Effect]) {
 /// The `Remotes()` dictionary of one remote (`docs/dbus-api.md#remote`): `name` s,
 /// `target` s, `via` s and `command` s (when set), `state` s, `since_at` x (ms since the
 /// epoch), `last_error` s and `remote_version` s (when known).
-pub fn remote_dict(remote: &Remote, status: &Status) -> crate::service::wire::Dict {
-    crate::service::wire::DictBuilder::new()
+pub fn remote_dict(remote: &Remote, status: &Status) -> crate::service::bus::wire::Dict {
+    crate::service::bus::wire::DictBuilder::new()
         .str("name", remote.name.as_str())
         .str("target", &remote.target)
         .opt_str("via", remote.via.as_deref())

@@ -5,13 +5,13 @@
 //! in tmux, kitty or WezTerm, else by raising the panel on it with the click's
 //! activation token.
 
-use super::launch::{find_program, has_display, spawn_detached};
 use super::terminal::TerminalRegistry;
 use crate::model::{Action, PaneId, PaneRef};
+use crate::service::bus::error::Attend1Error;
 use crate::service::command::{ask, Command};
-use crate::service::error::Attend1Error;
 use crate::service::remotes::act::RemoteCall;
 use crate::service::remotes::Remotes;
+use crate::system::launch::{find_program, has_display, spawn_detached};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

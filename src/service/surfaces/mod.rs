@@ -14,7 +14,6 @@
 
 mod actions;
 pub mod away;
-pub mod launch;
 pub mod notice;
 pub mod notifications;
 pub mod overview;
@@ -28,10 +27,10 @@ pub use snapshot::{Snapshot, Update};
 pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 
 use crate::model::{Event, PaneId};
-use crate::service::clock::now;
 use crate::service::command::Command;
 use crate::service::remotes::Remotes;
-use crate::service::settings::Settings;
+use crate::settings::Settings;
+use crate::system::clock::now;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
 

@@ -36,7 +36,7 @@ use crate::adapters::mirror::MirroredPane;
 use crate::engine::PaneView;
 use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId, PaneRef};
 use crate::service::remotes::RemoteUpdate;
-use crate::service::settings::Settings;
+use crate::settings::Settings;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;

@@ -89,7 +89,7 @@ pub fn find_sound_file(name: &str, theme: &str, bases: &[PathBuf]) -> Option<Pat
         }
         i += 1;
     }
-    let default = crate::service::settings::DEFAULT_THEME.to_string();
+    let default = crate::settings::DEFAULT_THEME.to_string();
     if !themes.contains(&default) {
         themes.push(default);
     }

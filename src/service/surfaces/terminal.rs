@@ -5,8 +5,8 @@
 //! The values come from hook contexts, so they are validated (ids are digits, tmux panes
 //! `%N`) and only ever passed as argv elements, never through a shell.
 
-use super::launch::{run_bounded, Invocation};
 use crate::model::PaneId;
+use crate::system::launch::{run_bounded, Invocation};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! the pure rule [`crate::engine::away`] (what is due, when), and [`send`] (the HTTP
 //! requests). It wakes on a committed batch, on a presence change, and at the next
 //! due time the rule names — never on a polling timer. Runs only when `[away]` is
-//! enabled with a transport ([`crate::service::settings::Away::active`]).
+//! enabled with a transport ([`crate::settings::Away::active`]).
 
 pub mod message;
 pub mod presence;
@@ -15,8 +15,8 @@ pub mod send;
 
 use super::snapshot::{Snapshot, Update};
 use crate::engine::away::{open_items, AwayItem, Presence, Push, Pushed};
-use crate::service::clock::now;
-use crate::service::settings::Away;
+use crate::settings::Away;
+use crate::system::clock::now;
 use message::Message;
 use presence::Sources;
 use std::collections::BTreeMap;

@@ -11,7 +11,7 @@
 //! the `Authorization` value is marked sensitive.
 
 use super::message::{Message, Phase};
-use crate::service::settings::{Away, Ntfy, Secret};
+use crate::settings::{Away, Ntfy, Secret};
 use tokio::sync::mpsc;
 
 /// How long one request may take, connection included.

@@ -7,7 +7,7 @@ use crate::adapters::manifest::Screen;
 use crate::engine::ladder::{Claim, Evidence};
 use crate::engine::World;
 use crate::model::{EventKind, Pane, PaneId, Rung, Source, Timestamp};
-use crate::service::error::Attend1Error;
+use crate::service::bus::error::Attend1Error;
 
 /// How often [`LadderHost::dialog_answer`] tries for the screen (5 ms apart) while the
 /// pane's parser holds it.
@@ -15,7 +15,7 @@ const SCREEN_TRIES: usize = 20;
 
 /// The source origin of a screen notice's warning (`needs-input-chrome:screen.notice`).
 pub const NOTICE_ORIGIN: &str = "screen.notice";
-use crate::service::sampling::Step;
+use crate::service::evidence::sampling::Step;
 
 impl LadderHost {
     /// Records a sampling claim and evaluates the chrome when the step asks.

@@ -37,7 +37,7 @@ fn create_private(path: &Path) -> io::Result<()> {
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(crate::service::private::FILE_MODE)
+        .mode(crate::system::private::FILE_MODE)
         .open(path)
     {
         Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
@@ -69,7 +69,7 @@ impl Db {
     /// Opens (creating when missing) the database at `path`: creates the parent
     /// directories with mode 0700 and a missing file with mode 0600 whatever the umask
     /// (SQLite gives the `-wal` and `-shm` files it makes the database file's mode;
-    /// src/service/private.rs), checks the file with `PRAGMA quick_check` (which reads
+    /// src/system/private.rs), checks the file with `PRAGMA quick_check` (which reads
     /// every page, so start-up time grows with the file), switches to WAL, and migrates the
     /// schema to the latest version. Opening twice is harmless.
     ///

@@ -7,12 +7,12 @@
 //!
 //! Sources, each turned into [`Evidence`] with a per-source monotonic seq:
 //! - lifecycle hooks: the machine takes them from the signals themselves;
-//! - self-report: Claude's `sessions/<pid>.json` ([`super::selfreport`], inotify) for the
+//! - self-report: Claude's `sessions/<pid>.json` ([`crate::service::evidence::selfreport`], inotify) for the
 //!   pane whose PTY child (or a descendant) has that pid, or whose hook came from it, or
 //!   whose session id it names; Codex's `OSC 7501` ([`codex_state_claim`]);
 //! - needs-input chrome: the agent's screen manifest on the live screen
-//!   ([`super::chrome`]), only when the screen changed ([`Input::Chrome`]);
-//! - window sampling: PTY output activity ([`super::sampling`]);
+//!   ([`crate::service::evidence::chrome`]), only when the screen changed ([`Input::Chrome`]);
+//! - window sampling: PTY output activity ([`crate::service::evidence::sampling`]);
 //! - window titles, as low-trust evidence only ([`title_claim`]).
 //!
 //! Time: one tokio timer per pane, armed for the earliest of the sampler's deadline (only
@@ -35,18 +35,18 @@ mod explain;
 mod screen;
 mod timers;
 
-use super::chrome::{ChromeState, Manifests};
-use super::command::{Command, LadderCommand, LadderInput};
-use super::procfs::Proc;
-use super::procwatch;
-use super::pty::PtyRegistry;
-use super::sampling::Sampler;
-use super::selfreport::{self, WatchEvent, Watcher};
 use crate::adapters::terminal::TerminalEvent;
 use crate::engine::ladder::{codex_state_claim, title_claim, Evidence};
 use crate::engine::machine::{Input, Stepped};
 use crate::engine::World;
 use crate::model::{AgentKind, Event, EventKind, PaneId, Rung, Signal, SignalKind, Timestamp};
+use crate::service::command::{Command, LadderCommand, LadderInput};
+use crate::service::evidence::chrome::{ChromeState, Manifests};
+use crate::service::evidence::sampling::Sampler;
+use crate::service::evidence::selfreport::{self, WatchEvent, Watcher};
+use crate::service::processes::procfs::Proc;
+use crate::service::processes::procwatch;
+use crate::service::pty::PtyRegistry;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use tokio::sync::mpsc;
@@ -456,8 +456,8 @@ mod tests {
     use super::*;
     use crate::engine::NewPane;
     use crate::model::Lifecycle;
-    use crate::service::clock::now;
-    use crate::service::procfs;
+    use crate::service::processes::procfs;
+    use crate::system::clock::now;
     use std::path::Path;
 
     fn report(pid: u32, start: u64, status: &str, updated: i64) -> String {
@@ -584,7 +584,7 @@ mod tests {
         // No PTY here: an answer cannot be derived (the owner refuses NotOwned first).
         assert!(matches!(
             host.dialog_answer(m, "allow"),
-            Err(crate::service::error::Attend1Error::NotOwned(_))
+            Err(crate::service::bus::error::Attend1Error::NotOwned(_))
         ));
     }
 }

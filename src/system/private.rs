@@ -63,7 +63,7 @@ pub fn tighten(path: &Path) -> io::Result<bool> {
 /// `attach-<pid>.sock`, and the directories `screens` (the panes' screen logs),
 /// `holders` (the pane holders' sockets) and `panes` (the hook settings of the agents
 /// Attend starts), and the private session bus's files `session-bus.*` (its socket,
-/// recorded address, lock and log; [`super::private_bus`]).
+/// recorded address, lock and log; [`crate::system::private_bus`]).
 pub const OWN_FILES: &[&str] = &[
     "attend.db",
     "daemon.",

@@ -6,9 +6,9 @@
 //! the state directory (so two daemons of two state directories never meet each other's
 //! holders); the directories are 0700 and a holder answers its own uid only (SO_PEERCRED).
 
-use super::private;
-use super::pty::{SpawnError, SpawnSpec};
 use crate::model::PaneId;
+use crate::service::pty::{SpawnError, SpawnSpec};
+use crate::system::private;
 use attend_holder::client::{self, AttachError, Attached, Launcher, StartError};
 use attend_holder::holder::Args;
 use sha2::Digest;
@@ -32,7 +32,7 @@ pub struct Holders {
     state_dir: PathBuf,
     launcher: Launcher,
     buffer: usize,
-    scopes: Option<super::scope::Scopes>,
+    scopes: Option<crate::service::processes::scope::Scopes>,
 }
 
 /// A live holder found at start-up.
@@ -69,8 +69,11 @@ impl Holders {
     }
 
     /// From now on each new holder gets a transient systemd scope of its own
-    /// (src/service/scope.rs).
-    pub fn with_scopes(mut self, scopes: Option<super::scope::Scopes>) -> Holders {
+    /// (src/service/processes/scope.rs).
+    pub fn with_scopes(
+        mut self,
+        scopes: Option<crate::service::processes::scope::Scopes>,
+    ) -> Holders {
         self.scopes = scopes;
         self
     }
@@ -118,7 +121,7 @@ impl Holders {
         }
         env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
         let before_program = |pid: u32| {
-            super::fd_limit::restore_in(pid);
+            crate::service::processes::fd_limit::restore_in(pid);
             if let Some(s) = &self.scopes {
                 s.adopt(pid, pane)
             }

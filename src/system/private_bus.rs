@@ -89,7 +89,7 @@ pub fn ensure() -> io::Result<Option<String>> {
             }
         }
     }
-    super::private::dir(&dir)?;
+    crate::system::private::dir(&dir)?;
     let _lock = lock(&dir.join(LOCK_FILE))?;
     if let Some(recorded) = read_recorded(&recorded_path).filter(|a| answers(a)) {
         if variable.is_none() {
@@ -114,7 +114,7 @@ pub fn ensure() -> io::Result<Option<String>> {
         "--nopidfile".into(),
         format!("--address={address}"),
     ];
-    super::surfaces::launch::spawn_detached(&argv, &BTreeMap::new(), Some(&log)).map_err(|e| {
+    crate::system::launch::spawn_detached(&argv, &BTreeMap::new(), Some(&log)).map_err(|e| {
         io::Error::new(
             e.kind(),
             format!("cannot start dbus-daemon (package dbus): {e}"),
@@ -137,7 +137,7 @@ pub fn ensure() -> io::Result<Option<String>> {
     }
     std::fs::set_permissions(
         &socket,
-        std::fs::Permissions::from_mode(super::private::FILE_MODE),
+        std::fs::Permissions::from_mode(crate::system::private::FILE_MODE),
     )?;
     record(&recorded_path, &address)?;
     Ok(Some(address))
@@ -156,7 +156,7 @@ fn record(path: &Path, address: &str) -> io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(super::private::FILE_MODE)
+        .mode(crate::system::private::FILE_MODE)
         .open(&tmp)?;
     f.write_all(format!("{address}\n").as_bytes())?;
     f.sync_all()?;
@@ -169,7 +169,7 @@ fn lock(path: &Path) -> io::Result<nix::fcntl::Flock<std::fs::File>> {
         .create(true)
         .truncate(false)
         .write(true)
-        .mode(super::private::FILE_MODE)
+        .mode(crate::system::private::FILE_MODE)
         .open(path)?;
     nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| io::Error::from(e))

@@ -9,7 +9,7 @@ use crate::adapters::manifest::Screen;
 use crate::engine::machine::Input;
 use crate::engine::{dismissal_due, ClosedScreen, ShownDialog, World, ANSWER_CONFIRM_MS};
 use crate::model::{PaneId, Timestamp};
-use crate::service::chrome::ChromeResult;
+use crate::service::evidence::chrome::ChromeResult;
 
 impl LadderHost {
     /// Attend typed `answer` into `pane` at `at` (its dialog may stay drawn a moment); an

@@ -17,10 +17,10 @@
 //! Start times are field 22 of `/proc/<pid>/stat` (clock ticks since boot), as the hook
 //! client reports them; a pid whose start time differs is another process (pid reuse).
 
-use super::procfs::{alive, living_start, names, start_time, Proc};
-use super::pty::{EventTx, PtyEvent, PtyRegistry};
 use crate::engine::World;
 use crate::model::{AgentKind, Live, Pane, PaneId};
+use crate::service::processes::procfs::{alive, living_start, names, start_time, Proc};
+use crate::service::pty::{EventTx, PtyEvent, PtyRegistry};
 use std::collections::HashMap;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};

@@ -4,8 +4,8 @@
 //! SIGKILL the pid recorded with the lock. The agents live in their holders either way;
 //! the new daemon re-adopts them.
 
-use super::state_lock::{self, StateLock, StateLockError, LOCK_FILE};
 use crate::config::{BUS_NAME, INTERFACE, OBJECT_PATH};
+use crate::system::state_lock::{self, StateLock, StateLockError, LOCK_FILE};
 use std::path::Path;
 use std::time::{Duration, Instant};
 

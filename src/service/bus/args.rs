@@ -2,11 +2,11 @@
 //! hook's context, task states and holds. Each failure is `InvalidArgument` (or
 //! `NoSuchPane` for a pane id) with a message naming the key and the expected type.
 
-use super::command::RunSpec;
-use super::error::Attend1Error;
-use super::git;
-use super::intake::{pids_from_value, HookContext};
 use crate::model::{AgentKind, Hold, PaneId, PaneRef, TaskState, Timestamp};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::intake::{pids_from_value, HookContext};
+use crate::service::command::RunSpec;
+use crate::service::evidence::git;
 use std::collections::{BTreeMap, HashMap};
 use zbus::zvariant::{OwnedValue, Value};
 

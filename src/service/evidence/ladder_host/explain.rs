@@ -5,8 +5,8 @@ use crate::engine::ladder::{inventory, Evidence, HealthChange, Trust};
 use crate::engine::machine::PaneMachine;
 use crate::engine::taxonomy::{Diagnoses, Taxonomy};
 use crate::model::{Rung, Timestamp};
-use crate::service::procfs;
-use crate::service::wire::{Dict, DictBuilder};
+use crate::service::bus::wire::{Dict, DictBuilder};
+use crate::service::processes::procfs;
 use std::collections::HashMap;
 
 impl LadderHost {

@@ -5,9 +5,9 @@
 //! this waits a bounded time for their exits after each signal off the owner task, then
 //! asks the owner again.
 
-use super::command::{ask, Command, RemoveRequest, RemoveStep};
-use super::error::Attend1Error;
 use crate::model::PaneId;
+use crate::service::bus::error::Attend1Error;
+use crate::service::command::{ask, Command, RemoveRequest, RemoveStep};
 use nix::sys::signal::Signal;
 use std::collections::BTreeSet;
 use std::time::Duration;

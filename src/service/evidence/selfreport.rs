@@ -343,7 +343,7 @@ impl Watcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::procfs::{environ, in_tree, stat as proc_stat, tree};
+    use crate::service::processes::procfs::{environ, in_tree, stat as proc_stat, tree};
 
     const WAITING: &str = r#"{"pid":12759,"sessionId":"dcde","cwd":"/tmp/proj","startedAt":1,"procStart":"28394","version":"2.1.197","kind":"interactive","entrypoint":"cli","name":"proj-6b","status":"waiting","waitingFor":"permission prompt","updatedAt":1000,"statusUpdatedAt":1200}"#;
 

@@ -4,7 +4,7 @@
 //!
 //! - [`replay_at_start`]: before the owner loop serves any live `Hook` call (those wait in
 //!   its channel), what is pending at start (batches left by an interrupted replay first,
-//!   then one take of the live spool; src/service/spool.rs) is applied through
+//!   then one take of the live spool; src/service/store/spool.rs) is applied through
 //!   [`ApplyHooks::apply_hooks`], in arrival order, each record at its arrival time. Records
 //!   spooled meanwhile are left to [`watch`]: hooks keep spooling while records are
 //!   pending (src/cli/hook.rs), so a start that chased them could last as long as a
@@ -22,12 +22,12 @@
 //! refuses (e.g. an external hook without a session id) is logged and dropped; a failed
 //! commit keeps the batch for the next attempt.
 
-use super::command::{Command, HookRequest};
-use super::error::Attend1Error;
-use super::intake::{hook_request, pids_from_json, HookContext};
-use super::spool::{Replay, Spool, SpoolRecord, SPOOL_FILE};
-use super::surfaces::TerminalLocation;
 use crate::model::Timestamp;
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::intake::{hook_request, pids_from_json, HookContext};
+use crate::service::command::{Command, HookRequest};
+use crate::service::store::spool::{Replay, Spool, SpoolRecord, SPOOL_FILE};
+use crate::service::surfaces::TerminalLocation;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::BTreeMap;

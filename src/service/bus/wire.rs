@@ -5,9 +5,9 @@
 //! are `x` milliseconds since the Unix epoch (the engine's [`Timestamp`]). Vocabulary
 //! values (lifecycle, attention, agent …) are the engine's lower-case wire names.
 
-use super::db::RemoteStamp;
 use crate::engine::Summary;
 use crate::model::{Decision, Event, EventKind, Live, Pane, Resolution, Timestamp};
+use crate::service::store::db::RemoteStamp;
 use std::collections::HashMap;
 use zbus::zvariant::Value;
 

@@ -1,4 +1,4 @@
-//! The attach protocol's frames and their wire format (see src/service/attach.rs for the
+//! The attach protocol's frames and their wire format (see src/service/pty/attach.rs for the
 //! protocol): encoding, decoding, and reading and writing one frame, async (the server)
 //! or blocking (the client).
 

@@ -1,13 +1,13 @@
 //! One hook delivery → a [`HookRequest`] for the owner: the checks and the mapping that a
-//! live `Hook` D-Bus call (src/service/dbus.rs) and a spooled one (src/service/replay.rs)
+//! live `Hook` D-Bus call (src/service/bus/interface.rs) and a spooled one (src/service/store/replay.rs)
 //! share (`docs/adapters.md#the-hook-wire`, `docs/adapters.md#which-pane`; bad input:
 //! `docs/dbus-api.md#errors`).
 
-use super::command::HookRequest;
-use super::error::Attend1Error;
-use super::procfs::Proc;
 use crate::adapters::hooks::map_hook;
 use crate::model::{AgentKind, PaneId, Timestamp};
+use crate::service::bus::error::Attend1Error;
+use crate::service::command::HookRequest;
+use crate::service::processes::procfs::Proc;
 use zbus::zvariant::Value;
 
 /// Largest hook payload accepted (1 MiB, shared with the hook client); larger ones fail

@@ -41,7 +41,7 @@ pub fn has_display() -> bool {
 /// Starts `argv` in a new session (it outlives the caller and ignores the caller's
 /// terminal), stdin from `/dev/null`, stdout and stderr appended to `log` (or
 /// `/dev/null`; a log is private whatever the umask: made 0600 in a directory made 0700
-/// when missing, and an existing one closed to others, src/service/private.rs), with `env` added to the caller's environment. A thread reaps the child
+/// when missing, and an existing one closed to others, src/system/private.rs), with `env` added to the caller's environment. A thread reaps the child
 /// so that it never lingers as a zombie of a long-running caller. Returns its pid.
 ///
 /// Errors: an empty argv, the program cannot be started, the log cannot be opened.
@@ -56,14 +56,14 @@ pub fn spawn_detached(
     let (out, err) = match log {
         Some(path) => {
             if let Some(dir) = path.parent().filter(|d| !d.is_dir()) {
-                crate::service::private::dir(dir)?;
+                crate::system::private::dir(dir)?;
             }
             let f = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .mode(crate::service::private::FILE_MODE)
+                .mode(crate::system::private::FILE_MODE)
                 .open(path)?;
-            crate::service::private::tighten(path)?;
+            crate::system::private::tighten(path)?;
             (Stdio::from(f.try_clone()?), Stdio::from(f))
         }
         None => (Stdio::null(), Stdio::null()),

@@ -6,8 +6,8 @@ use crate::engine::ladder::Evidence;
 use crate::engine::machine::Input;
 use crate::engine::World;
 use crate::model::{AgentKind, PaneId, Rung, Source, Timestamp};
-use crate::service::procfs;
-use crate::service::selfreport::{self, ReportError};
+use crate::service::evidence::selfreport::{self, ReportError};
+use crate::service::processes::procfs;
 use std::path::{Path, PathBuf};
 
 impl LadderHost {

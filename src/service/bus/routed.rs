@@ -9,13 +9,13 @@
 //! focus back, the focus ends as if it had (`docs/dbus-api.md#methods`). A link is such a
 //! client on the remote's bus, so a focus held over a link ends there when the link drops.
 
-use super::command::{ask, Command};
-use super::error::Attend1Error;
-use super::remotes::act::RemoteCall;
-use super::remotes::Remotes;
-use super::wire::Dict;
 use crate::adapters::mirror::Refusal;
 use crate::model::{Action, PaneRef};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::wire::Dict;
+use crate::service::command::{ask, Command};
+use crate::service::remotes::act::RemoteCall;
+use crate::service::remotes::Remotes;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc;
@@ -108,7 +108,7 @@ impl Router {
             .panes(Some(host))
             .iter()
             .find(|p| p.id == *target)
-            .map(super::remotes::panes::remote_pane_dict)
+            .map(crate::service::remotes::panes::remote_pane_dict)
             .ok_or_else(|| Attend1Error::no_such_pane(&target.to_string()))
     }
 

@@ -3,7 +3,7 @@
 //! taken batches) and the hook client's [`append`] live in `attend_hook::spool`, which
 //! both sides link; they are re-exported here. The daemon replays the spool on start, in
 //! arrival order, before it accepts new hooks, and drains it whenever it grows
-//! (src/service/replay.rs; docs/reliability.md "Outage").
+//! (src/service/store/replay.rs; docs/reliability.md "Outage").
 //!
 //! Exactly-once is the daemon's business (its delivery-id table, docs/dbus-api.md `Hook`):
 //! a batch may be replayed twice after a crash, and the ids make that harmless.

@@ -6,19 +6,19 @@
 //! wait for its reply, which comes after the change is committed. Signals are emitted by
 //! the owner after each commit through [`emit_event`].
 
-use super::args::{
+use crate::model::{Event, EventKind};
+use crate::service::bus::args::{
     hold_of, hook_context, parse_pane, parse_pane_ref, parse_task_state, run_spec, Map,
 };
-use super::clock::now;
-use super::command::{ask, Command, EventTuple, LadderCommand};
-use super::error::Attend1Error;
-use super::intake::hook_request;
-use super::remotes::act::RemoteCall;
-use super::remotes::{remote_dict, Remotes};
-use super::routed::Router;
-use super::surfaces::TerminalLocation;
-use super::wire::{event_data, Dict};
-use crate::model::{Event, EventKind};
+use crate::service::bus::error::Attend1Error;
+use crate::service::bus::intake::hook_request;
+use crate::service::bus::routed::Router;
+use crate::service::bus::wire::{event_data, Dict};
+use crate::service::command::{ask, Command, EventTuple, LadderCommand};
+use crate::service::remotes::act::RemoteCall;
+use crate::service::remotes::{remote_dict, Remotes};
+use crate::service::surfaces::TerminalLocation;
+use crate::system::clock::now;
 use tokio::sync::mpsc;
 use zbus::object_server::SignalEmitter;
 
@@ -38,7 +38,7 @@ impl Attend1 {
     /// An interface that forwards every call to `tx`; `Quit` notifies `quit`; `Remotes`
     /// and `ReloadRemotes` use the link supervisor `remotes` (src/service/remotes/); the
     /// actions that name a pane go through `router` (local or remote,
-    /// src/service/routed.rs).
+    /// src/service/bus/routed.rs).
     pub fn new(
         tx: mpsc::Sender<Command>,
         quit: std::sync::Arc<tokio::sync::Notify>,
@@ -94,7 +94,7 @@ impl Attend1 {
     }
 
     /// The focus set by a bus client ends when that client leaves the bus
-    /// (src/service/routed.rs).
+    /// (src/service/bus/routed.rs).
     async fn set_focused(
         &self,
         #[zbus(header)] header: zbus::message::Header<'_>,
@@ -269,7 +269,7 @@ impl Attend1 {
     }
 
     /// Remove(as panes, b kill) → as removed: removes the panes, all or none
-    /// (`docs/dbus-api.md#methods`; src/service/removal.rs). Errors: `NoSuchPane`,
+    /// (`docs/dbus-api.md#methods`; src/service/bus/removal.rs). Errors: `NoSuchPane`,
     /// `InvalidArgument` (no pane; a running pane without `kill`; no exit within the
     /// bound after `kill`), `NotOwned` (`kill` of a running external pane).
     #[zbus(out_args("removed"))]
@@ -278,7 +278,7 @@ impl Attend1 {
             .iter()
             .map(|p| parse_pane(p))
             .collect::<Result<Vec<_>, _>>()?;
-        let removed = super::removal::remove(&self.tx, ids, kill).await?;
+        let removed = crate::service::bus::removal::remove(&self.tx, ids, kill).await?;
         Ok(removed.iter().map(|p| p.to_string()).collect())
     }
 
@@ -315,7 +315,7 @@ impl Attend1 {
         let panes = self.remotes.panes(None);
         panes
             .iter()
-            .map(super::remotes::panes::remote_pane_dict)
+            .map(crate::service::remotes::panes::remote_pane_dict)
             .collect()
     }
 
@@ -325,9 +325,9 @@ impl Attend1 {
     #[zbus(out_args("workspaces"))]
     async fn list_remote_workspaces(&self) -> Vec<Dict> {
         let panes = self.remotes.panes(None);
-        crate::adapters::mirror::remote_workspaces(&panes, super::clock::now())
+        crate::adapters::mirror::remote_workspaces(&panes, crate::system::clock::now())
             .iter()
-            .map(super::remotes::panes::remote_workspace_dict)
+            .map(crate::service::remotes::panes::remote_workspace_dict)
             .collect()
     }
 
@@ -336,7 +336,7 @@ impl Attend1 {
     /// remote entries, one line each (`docs/configuration.md#bad-entries`).
     #[zbus(out_args("problems"))]
     async fn reload_remotes(&self) -> Vec<String> {
-        let loaded = tokio::task::spawn_blocking(super::settings::read).await;
+        let loaded = tokio::task::spawn_blocking(crate::settings::read).await;
         let Ok(loaded) = loaded else {
             return vec!["config.toml: cannot be read".into()];
         };
@@ -511,7 +511,7 @@ pub async fn emit_event(emitter: &SignalEmitter<'_>, e: &Event) -> zbus::Result<
             Attend1::attention_cleared(emitter, seq, &pane, &levels, shown.as_str()).await?
         }
         EventKind::DecisionOpened { decision } => {
-            let d = super::wire::decision_dict(decision);
+            let d = crate::service::bus::wire::decision_dict(decision);
             Attend1::decision_opened(emitter, seq, &pane, &d).await?
         }
         EventKind::DecisionResolved { id, resolution } => {

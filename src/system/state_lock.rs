@@ -92,7 +92,7 @@ pub fn holder(dir: &Path) -> Option<Holder> {
 }
 
 /// Takes `dir` for this process (creating it 0700 when missing, closing it and Attend's
-/// files in it to others when they are open: src/service/private.rs) and writes this pid
+/// files in it to others when they are open: src/system/private.rs) and writes this pid
 /// into the lock file, mode 0600 (best effort; [`StateLock::record_bus`] adds the bus).
 /// Errors: [`StateLockError::InUse`] with what the lock file says of the holder when
 /// another process holds it (nothing is touched), [`StateLockError::Io`] otherwise.
@@ -102,14 +102,14 @@ pub fn lock(dir: &Path) -> Result<StateLock, StateLockError> {
         source,
     };
     if !dir.is_dir() {
-        super::private::dir(dir).map_err(io)?;
+        crate::system::private::dir(dir).map_err(io)?;
     }
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .mode(super::private::FILE_MODE)
+        .mode(crate::system::private::FILE_MODE)
         .open(dir.join(LOCK_FILE))
         .map_err(io)?;
     let lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
@@ -126,7 +126,7 @@ pub fn lock(dir: &Path) -> Result<StateLock, StateLockError> {
     };
     // Ours now: the directory and the files an older Attend or an open umask left in it
     // are closed to other users before anything is read (the database, the log).
-    let changed = super::private::tighten_dir(dir);
+    let changed = crate::system::private::tighten_dir(dir);
     if changed > 0 {
         tracing::info!(
             dir = %dir.display(),
