@@ -22,6 +22,13 @@ pub const APP_ID: &str = match option_env!("ATTEND_APP_ID") {
     None => "io.github.attend.Attend",
 };
 
+/// The panel's bus name (its GApplication id), which `attend up` and the tray's "Open"
+/// activate.
+pub const PANEL_NAME: &str = APP_ID;
+
+/// The object path of the panel's `org.freedesktop.Application`.
+pub const PANEL_PATH: &str = "/io/github/attend/Attend";
+
 /// Version string: `ATTEND_VERSION` when a build sets it, else the crate version (the
 /// version of `Cargo.toml`, which the Debian packages carry too; meson sets none).
 pub const VERSION: &str = match option_env!("ATTEND_VERSION") {

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod engine;
+pub mod entry;
 pub mod install;
 pub mod model;
 #[cfg(feature = "gui")]

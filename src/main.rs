@@ -1,3 +1,3 @@
 fn main() {
-    std::process::exit(attend::cli::main());
+    std::process::exit(attend::entry::main());
 }

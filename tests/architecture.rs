@@ -483,6 +483,38 @@ fn only_the_per_pane_machine_writes_pane_state() {
     );
 }
 
+/// The clients reach the daemon only over D-Bus (`docs/decisions/0005-one-service-thin-clients.md`):
+/// outside tests, no file of `src/cli`, `src/panel`, `src/client`, `src/system` or
+/// `src/settings` imports a module of `src/service`. The commands that run the daemon's
+/// code are dispatched by one entry module (`src/entry.rs`), which the CLI does not import.
+#[test]
+fn clients_import_no_daemon_module() {
+    let src = root().join("src");
+    let g = graph(&src);
+    let under = |p: &Path, dir: &str| p.strip_prefix(&src).unwrap().starts_with(dir);
+    let clients = ["cli", "panel", "client", "system", "settings"];
+    assert!(
+        g.files.keys().any(|f| under(f, "cli")) && g.files.keys().any(|f| under(f, "client")),
+        "no src/cli or src/client"
+    );
+    let mut bad = Vec::new();
+    for (f, ts) in &g.edges {
+        if !clients.iter().any(|c| under(f, c)) {
+            continue;
+        }
+        for (t, line) in ts {
+            if under(t, "service") || under(t, "entry.rs") {
+                bad.push(format!("{}:{line} -> {}", rel(f), rel(t)));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a client imports the daemon's code:\n{}",
+        bad.join("\n")
+    );
+}
+
 #[test]
 fn no_source_file_is_over_800_lines() {
     let mut files = rust_files(&root().join("src"));

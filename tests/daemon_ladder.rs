@@ -293,7 +293,7 @@ fn rung_health_events_are_stored_and_listed() {
     assert_eq!(back, events);
     assert_eq!(back[1].kind.name(), "rung.health");
     assert_eq!(pane, PaneId(1));
-    let data = attend::service::bus::wire::event_data(&back[1]);
+    let data = attend::client::wire::event_data(&back[1]);
     assert_eq!(
         data["to"],
         zbus::zvariant::Value::from("identity-only"),

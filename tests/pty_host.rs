@@ -1,10 +1,9 @@
-//! The PTY host and attach (src/service/pty.rs, src/service/pty/attach.rs) with real PTYs.
+//! The PTY host and attach (src/service/pty.rs, src/service/pty/attach.rs, src/client/attach.rs) with real PTYs.
 
 use attend::adapters::terminal::TerminalEvent;
+use attend::client::attach::{run_attach_client_on, AttachError};
 use attend::model::PaneId;
-use attend::service::pty::attach::{
-    run_attach_client_on, AttachError, AttachFocus, AttachServer, DEFAULT_DETACH_KEY,
-};
+use attend::service::pty::attach::{AttachFocus, AttachServer, DEFAULT_DETACH_KEY};
 use attend::service::pty::{event_channel, PtyEvent, PtyHandle, SpawnSpec};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};

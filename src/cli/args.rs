@@ -273,7 +273,7 @@ pub struct DaemonArgs {
     /// prints while no daemon runs is one gap line.
     #[arg(
         long,
-        default_value_t = crate::service::pty::holders::DEFAULT_HOLDER_BUFFER,
+        default_value_t = attend_holder::holder::DEFAULT_BUFFER,
         allow_negative_numbers = true
     )]
     pub holder_buffer: usize,

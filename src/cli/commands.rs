@@ -56,7 +56,7 @@ fn refuse_remote(cmd: &Cmd) -> Result<()> {
 
 /// `attend attach NAME:pN`: replaces this process with the link's carrier run
 /// interactively, `attend attach pN` on the remote (`docs/cli.md#attach`,
-/// [`crate::service::remotes::link::attach_argv`]); the terminal is the user's and the
+/// [`crate::settings::carrier::attach_argv`]); the terminal is the user's and the
 /// carrier's exit is the command's. Errors: standard input not a terminal, a bad id or no
 /// such remote in `config.toml` (exit 2), a carrier that cannot start (exit 4).
 fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
@@ -82,9 +82,8 @@ fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
     if !std::io::stdin().is_terminal() {
         return Err(CliError::bad_input("standard input is not a terminal"));
     }
-    let argv =
-        crate::service::remotes::link::attach_argv(remote, &target.pane.to_string(), detach_key)
-            .map_err(|e| CliError::bad_input(format!("remote {host}: {e}")))?;
+    let argv = crate::settings::carrier::attach_argv(remote, &target.pane.to_string(), detach_key)
+        .map_err(|e| CliError::bad_input(format!("remote {host}: {e}")))?;
     let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
     Err(CliError::new(
         EXIT_INTERNAL,
@@ -397,7 +396,7 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
 pub const ATTACH_RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
-    use crate::service::pty::attach::{parse_detach_key, run_attach_client, AttachError};
+    use crate::client::attach::{parse_detach_key, run_attach_client, AttachError};
     let key = parse_detach_key(detach_key).ok_or_else(|| {
         CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
     })?;

@@ -1,5 +1,6 @@
 //! The `attend` command line (ADR 0005, `docs/decisions/0005-one-service-thin-clients.md`):
-//! a D-Bus client of the daemon, plus `attend daemon` itself.
+//! a D-Bus client of the daemon through `crate::client`; `attend daemon` and `attend
+//! bridge` are parsed here and run by the entry (`crate::entry`).
 //!
 //! Exit codes: 0 ok; 1 nothing (`attend next` with nothing unread); 2 bad input (unknown
 //! pane, no decision, not owned, invalid argument, spawn failure, usage errors); 3 the
@@ -37,44 +38,29 @@ fn report(r: Result<i32, CliError>) -> i32 {
     r.unwrap_or_else(|e| e.report())
 }
 
-/// Entry point of the `attend` binary; returns the process exit code.
-pub fn main() -> i32 {
-    // `attend hook` runs before every tool call of an agent: no clap on its hot path.
-    if let Some(code) = hook::fast_path(&std::env::args_os().collect::<Vec<_>>()) {
-        return code;
-    }
-    // Without a session bus of its own, the private one `attend up` started: set in the
-    // environment here, while the process is still single-threaded (`set_var` races with
-    // other threads' `getenv`), for every library and child that looks for the bus.
-    crate::system::private_bus::adopt();
-    // A pane holder (when no `attend-holder` is installed beside `attend`).
-    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    if args
-        .first()
-        .is_some_and(|a| a == crate::service::pty::holders::HOLDER_SUBCOMMAND)
-    {
-        return attend_holder::main_with_args(&args[1..]);
-    }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                EXIT_BAD_INPUT
-            } else {
-                EXIT_OK
-            };
+/// Whether `args` (the whole argv) is `attend hook …` on its fast path (no clap before an
+/// agent's tool call), and then its exit code.
+pub fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<i32> {
+    hook::fast_path(args)
+}
+
+/// The command line of this process, or the exit code of its usage error (after printing
+/// it; `--help` and `--version` print and exit 0).
+pub fn parse() -> Result<Cli, i32> {
+    Cli::try_parse().map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            EXIT_BAD_INPUT
+        } else {
+            EXIT_OK
         }
-    };
-    match cli.command {
-        Cmd::Daemon(a) => crate::service::daemon::run(crate::service::daemon::DaemonOptions {
-            no_tray: a.no_tray,
-            no_notifications: a.no_notifications,
-            state_dir: a.state_dir,
-            scrollback: a.scrollback,
-            holder_buffer: a.holder_buffer,
-            replace: a.replace,
-        }),
+    })
+}
+
+/// Runs one client command; returns the process exit code. The commands that run the
+/// daemon's own code (`daemon`, `bridge`) are the entry's (`crate::entry`).
+pub fn run(command: Cmd) -> i32 {
+    match command {
         Cmd::Hook {
             agent,
             mut args,
@@ -104,7 +90,10 @@ pub fn main() -> i32 {
         Cmd::Man => report(out::write(&man::render(Cli::command())).map(|()| EXIT_OK)),
         Cmd::Config { cmd } => report(settings::run(cmd)),
         Cmd::Remote { cmd } => report(remote::run(cmd)),
-        Cmd::Bridge { .. } => crate::service::remotes::bridge::run_stdio(),
+        Cmd::Daemon(_) | Cmd::Bridge { .. } => {
+            eprintln!("attend: this command runs the daemon's code: run it as `attend`");
+            EXIT_INTERNAL
+        }
         other => report(commands::run(other)),
     }
 }

@@ -263,7 +263,7 @@ mod tests {
             source: Source::hook("claude", "PermissionRequest"),
             opened_at: Timestamp(5),
         });
-        let sent = crate::service::bus::wire::pane_dict(&p);
+        let sent = crate::client::wire::pane_dict(&p);
         let ctxt = Context::new_dbus(LE, 0);
         let bytes = to_bytes(ctxt, &sent).unwrap();
         let (got, _): (Dict, _) = bytes.deserialize().unwrap();

@@ -22,8 +22,8 @@
 
 use super::client::{call, classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use super::render;
+use crate::client::overview::Overview;
 use crate::config::{BUS_NAME, START_HINT};
-use crate::service::surfaces::overview::Overview;
 use std::future::Future;
 use std::io::Write;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 
 use super::client::{call, CliError, Client, EXIT_BAD_INPUT, EXIT_NOTHING, EXIT_OK};
 use super::render;
-use crate::service::bus::removal::{ENDING, TERM_GRACE};
+use crate::system::ending::{ENDING, TERM_GRACE};
 use nix::sys::signal::Signal;
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;

@@ -8,7 +8,7 @@
 use super::client::{classify, CliError, Client, EXIT_INTERNAL, EXIT_OK, EXIT_UNREACHABLE};
 use super::out;
 use crate::config::BUS_NAME;
-use crate::service::surfaces::{PANEL_NAME, PANEL_PATH};
+use crate::config::{PANEL_NAME, PANEL_PATH};
 use crate::system::launch::{find_program, has_display, spawn_detached};
 use crate::system::private_bus;
 use attend_hook::paths::state_dir;

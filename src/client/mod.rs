@@ -20,9 +20,12 @@
 //! (a tokio runtime zbus starts once per process): for blocking programs and tests only,
 //! never from inside a tokio runtime, where it panics.
 
+pub mod attach;
 pub mod json;
+pub mod overview;
 mod proxy;
 mod types;
+pub mod wire;
 
 pub use proxy::*;
 pub use types::{Dict, EventTuple};

@@ -84,7 +84,7 @@ pub trait Attend1 {
 
     /// `GetOverview() → a{sv}`: counts by attention and the next pane, local and mirrored,
     /// as the tray shows them (`docs/dbus-api.md#overview`); decode with
-    /// `crate::service::surfaces::overview::Overview::from_json`.
+    /// `crate::client::overview::Overview::from_json`.
     fn get_overview(&self) -> zbus::Result<Dict>;
 
     /// `SendInput(s pane, ay data)`: types the bytes `data` into the pane. Errors:

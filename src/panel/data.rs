@@ -1,6 +1,6 @@
 //! The daemon's values as the panel reads them: `ListPanes`, `ListWorkspaces` and the
 //! decision inside a pane, parsed from their `a{sv}` dictionaries (keys documented in
-//! `docs/dbus-api.md` and `src/service/bus/wire.rs`).
+//! `docs/dbus-api.md` and `src/client/wire.rs`).
 //!
 //! Parsing only: nothing here derives state. Lifecycle and attention are checked against
 //! the engine's vocabulary ([`Lifecycle::parse`], [`Attention::parse`]); a dictionary

@@ -93,7 +93,7 @@ mod tests {
     }
 
     /// A daemon's dictionary as the panel receives it.
-    fn received(d: crate::service::bus::wire::Dict) -> Dict {
+    fn received(d: crate::client::wire::Dict) -> Dict {
         d.into_iter()
             .map(|(k, v)| (k, v.try_to_owned().unwrap()))
             .collect()

@@ -3,9 +3,9 @@
 //! request that wants an answer carries a oneshot reply, sent after the owner committed.
 
 use crate::adapters::hooks::HookMapping;
+use crate::client::wire::Dict;
 use crate::model::{Action, AgentKind, Hold, HostName, PaneId, PaneRef, TaskId, TaskState};
 use crate::service::bus::error::Attend1Error;
-use crate::service::bus::wire::Dict;
 use crate::service::evidence::git::GitInfo;
 use crate::service::evidence::selfreport::WatchEvent;
 use crate::service::surfaces::terminal::TerminalLocation;
@@ -133,7 +133,7 @@ pub struct RemoteStampRequest {
 pub struct RemoveRequest {
     /// The panes, each once.
     pub panes: Vec<PaneId>,
-    /// End the running panes Attend runs first ([`crate::service::bus::removal::ENDING`])
+    /// End the running panes Attend runs first ([`crate::system::ending::ENDING`])
     /// instead of refusing them.
     pub kill: bool,
 }
@@ -144,7 +144,7 @@ pub enum RemoveStep {
     /// Every pane is gone (these ids).
     Removed(Vec<PaneId>),
     /// Nothing is removed yet: the running panes got the first signal of
-    /// [`crate::service::bus::removal::ENDING`]; each receiver resolves
+    /// [`crate::system::ending::ENDING`]; each receiver resolves
     /// once its pane's exit is committed (or the pane is gone). Ask again without `kill`
     /// after that.
     Killing(Vec<(PaneId, oneshot::Receiver<()>)>),

@@ -34,6 +34,7 @@
 //! warning ([`load`]); `attend config check` prints them and exits 2 ([`read`]).
 
 mod away;
+pub mod carrier;
 mod levels;
 mod problem;
 pub mod remote;

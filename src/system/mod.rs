@@ -1,10 +1,11 @@
 //! What the daemon and its clients share of the operating system: the one clock
-//! ([`clock`]), files and directories closed to other users ([`private`]), the state
+//! ([`clock`]), how a program Attend runs is ended ([`ending`]), files and directories closed to other users ([`private`]), the state
 //! directory's lock and who holds it ([`state_lock`]), the private session bus `attend up`
 //! starts where there is none ([`private_bus`]), and starting detached programs
 //! ([`launch`]: the panel, a terminal, the daemon).
 
 pub mod clock;
+pub mod ending;
 pub mod launch;
 pub mod private;
 pub mod private_bus;

@@ -134,7 +134,7 @@ impl MirroredPane {
     }
 
     /// The pane as the engine's projection ([`PaneView`]) with its id `NAME:pN`, for the
-    /// surfaces' one rendering of a pane (`crate::service::surfaces::overview::pane_title`
+    /// surfaces' one rendering of a pane (`crate::client::overview::pane_title`
     /// puts the host before a host-qualified id). Raw values stay raw; the decision's
     /// `source` is `remote`; times the pane does not keep are empty.
     pub fn view(&self) -> PaneView {

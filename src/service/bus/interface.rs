@@ -6,6 +6,7 @@
 //! wait for its reply, which comes after the change is committed. Signals are emitted by
 //! the owner after each commit through [`emit_event`].
 
+use crate::client::wire::{event_data, Dict};
 use crate::model::{Event, EventKind};
 use crate::service::bus::args::{
     hold_of, hook_context, parse_pane, parse_pane_ref, parse_task_state, run_spec, Map,
@@ -13,7 +14,6 @@ use crate::service::bus::args::{
 use crate::service::bus::error::Attend1Error;
 use crate::service::bus::intake::hook_request;
 use crate::service::bus::routed::Router;
-use crate::service::bus::wire::{event_data, Dict};
 use crate::service::command::{ask, Command, EventTuple, LadderCommand};
 use crate::service::remotes::act::RemoteCall;
 use crate::service::remotes::{remote_dict, Remotes};
@@ -511,7 +511,7 @@ pub async fn emit_event(emitter: &SignalEmitter<'_>, e: &Event) -> zbus::Result<
             Attend1::attention_cleared(emitter, seq, &pane, &levels, shown.as_str()).await?
         }
         EventKind::DecisionOpened { decision } => {
-            let d = crate::service::bus::wire::decision_dict(decision);
+            let d = crate::client::wire::decision_dict(decision);
             Attend1::decision_opened(emitter, seq, &pane, &d).await?
         }
         EventKind::DecisionResolved { id, resolution } => {

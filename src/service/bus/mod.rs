@@ -3,7 +3,7 @@
 //! [`intake`] for hooks) and enqueues a command for the owner; errors on the wire
 //! ([`error`]); the actions that name a pane, sent to the owner or over a remote link
 //! ([`routed`]); removing panes, the one path of D-Bus, the panel and the tray
-//! ([`removal`]); and the dictionaries the signals and replies carry ([`wire`]).
+//! ([`removal`]); and the dictionaries the signals and replies carry (`crate::client::wire`).
 
 pub mod args;
 pub mod error;
@@ -11,4 +11,3 @@ pub mod intake;
 pub mod interface;
 pub mod removal;
 pub mod routed;
-pub mod wire;

@@ -8,31 +8,14 @@
 use crate::model::PaneId;
 use crate::service::bus::error::Attend1Error;
 use crate::service::command::{ask, Command, RemoveRequest, RemoveStep};
-use nix::sys::signal::Signal;
+use crate::system::ending::ENDING;
 use std::collections::BTreeSet;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
-/// How long a program has to exit after SIGHUP before it gets SIGTERM.
-pub const HUP_GRACE: Duration = Duration::from_secs(1);
-/// How long it then has after SIGTERM before it gets SIGKILL.
-pub const TERM_GRACE: Duration = Duration::from_secs(5);
-/// How long it then has after SIGKILL; after that a removal fails and removes nothing.
-pub const KILL_GRACE: Duration = Duration::from_secs(2);
-
-/// How Attend ends the programs it runs (`attend rm --kill`, `attend stop-all`): each
-/// signal in turn to the process group of each program still running, which then has the
-/// duration to exit. SIGHUP first, as a closing terminal sends: an interactive shell
-/// ignores SIGTERM but ends on SIGHUP at once.
-pub const ENDING: [(Signal, Duration); 3] = [
-    (Signal::SIGHUP, HUP_GRACE),
-    (Signal::SIGTERM, TERM_GRACE),
-    (Signal::SIGKILL, KILL_GRACE),
-];
-
 /// Removes `panes` (each once, in id order) through the owner behind `tx`; with `kill`,
 /// the running panes Attend runs are ended first ([`ENDING`]: SIGHUP, SIGTERM after
-/// [`HUP_GRACE`], SIGKILL after [`TERM_GRACE`] more). Returns the removed ids. All or
+/// [`crate::system::ending::HUP_GRACE`], SIGKILL after [`crate::system::ending::TERM_GRACE`] more). Returns the removed ids. All or
 /// nothing. Errors: `NoSuchPane`, `InvalidArgument` (no pane given; a pane still running
 /// without `kill`, or one that did not exit within the graces of [`ENDING`]), `NotOwned`
 /// (`kill` of a running external pane), `Internal`.

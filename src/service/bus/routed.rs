@@ -10,9 +10,9 @@
 //! client on the remote's bus, so a focus held over a link ends there when the link drops.
 
 use crate::adapters::mirror::Refusal;
+use crate::client::wire::Dict;
 use crate::model::{Action, PaneRef};
 use crate::service::bus::error::Attend1Error;
-use crate::service::bus::wire::Dict;
 use crate::service::command::{ask, Command};
 use crate::service::remotes::act::RemoteCall;
 use crate::service::remotes::Remotes;

@@ -3,10 +3,10 @@
 
 use super::remote::entry_tuple;
 use super::{Batch, Owner, MAX_EVENTS};
+use crate::client::wire::{pane_dict, workspace_dict, Dict};
 use crate::engine::summarize_workspaces;
 use crate::model::{Action, PaneId, Source};
 use crate::service::bus::error::Attend1Error;
-use crate::service::bus::wire::{pane_dict, workspace_dict, Dict};
 use crate::service::command::{Command, LadderCommand};
 use crate::service::pty::PtyHandle;
 use crate::system::clock::now;
@@ -68,10 +68,7 @@ impl Owner {
             }
             Command::Overview(reply) => {
                 let mirrored = self.remotes.panes(None);
-                let o = crate::service::surfaces::overview::Overview::of(
-                    &self.world.snapshot(),
-                    &mirrored,
-                );
+                let o = crate::client::overview::Overview::of(&self.world.snapshot(), &mirrored);
                 batch.respond(reply, Ok(o.dict()));
             }
             Command::SendInput(id, data, reply) => {
@@ -237,7 +234,7 @@ impl Owner {
         let mut d = pane_dict(p);
         d.extend(self.ladder.pane_extras(m, now()));
         if let Some(decision) = p.pending_decision.as_ref().filter(|_| self.gated(p)) {
-            let mut decision = crate::service::bus::wire::decision_dict(decision);
+            let mut decision = crate::client::wire::decision_dict(decision);
             decision.insert("gate".into(), true.into());
             d.insert("pending_decision".into(), decision.into());
         }

@@ -2,9 +2,9 @@
 //! ladder's part.
 
 use super::{Batch, Owner};
+use crate::client::wire::{Dict, DictBuilder};
 use crate::model::{Event, EventKind, PaneId};
 use crate::service::bus::error::Attend1Error;
-use crate::service::bus::wire::{Dict, DictBuilder};
 use crate::system::clock::now;
 
 impl Owner {

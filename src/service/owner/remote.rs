@@ -5,9 +5,9 @@
 //! applies it and the surfaces never see it (src/service/owner.rs `finish`).
 
 use super::{Batch, Owner};
+use crate::client::wire::remote_event_data;
 use crate::model::Timestamp;
 use crate::service::bus::interface::{event_tuple, Attend1};
-use crate::service::bus::wire::remote_event_data;
 use crate::service::command::{EventTuple, RemoteStampRequest};
 use crate::service::store::db::{LogEntry, RemoteStamp};
 use crate::system::clock::now;
@@ -46,7 +46,12 @@ impl Owner {
 pub(super) fn entry_tuple(e: &LogEntry) -> EventTuple {
     match e {
         LogEntry::Local(e) => event_tuple(e),
-        LogEntry::Remote(r) => (r.seq, r.kind.clone(), r.pane.clone(), remote_event_data(r)),
+        LogEntry::Remote(r) => (
+            r.seq,
+            r.kind.clone(),
+            r.pane.clone(),
+            remote_event_data(&r.data, &r.host, r.remote_seq),
+        ),
     }
 }
 
@@ -54,7 +59,7 @@ impl Owner {
     /// Emits the generic `Event` signal of a remote event (no typed signal: those name
     /// local panes).
     pub(super) async fn emit_remote(emitter: &SignalEmitter<'_>, r: &RemoteStamp) {
-        let data = remote_event_data(r);
+        let data = remote_event_data(&r.data, &r.host, r.remote_seq);
         if let Err(err) = Attend1::event(emitter, r.seq, &r.kind, &r.pane, &data).await {
             tracing::warn!(seq = r.seq, "cannot emit signal: {err}");
         }

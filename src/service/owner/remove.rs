@@ -12,9 +12,9 @@ use super::{Batch, Owner};
 use crate::engine::removal::{self, Refusal, Removal};
 use crate::model::{Action, PaneId, Rung, Source};
 use crate::service::bus::error::Attend1Error;
-use crate::service::bus::removal::ENDING;
 use crate::service::command::{Command, RemoveRequest, RemoveStep};
 use crate::system::clock::now;
+use crate::system::ending::ENDING;
 use tokio::sync::oneshot;
 
 /// The origin of the automatic removal's `pane.removed` events (`user:auto-remove`: the

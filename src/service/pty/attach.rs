@@ -39,15 +39,10 @@ use std::sync::Arc;
 use tokio::net::UnixListener;
 use tokio::sync::broadcast::error::RecvError;
 
-mod client;
-mod frame;
-
-pub use client::{
-    parse_detach_key, run_attach_client, run_attach_client_on, split_input, terminal_size,
-    AttachError, InputPiece,
+use crate::client::attach::frame::{read_frame_async, write_frame_async};
+pub use crate::client::attach::frame::{
+    ClientFrame, ServerFrame, DEFAULT_DETACH_KEY, MAX_FRAME, PROTOCOL_VERSION,
 };
-use frame::{read_frame_async, write_frame_async};
-pub use frame::{ClientFrame, ServerFrame, DEFAULT_DETACH_KEY, MAX_FRAME, PROTOCOL_VERSION};
 
 /// What an attach connection tells the daemon about focus
 /// (`docs/lifecycle-attention.md#focus`: a pane is focused while a client reported
@@ -304,8 +299,8 @@ async fn write_to_program(pty: &PtyHandle, bytes: Vec<u8>) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::frame::HELLO;
     use super::*;
+    use crate::client::attach::frame::HELLO;
 
     #[test]
     fn frames_round_trip() {

@@ -30,12 +30,9 @@ pub enum PtyEvent {
     },
 }
 
-/// How the program ended (the payload of [`PtyEvent::Exited`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PtyExit {
-    pub code: Option<i32>,
-    pub signal: Option<i32>,
-}
+/// How the program ended (the payload of [`PtyEvent::Exited`]); the attach protocol
+/// carries the same value to attached clients.
+pub use crate::client::attach::frame::PtyExit;
 
 /// The daemon's queue of [`PtyEvent`]s: bounded to [`EVENT_QUEUE`] events, so that the
 /// PTY threads wait (back-pressure) when the owner is behind.

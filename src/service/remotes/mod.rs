@@ -422,8 +422,8 @@ fn publish(table: &mut Table, effects: &[Effect]) {
 /// The `Remotes()` dictionary of one remote (`docs/dbus-api.md#remote`): `name` s,
 /// `target` s, `via` s and `command` s (when set), `state` s, `since_at` x (ms since the
 /// epoch), `last_error` s and `remote_version` s (when known).
-pub fn remote_dict(remote: &Remote, status: &Status) -> crate::service::bus::wire::Dict {
-    crate::service::bus::wire::DictBuilder::new()
+pub fn remote_dict(remote: &Remote, status: &Status) -> crate::client::wire::Dict {
+    crate::client::wire::DictBuilder::new()
         .str("name", remote.name.as_str())
         .str("target", &remote.target)
         .opt_str("via", remote.via.as_deref())

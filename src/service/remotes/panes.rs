@@ -1,9 +1,9 @@
 //! `ListRemotePanes()`: a mirrored pane as a Pane dictionary (`docs/dbus-api.md#remote-pane`),
-//! the keys of `ListPanes` ([`crate::service::bus::wire::pane_dict`]) that a mirror keeps, with
+//! the keys of `ListPanes` ([`crate::client::wire::pane_dict`]) that a mirror keeps, with
 //! the values written by the same builders, plus `host`, `offline` and `degraded`.
 
 use crate::adapters::mirror::{MirroredPane, RemoteWorkspace, Vocab};
-use crate::service::bus::wire::{live_dict, workspace_dict, Dict, DictBuilder};
+use crate::client::wire::{live_dict, workspace_dict, Dict, DictBuilder};
 
 /// The dictionary of one mirrored pane: `id` (`NAME:pN`), name, workspace (its key on its
 /// host), tab, agent, lifecycle, attention, live (a{sv}), pending_decision? (a{sv}: id,

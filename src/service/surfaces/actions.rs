@@ -6,6 +6,7 @@
 //! activation token.
 
 use super::terminal::TerminalRegistry;
+use crate::config::{PANEL_NAME, PANEL_PATH};
 use crate::model::{Action, PaneId, PaneRef};
 use crate::service::bus::error::Attend1Error;
 use crate::service::command::{ask, Command};
@@ -18,10 +19,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, Notify};
 use zbus::zvariant::Value;
 
-/// The panel's bus name (its GApplication id) and object path.
-pub const PANEL_NAME: &str = crate::config::APP_ID;
-/// The object path of the panel's `org.freedesktop.Application`.
-pub const PANEL_PATH: &str = "/io/github/attend/Attend";
 /// How long a freshly started panel may take to appear on the bus.
 const PANEL_START: Duration = Duration::from_secs(10);
 /// How long the panel may take to answer an activation.

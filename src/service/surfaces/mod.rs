@@ -16,13 +16,13 @@ mod actions;
 pub mod away;
 pub mod notice;
 pub mod notifications;
-pub mod overview;
+
 pub mod snapshot;
 pub mod sound;
 pub mod terminal;
 pub mod tray;
 
-pub use actions::{Actions, PANEL_NAME, PANEL_PATH};
+pub use actions::Actions;
 pub use snapshot::{Snapshot, Update};
 pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 

@@ -29,10 +29,10 @@ mod remote;
 
 use super::actions::Actions;
 use super::notice::notice;
-use super::overview::{escape_markup, icon_name};
 use super::snapshot::{Snapshot, Update};
 use super::sound;
 use crate::adapters::mirror::MirroredPane;
+use crate::client::overview::{escape_markup, icon_name};
 use crate::engine::PaneView;
 use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId, PaneRef};
 use crate::service::remotes::RemoteUpdate;

@@ -1,8 +1,8 @@
 //! What the owner hands every surface after a commit: the batch's events and a snapshot
 //! of every pane, with the engine's orderings and summaries read from it.
 
-use super::overview::Overview;
 use crate::adapters::mirror::MirroredPane;
+use crate::client::overview::Overview;
 use crate::engine::{next_unread_order, summarize_workspaces, WorkspaceSummary};
 use crate::model::{Event, Pane, PaneId, Timestamp};
 use std::collections::{BTreeMap, BTreeSet};

@@ -22,9 +22,9 @@
 //!   tray; when a watcher appears, ksni registers the item.
 
 use super::actions::Actions;
-use super::overview::{escape_markup, icon_name, pane_title, reason, Overview};
 use super::snapshot::{Snapshot, Update};
 use crate::adapters::mirror::{next_key, tray_attention, MirroredPane};
+use crate::client::overview::{escape_markup, icon_name, pane_title, reason, Overview};
 use crate::engine::clip;
 use crate::engine::removal::exited_panes;
 use crate::model::{Attention, PaneId, PaneRef};

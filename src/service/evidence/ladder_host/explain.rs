@@ -1,11 +1,11 @@
 //! The ladder's read side: the taxonomy projection and diagnoses of a pane, the keys it
 //! adds to a pane dictionary, and `Explain`'s ladder part.
 use super::{LadderHost, PaneSources};
+use crate::client::wire::{Dict, DictBuilder};
 use crate::engine::ladder::{inventory, Evidence, HealthChange, Trust};
 use crate::engine::machine::PaneMachine;
 use crate::engine::taxonomy::{Diagnoses, Taxonomy};
 use crate::model::{Rung, Timestamp};
-use crate::service::bus::wire::{Dict, DictBuilder};
 use crate::service::processes::procfs;
 use std::collections::HashMap;
 

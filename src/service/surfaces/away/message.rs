@@ -4,8 +4,8 @@
 //! text only with `include_text = true` (`docs/away.md#privacy`).
 
 use super::super::notice::{notice, what};
-use super::super::overview::pane_title;
 use crate::adapters::terminal::sanitize_text;
+use crate::client::overview::pane_title;
 use crate::engine::away::AwayItem;
 use crate::engine::{workspace_name, PaneView};
 use crate::model::Pane;

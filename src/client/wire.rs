@@ -6,8 +6,7 @@
 //! values (lifecycle, attention, agent …) are the engine's lower-case wire names.
 
 use crate::engine::Summary;
-use crate::model::{Decision, Event, EventKind, Live, Pane, Resolution, Timestamp};
-use crate::service::store::db::RemoteStamp;
+use crate::model::{Decision, Event, EventKind, HostName, Live, Pane, Resolution, Timestamp};
 use std::collections::HashMap;
 use zbus::zvariant::Value;
 
@@ -263,13 +262,14 @@ pub fn event_data(e: &Event) -> Dict {
 /// The data of a remote event stamped into the local log (`Events`, the generic `Event`
 /// signal; `docs/dbus-api.md#events`): the remote's own data ([`json_dict`]) with `host`
 /// (s, the `[remote.NAME]`) and `remote_seq` (t, its seq in that host's log) added.
-pub fn remote_event_data(r: &RemoteStamp) -> Dict {
-    let mut d = match &r.data {
+/// `data` is the remote's data, `host` its name, `remote_seq` the seq there.
+pub fn remote_event_data(data: &serde_json::Value, host: &HostName, remote_seq: u64) -> Dict {
+    let mut d = match data {
         serde_json::Value::Object(m) => json_dict(m),
         _ => Dict::new(),
     };
-    d.insert("host".into(), Value::from(r.host.as_str().to_string()));
-    d.insert("remote_seq".into(), Value::from(r.remote_seq));
+    d.insert("host".into(), Value::from(host.as_str().to_string()));
+    d.insert("remote_seq".into(), Value::from(remote_seq));
     d
 }
 
@@ -399,16 +399,8 @@ mod tests {
             )
             .build();
         let json = serde_json::Value::Object(dict_json(&sent));
-        let stamp = RemoteStamp {
-            seq: 12,
-            host: crate::model::HostName::parse("box").unwrap(),
-            remote_seq: 7,
-            kind: "attention.cleared".into(),
-            pane: "box:p2".into(),
-            data: json,
-            at: Timestamp(1_800_000_000_123),
-        };
-        let d = remote_event_data(&stamp);
+        let host = HostName::parse("box").unwrap();
+        let d = remote_event_data(&json, &host, 7);
         let mut want = sent.clone();
         want.insert("host".into(), Value::from("box"));
         want.insert("remote_seq".into(), Value::from(7u64));

@@ -2,9 +2,18 @@
 //! protocol): encoding, decoding, and reading and writing one frame, async (the server)
 //! or blocking (the client).
 
-use crate::service::pty::PtyExit;
 use std::io::{self, Read, Write};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// How a pane's program ended: its exit code, or the signal that killed it (the PTY
+/// host's exit event, and the `Exited` frame that tells an attached client).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PtyExit {
+    /// The exit status when the program exited.
+    pub code: Option<i32>,
+    /// The signal number when a signal ended it.
+    pub signal: Option<i32>,
+}
 
 /// Version byte of the hello frame.
 pub const PROTOCOL_VERSION: u8 = 1;
@@ -15,7 +24,7 @@ pub const MAX_FRAME: usize = 1 << 20;
 /// Ctrl-\ : the default detach key of `attend attach`.
 pub const DEFAULT_DETACH_KEY: u8 = 0x1c;
 
-pub(super) const HELLO: u8 = 0x01;
+pub(crate) const HELLO: u8 = 0x01;
 const INPUT: u8 = 0x02;
 const RESIZE: u8 = 0x03;
 const FOCUS_IN: u8 = 0x04;
@@ -142,7 +151,7 @@ impl ServerFrame {
     }
 }
 
-pub(super) fn frame_bytes(kind: u8, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn frame_bytes(kind: u8, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(5 + payload.len());
     out.push(kind);
     out.extend((payload.len() as u32).to_be_bytes());
@@ -158,7 +167,7 @@ fn too_large(len: usize) -> io::Error {
 }
 
 /// Reads one frame; `None` at a clean end of stream between frames.
-pub(super) async fn read_frame_async<R: AsyncRead + Unpin>(
+pub(crate) async fn read_frame_async<R: AsyncRead + Unpin>(
     r: &mut R,
 ) -> io::Result<Option<(u8, Vec<u8>)>> {
     let mut head = [0u8; 5];
@@ -177,7 +186,7 @@ pub(super) async fn read_frame_async<R: AsyncRead + Unpin>(
     Ok(Some((head[0], payload)))
 }
 
-pub(super) async fn write_frame_async<W: AsyncWrite + Unpin>(
+pub(crate) async fn write_frame_async<W: AsyncWrite + Unpin>(
     w: &mut W,
     frame: &ServerFrame,
 ) -> io::Result<()> {
@@ -186,7 +195,7 @@ pub(super) async fn write_frame_async<W: AsyncWrite + Unpin>(
     w.flush().await
 }
 
-pub(super) fn read_frame_blocking(r: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>)>> {
+pub(crate) fn read_frame_blocking(r: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>)>> {
     let mut head = [0u8; 5];
     match r.read_exact(&mut head[..1]) {
         Ok(()) => {}
@@ -203,7 +212,7 @@ pub(super) fn read_frame_blocking(r: &mut impl Read) -> io::Result<Option<(u8, V
     Ok(Some((head[0], payload)))
 }
 
-pub(super) fn write_frame_blocking(w: &mut impl Write, frame: &ClientFrame) -> io::Result<()> {
+pub(crate) fn write_frame_blocking(w: &mut impl Write, frame: &ClientFrame) -> io::Result<()> {
     let (kind, payload) = frame.encode();
     w.write_all(&frame_bytes(kind, &payload))?;
     w.flush()

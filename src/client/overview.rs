@@ -8,9 +8,9 @@
 
 use crate::adapters::mirror::{next_order, tray_attention, MirroredPane};
 use crate::adapters::terminal::sanitize_text;
+use crate::client::wire::{Dict, DictBuilder};
 use crate::engine::{workspace_name, PaneView};
 use crate::model::{Attention, Pane, PaneId};
-use crate::service::bus::wire::{Dict, DictBuilder};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

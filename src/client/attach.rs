@@ -1,8 +1,10 @@
 //! The `attend attach` client: raw mode on the outer terminal, focus reports, SIGWINCH,
 //! the detach key, and the frame loop (protocol in the parent module's docs).
 
-use super::frame::{read_frame_blocking, write_frame_blocking, ClientFrame, ServerFrame};
+pub mod frame;
+
 use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
+use frame::{read_frame_blocking, write_frame_blocking, ClientFrame, ServerFrame};
 use std::io::{self, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::path::{Path, PathBuf};
