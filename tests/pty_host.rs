@@ -1,6 +1,6 @@
 //! The PTY host and attach (src/service/pty.rs, src/service/pty/attach.rs, src/client/attach.rs) with real PTYs.
 
-use attend::adapters::terminal::TerminalEvent;
+use attend::adapters::terminal_signals::TerminalEvent;
 use attend::client::attach::{run_attach_client_on, AttachError};
 use attend::model::PaneId;
 use attend::service::pty::attach::{AttachFocus, AttachServer, DEFAULT_DETACH_KEY};

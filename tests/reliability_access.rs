@@ -761,7 +761,7 @@ const SPAWNS: &[(&str, &str, &str)] = &[
         "Start Attend: the `attend` beside the panel, `up --no-panel` (fixed arguments)",
     ),
     (
-        "src/panel/terminal.rs",
+        "src/panel/attach_terminal.rs",
         "Command::new(program)",
         "$TERMINAL split with shell word rules (never run by a shell) + attend attach PANE",
     ),

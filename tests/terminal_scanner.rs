@@ -1,7 +1,7 @@
-//! The terminal byte scanner (src/adapters/terminal.rs): every sequence kind, both
+//! The terminal byte scanner (src/adapters/terminal_signals.rs): every sequence kind, both
 //! terminators, splits at every byte, bounded memory, and the signal mapping.
 
-use attend::adapters::terminal::{
+use attend::adapters::terminal_signals::{
     sanitize_text, to_signal, TerminalEvent, TerminalScanner, MAX_BUFFERED, MAX_OSC_LEN,
     MAX_TEXT_LEN,
 };

@@ -7,7 +7,7 @@
 
 use crate::harness::{self, median, result, verdict, Daemon, Tmux};
 use crate::support::holder_of;
-use attend::adapters::terminal::TerminalScanner;
+use attend::adapters::terminal_signals::TerminalScanner;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -9,5 +9,5 @@ pub mod manifest;
 pub mod mirror;
 pub mod notices;
 pub mod permission;
-pub mod terminal;
+pub mod terminal_signals;
 pub mod turn_errors;

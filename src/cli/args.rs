@@ -1,7 +1,7 @@
 //! The `attend` command line's grammar (clap derive): every subcommand, its arguments and
 //! help text.
 
-use super::{install, ladder, remote, settings, status, up};
+use super::{install, remote, settings, status, tasks, up};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -150,7 +150,7 @@ pub enum Cmd {
     /// Tasks (obligations) of panes: add, start, done, ls.
     Task {
         #[command(subcommand)]
-        cmd: ladder::TaskCmd,
+        cmd: tasks::TaskCmd,
     },
     /// Hold a pane on purpose (HELD, never PARKED) until WHEN.
     Hold {

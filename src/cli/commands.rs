@@ -132,9 +132,9 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                 }
                 remote.retain(|p| render::text(p, "host") == h);
             }
-            if let Some(d) = super::ladder::Diagnosis::from_flags(parked, held, done_unseen) {
-                panes.retain(|p| super::ladder::has_diagnosis(&render::pane_json(p), d));
-                remote.retain(|p| super::ladder::has_diagnosis(&render::pane_json(p), d));
+            if let Some(d) = super::tasks::Diagnosis::from_flags(parked, held, done_unseen) {
+                panes.retain(|p| super::tasks::has_diagnosis(&render::pane_json(p), d));
+                remote.retain(|p| super::tasks::has_diagnosis(&render::pane_json(p), d));
             }
             if json {
                 let v: Vec<_> = panes.iter().chain(&remote).map(render::pane_json).collect();
@@ -281,10 +281,10 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             if json {
                 print(&json_line(&obj))
             } else {
-                print(&super::ladder::explain_text(&obj))
+                print(&super::explain::explain_text(&obj))
             }
         }
-        Cmd::Task { cmd } => super::ladder::task(&c, cmd).await,
+        Cmd::Task { cmd } => super::tasks::task(&c, cmd).await,
         Cmd::Hold {
             pane,
             owner,
@@ -292,9 +292,9 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             reason,
         } => {
             let reason = reason.unwrap_or_default();
-            super::ladder::hold(&c, &pane, &owner, &wake, &reason).await
+            super::tasks::hold(&c, &pane, &owner, &wake, &reason).await
         }
-        Cmd::Unhold { pane } => super::ladder::unhold(&c, &pane).await,
+        Cmd::Unhold { pane } => super::tasks::unhold(&c, &pane).await,
         Cmd::Version => {
             let v = call!(c, version())?;
             print(&format!("attend {VERSION} (daemon {v})\n"))

@@ -11,10 +11,10 @@ mod client;
 mod commands;
 pub mod demo;
 mod demo_live;
+mod explain;
 mod follow;
 mod hook;
 mod install;
-mod ladder;
 mod man;
 mod out;
 mod remote;
@@ -23,6 +23,7 @@ mod rm;
 mod settings;
 mod status;
 mod stop_all;
+mod tasks;
 mod up;
 
 pub use client::{

@@ -3,7 +3,7 @@
 
 pub mod frame;
 
-use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
+use crate::adapters::terminal_signals::{TerminalEvent, TerminalScanner};
 use frame::{read_frame_blocking, write_frame_blocking, ClientFrame, ServerFrame};
 use std::io::{self, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};

@@ -7,7 +7,7 @@
 //! unread" answer, so the tray, the notifications and `attend status` say the same thing.
 
 use crate::adapters::mirror::{next_order, tray_attention, MirroredPane};
-use crate::adapters::terminal::sanitize_text;
+use crate::adapters::terminal_signals::sanitize_text;
 use crate::client::wire::{Dict, DictBuilder};
 use crate::engine::{workspace_name, PaneView};
 use crate::model::{Attention, Pane, PaneId};

@@ -12,10 +12,10 @@
 //!   `selected-seen`, `selected-attach`, `selected-kill`: each says in a toast why it
 //!   cannot act (no pane selected, no open gate, nothing Attend runs).
 
+use super::attach_terminal;
 use super::client::Request;
 use super::data::SidebarOrder;
 use super::shortcuts::{self, ALLOW, DENY};
-use super::terminal;
 use super::window::PanelWindow;
 use adw::prelude::*;
 use adw::subclass::prelude::*;
@@ -123,17 +123,17 @@ impl PanelWindow {
         }
     }
 
-    /// Runs `attend attach PANE` in the user's terminal ([`terminal::attach_argv`]).
+    /// Runs `attend attach PANE` in the user's terminal ([`attach_terminal::attach_argv`]).
     fn attach(&self, pane: &str) {
         let var = std::env::var("TERMINAL").ok();
-        let argv = terminal::attach_argv(
+        let argv = attach_terminal::attach_argv(
             var.as_deref(),
-            &terminal::on_path,
-            &terminal::attend_binary(),
+            &attach_terminal::on_path,
+            &attach_terminal::attend_binary(),
             pane,
         )
         .map_err(|e| e.to_string())
-        .and_then(|argv| terminal::spawn_detached(&argv));
+        .and_then(|argv| attach_terminal::spawn_detached(&argv));
         if let Err(e) = argv {
             self.toast(&gettext("Cannot open a terminal: {error}").replace("{error}", &e));
         }

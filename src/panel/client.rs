@@ -473,7 +473,7 @@ async fn sleep_until(due: Option<Instant>) {
 /// output becomes an [`Update::Failed`]. The window learns of the daemon from its bus
 /// name, as always.
 fn start_daemon(updates: Sender<Update>) {
-    let attend = super::terminal::attend_binary();
+    let attend = super::attach_terminal::attend_binary();
     std::thread::spawn(move || {
         let out = std::process::Command::new(&attend)
             .args(["up", "--no-panel"])

@@ -20,6 +20,7 @@
 mod a11y;
 mod actions;
 mod app;
+pub mod attach_terminal;
 pub mod client;
 pub mod data;
 pub mod dump;
@@ -32,7 +33,6 @@ mod layout;
 mod pane_detail;
 mod pane_row;
 pub mod shortcuts;
-pub mod terminal;
 mod window;
 mod workspace_row;
 

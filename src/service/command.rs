@@ -8,7 +8,7 @@ use crate::model::{Action, AgentKind, Hold, HostName, PaneId, PaneRef, TaskId, T
 use crate::service::bus::error::Attend1Error;
 use crate::service::evidence::git::GitInfo;
 use crate::service::evidence::selfreport::WatchEvent;
-use crate::service::surfaces::terminal::TerminalLocation;
+use crate::service::surfaces::terminal_location::TerminalLocation;
 use std::collections::BTreeMap;
 use tokio::sync::{mpsc, oneshot};
 
@@ -54,7 +54,7 @@ pub struct HookRequest {
     /// (src/service/processes/procwatch.rs). Empty when the caller sent none.
     pub pids: Vec<(u32, u64)>,
     /// Where an external pane's agent runs (tmux, kitty, WezTerm), from the context's
-    /// `terminal` entry; used to focus it (src/service/surfaces/terminal.rs).
+    /// `terminal` entry; used to focus it (src/service/surfaces/terminal_location.rs).
     pub terminal: Option<TerminalLocation>,
     /// The workspace key and git facts of the hook's cwd, looked up off the owner task
     /// when the hook is the first sight of its session (`None` until then; the owner asks

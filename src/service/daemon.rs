@@ -39,7 +39,7 @@ pub struct DaemonOptions {
     /// Bytes each pane holder keeps while no daemon is connected (default 8 MiB).
     pub holder_buffer: usize,
     /// Take over from a running daemon of the same state directory
-    /// (src/service/processes/replace.rs).
+    /// (src/service/processes/handover.rs).
     pub replace: bool,
 }
 
@@ -262,8 +262,8 @@ pub async fn run_with_connection(
     let dir = opts.state_dir.clone().unwrap_or_else(state_dir);
     // `--replace`: the running daemon goes first (its agents stay, in their holders).
     let taken = if opts.replace {
-        let lock = crate::service::processes::replace::take_over(&conn, &dir).await?;
-        crate::service::processes::replace::wait_for_name(&conn).await?;
+        let lock = crate::service::processes::handover::take_over(&conn, &dir).await?;
+        crate::service::processes::handover::wait_for_name(&conn).await?;
         Some(lock)
     } else {
         None

@@ -16,7 +16,7 @@ mod panes;
 mod remote;
 mod remove;
 
-use crate::adapters::terminal::to_signal;
+use crate::adapters::terminal_signals::to_signal;
 use crate::engine::machine::Input;
 use crate::engine::World;
 use crate::model::{AgentKind, Event, PaneId, Signal, SignalKind, Source, Timestamp};

@@ -15,7 +15,7 @@
 //!   vt100's buffers) and queues the chunk in the pane's parse queue ([`PARSE_QUEUE`]
 //!   chunks; when it is full the reactor stops reading that pane, and its program waits);
 //! * the **parsers** (src/service/pty/parsers.rs, a pool of 2–4 threads) take every chunk
-//!   queued for a pane at once (a batch), feed the screen ([`terminal::Terminal`]: vt100
+//!   queued for a pane at once (a batch), feed the screen ([`emulator::Terminal`]: vt100
 //!   for the live screen, a compact ring for the history, and coalescing of long plain
 //!   runs when they fall behind), broadcast the raw bytes to attach clients
 //!   ([`PtyHandle::subscribe`]) and send one [`PtyEvent::Output`] per batch; one parser
@@ -40,12 +40,13 @@
 //! Dropping the last handle of a running pane this process started hangs it up (SIGHUP
 //! to its process group), as closing a terminal window does.
 
+mod adopted;
 pub mod attach;
 mod batching;
 mod drain;
+mod emulator;
 mod events;
 mod fdio;
-mod held;
 mod history;
 pub mod holders;
 pub mod pane_hooks;
@@ -55,7 +56,6 @@ mod reactor;
 mod screen_log;
 mod shared;
 mod spawn;
-mod terminal;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
@@ -170,7 +170,7 @@ impl PtyHandle {
         let child = start_child(spec, &program, size)?;
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {
-                term: terminal::Terminal::new(size.rows, size.cols, spec.scrollback),
+                term: emulator::Terminal::new(size.rows, size.cols, spec.scrollback),
                 broadcast: Some(broadcast::channel(BROADCAST_CAPACITY).0),
             }),
             wants_focus: AtomicBool::new(false),

@@ -13,7 +13,7 @@
 //! when the same bytes run again (whatever the read sizes were).
 
 use super::{corpus, hash, mutants, run, Mutant};
-use attend::adapters::terminal::{TerminalEvent, TerminalScanner};
+use attend::adapters::terminal_signals::{TerminalEvent, TerminalScanner};
 use attend::model::PaneId;
 use attend::service::pty::{event_channel, PtyEvent, PtyHandle, SpawnSpec};
 use proptest::prelude::*;
@@ -116,7 +116,7 @@ fn run_pane(bytes: &[u8], size: (u16, u16, usize)) -> Result<Outcome, TestCaseEr
 pub fn check(case: &PaneCase) -> Result<(), TestCaseError> {
     watch_panics();
     let size = SIZES[case.size % SIZES.len()];
-    // The emulator is at least 2×2 (src/service/pty/terminal.rs `MIN_SIZE`).
+    // The emulator is at least 2×2 (src/service/pty/emulator.rs `MIN_SIZE`).
     let (rows, cols) = (usize::from(size.0.max(2)), usize::from(size.1.max(2)));
     let scrollback = size.2;
     let before = PANICS.lock().unwrap().len();

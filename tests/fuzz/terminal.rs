@@ -16,7 +16,7 @@
 //! `sanitize_text` is bounded by its `max`, clean and idempotent.
 
 use super::{corpus, hash, mutants, run, shown, Mutant};
-use attend::adapters::terminal::{
+use attend::adapters::terminal_signals::{
     sanitize_text, to_signal, TerminalEvent, TerminalScanner, MAX_BUFFERED, MAX_PATH_LEN,
     MAX_TEXT_LEN,
 };

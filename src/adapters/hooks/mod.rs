@@ -195,7 +195,7 @@ pub const MAX_HOOK_TEXT: usize = 8 * 1024;
 
 /// Makes every string of a payload safe to store and to show on any surface (D-Bus
 /// strings cannot hold NUL; terminals must not receive escape sequences): per line,
-/// [`crate::adapters::terminal::sanitize_text`] (escape sequences, C0/C1 controls, bidi
+/// [`crate::adapters::terminal_signals::sanitize_text`] (escape sequences, C0/C1 controls, bidi
 /// controls removed), line breaks kept, at most [`MAX_HOOK_TEXT`] bytes in all.
 pub fn clean_text(s: &str) -> String {
     let needs = s.len() > MAX_HOOK_TEXT
@@ -215,7 +215,9 @@ pub fn clean_text(s: &str) -> String {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&crate::adapters::terminal::sanitize_text(line, budget));
+        out.push_str(&crate::adapters::terminal_signals::sanitize_text(
+            line, budget,
+        ));
     }
     out
 }

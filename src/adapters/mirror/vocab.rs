@@ -7,10 +7,10 @@
 //! not know is kept raw ([`Vocab::Raw`]), cleaned and cut, and marks the pane degraded.
 //! Every other string goes through the hook payload cleaning
 //! ([`crate::adapters::hooks::clean_text`], line breaks kept) or the single-line
-//! [`crate::adapters::terminal::sanitize_text`], each with a byte bound below.
+//! [`crate::adapters::terminal_signals::sanitize_text`], each with a byte bound below.
 
 use crate::adapters::hooks::clean_text;
-use crate::adapters::terminal::{sanitize_text, MAX_PATH_LEN};
+use crate::adapters::terminal_signals::{sanitize_text, MAX_PATH_LEN};
 use crate::model::{AgentKind, Attention, DecisionKind, Lifecycle, Live};
 use std::fmt;
 

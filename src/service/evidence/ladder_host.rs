@@ -35,7 +35,7 @@ mod explain;
 mod screen;
 mod timers;
 
-use crate::adapters::terminal::TerminalEvent;
+use crate::adapters::terminal_signals::TerminalEvent;
 use crate::engine::ladder::{codex_state_claim, title_claim, Evidence};
 use crate::engine::machine::{Input, Stepped};
 use crate::engine::World;
@@ -383,7 +383,7 @@ impl LadderHost {
                     if last_title.as_ref() == Some(&claim) {
                         continue; // A spinner frame: nothing new.
                     }
-                    let title = crate::adapters::terminal::sanitize_text(title, 80);
+                    let title = crate::adapters::terminal_signals::sanitize_text(title, 80);
                     (
                         Rung::Terminal,
                         "terminal.title",

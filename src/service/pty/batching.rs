@@ -3,7 +3,7 @@
 //!
 //! Parsing costs a fixed amount per batch whatever its size: the screen keeps the last
 //! `rows + history` lines of every batch, so those lines are always parsed, and only a
-//! batch longer than that can skip (coalesce) the rest (src/service/pty/terminal.rs). A
+//! batch longer than that can skip (coalesce) the rest (src/service/pty/emulator.rs). A
 //! program that floods its terminal (`cat` of a big file, a verbose build) is read a few
 //! KiB at a time; parsed read by read, every byte goes through the terminal emulator and
 //! the parsers, not the program, set the pace (measured in

@@ -13,7 +13,7 @@
 //! pause that began and ended within one grace is seen too.
 
 use super::events::PtyExit;
-use crate::adapters::terminal::TerminalEvent;
+use crate::adapters::terminal_signals::TerminalEvent;
 use std::time::{Duration, Instant};
 
 /// How long, after the child exited, the reader may drain output before the exit is

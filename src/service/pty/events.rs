@@ -1,7 +1,7 @@
 //! What the PTY host reports to the daemon ([`PtyEvent`]) and the one bounded queue it
 //! reports on ([`EventTx`], [`event_channel`]).
 
-use crate::adapters::terminal::TerminalEvent;
+use crate::adapters::terminal_signals::TerminalEvent;
 use crate::model::PaneId;
 use tokio::sync::mpsc;
 

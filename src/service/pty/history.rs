@@ -1,5 +1,5 @@
 //! The history of one pane's screen: the last `max` rows that scrolled off its top, each
-//! the bytes of one row (src/service/pty/terminal.rs says which bytes), kept back to back
+//! the bytes of one row (src/service/pty/emulator.rs says which bytes), kept back to back
 //! in one buffer rather than one allocation per row.
 //!
 //! A pane flooding its terminal replaces its whole history every batch (2 000 rows of a

@@ -29,7 +29,7 @@ use std::time::Instant;
 
 /// Chunks (of at most 16 KiB; PTY reads mostly return a few KiB) queued per pane between
 /// the reactor and the parsers. A parser that falls behind takes them all at once,
-/// and only a long batch can be coalesced (src/service/pty/terminal.rs).
+/// and only a long batch can be coalesced (src/service/pty/emulator.rs).
 pub const PARSE_QUEUE: usize = 512;
 
 /// Most bytes one batch takes from a pane's queue, so that a redraw or a subscriber never

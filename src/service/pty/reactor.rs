@@ -26,7 +26,7 @@ use super::events::{EventTx, PtyExit};
 use super::fdio::{self, MasterRead};
 use super::parsers::{parser_count, PaneQueue, Pool, Resume, PARSE_QUEUE};
 use super::shared::{lock, Shared};
-use crate::adapters::terminal::{TerminalEvent, TerminalScanner};
+use crate::adapters::terminal_signals::{TerminalEvent, TerminalScanner};
 use crate::model::PaneId;
 use attend_holder::proto::{ExitRecord, ExitStatus, Frame};
 use mio::unix::SourceFd;

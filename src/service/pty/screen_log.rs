@@ -23,7 +23,7 @@
 //! throughput: the reader"); so a daemon killed during a flood rebuilds the screen of up
 //! to [`FLOOD_FLUSH`] before, and the output since comes from the holder, as always.
 
-use super::terminal::Terminal;
+use super::emulator::Terminal;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;

@@ -1,7 +1,7 @@
 //! The state the PTY handles share with the reactor and the parsers.
 
+use super::emulator::Terminal;
 use super::events::PtyExit;
-use super::terminal::Terminal;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;

@@ -5,7 +5,7 @@
 //! in tmux, kitty or WezTerm, else by raising the panel on it with the click's
 //! activation token.
 
-use super::terminal::TerminalRegistry;
+use super::terminal_location::TerminalRegistry;
 use crate::config::{PANEL_NAME, PANEL_PATH};
 use crate::model::{Action, PaneId, PaneRef};
 use crate::service::bus::error::Attend1Error;

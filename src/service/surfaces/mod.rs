@@ -19,12 +19,12 @@ pub mod notifications;
 
 pub mod snapshot;
 pub mod sound;
-pub mod terminal;
+pub mod terminal_location;
 pub mod tray;
 
 pub use actions::Actions;
 pub use snapshot::{Snapshot, Update};
-pub use terminal::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
+pub use terminal_location::{TerminalLocation, TerminalRegistry, TERMINAL_ENV};
 
 use crate::model::{Event, PaneId};
 use crate::service::command::Command;

@@ -9,7 +9,7 @@
 //! cleaned of control and escape sequences here; markup escaping is the caller's (it
 //! depends on the server).
 
-use crate::adapters::terminal::sanitize_text;
+use crate::adapters::terminal_signals::sanitize_text;
 use crate::client::overview::{pane_title, split_tool_call};
 use crate::engine::PaneView;
 use crate::model::Attention;

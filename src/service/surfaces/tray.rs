@@ -246,7 +246,7 @@ impl ksni::Tray for AttendTray {
                 ws.worst_attention.as_str()
             );
             if let Some(m) = &ws.latest_message {
-                let m = crate::adapters::terminal::sanitize_text(m, 200);
+                let m = crate::adapters::terminal_signals::sanitize_text(m, 200);
                 if !m.is_empty() {
                     text.push_str(": ");
                     text.push_str(&clip(&m, 48));

@@ -4,7 +4,7 @@
 //! text only with `include_text = true` (`docs/away.md#privacy`).
 
 use super::super::notice::{notice, what};
-use crate::adapters::terminal::sanitize_text;
+use crate::adapters::terminal_signals::sanitize_text;
 use crate::client::overview::pane_title;
 use crate::engine::away::AwayItem;
 use crate::engine::{workspace_name, PaneView};

@@ -1,5 +1,5 @@
-//! Where an external pane's agent runs, when its terminal can be told to show it (issue
-//! 6: tmux `TMUX_PANE`, kitty `KITTY_WINDOW_ID`, WezTerm `WEZTERM_PANE`, as seen in the
+//! Where an external pane's agent runs, when its terminal can be told to show it
+//! (`docs/desktop-surfaces.md`; tmux `TMUX_PANE`, kitty `KITTY_WINDOW_ID`, WezTerm `WEZTERM_PANE`, as seen in the
 //! hook's environment), and the terminal's own CLI invocations that select it.
 //!
 //! The values come from hook contexts, so they are validated (ids are digits, tmux panes

@@ -8,7 +8,7 @@ use super::fdio::PollWriter;
 use super::reactor::{self, PaneIo, Watch};
 use super::screen_log::{self, ScreenLog};
 use super::shared::{Screen, Shared};
-use super::{terminal, Inner, Master, PtyHandle, SpawnError};
+use super::{emulator, Inner, Master, PtyHandle, SpawnError};
 use crate::model::PaneId;
 use attend_holder::client::Attached;
 use attend_holder::proto::Frame;
@@ -79,7 +79,7 @@ impl PtyHandle {
             ),
             None => (None, Box::new(io::sink())),
         };
-        let mut term = terminal::Terminal::new(size.0, size.1, scrollback);
+        let mut term = emulator::Terminal::new(size.0, size.1, scrollback);
         screen_log::replay(&restore, &mut term);
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {

@@ -1,4 +1,4 @@
-//! Tests of the pane screen (src/service/pty/terminal.rs).
+//! Tests of the pane screen (src/service/pty/emulator.rs).
 
 use super::*;
 use proptest::prelude::*;
