@@ -443,8 +443,9 @@ fn the_owner_module_is_imported_only_by_the_daemon_start_up() {
 
 /// Only the per-pane machine writes a pane's state (`docs/architecture.md#the-per-pane-machine`):
 /// outside `src/engine/` no code takes a world's pane mutably or puts one in, the
-/// machine gives its pane out read-only (`Deref`, no `DerefMut`), and its one escape for
-/// the world's own bookkeeping (`edit`) is not public.
+/// machine gives its pane out read-only (`Deref`, no `DerefMut`), its one escape for
+/// the world's own bookkeeping (`edit`) is not public, and the world's map of machines is
+/// visible to the engine only.
 #[test]
 fn only_the_per_pane_machine_writes_pane_state() {
     let mutates = regex::Regex::new(
@@ -475,6 +476,11 @@ fn only_the_per_pane_machine_writes_pane_state() {
         || world.contains("pub fn edit_pane")
     {
         bad.push("src/engine/machine.rs: a public way to write the pane".into());
+    }
+    // The world's machines are a field only the engine sees: the compiler refuses a write
+    // from anywhere else.
+    if !world.contains("pub(super) panes: BTreeMap<PaneId, PaneMachine>") {
+        bad.push("src/engine/world.rs: the world's panes are not private to the engine".into());
     }
     assert!(
         bad.is_empty(),

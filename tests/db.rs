@@ -210,7 +210,7 @@ fn the_world_round_trips_after_every_step_and_after_reopening() {
     assert!(p1.pending_decision.is_some() && !p1.tasks.is_empty());
     assert!(world.pane(PaneId(2)).unwrap().hold.is_some());
     assert!(!world.pane(PaneId(3)).unwrap().live.is_running());
-    assert!(!world.panes.contains_key(&PaneId(5)));
+    assert!(!world.panes().contains_key(&PaneId(5)));
     drop(db);
 
     let db = Db::open_in(dir.path()).unwrap();
@@ -313,13 +313,9 @@ fn every_pane_field_round_trips() {
         start_quiet: Some(StartQuiet::Timed { since: t(1) }),
         kill_requested_at: Some(t(8)),
     };
-    let mut world = World {
-        last_pane: 3,
-        last_decision: 7,
-        last_task: 4,
-        ..World::default()
-    };
+    let mut world = World::default();
     world.restore_pane(pane);
+    (world.last_pane, world.last_decision, world.last_task) = (3, 7, 4);
     let mut db = Db::open_in(dir.path()).unwrap();
     db.commit(&world, &[PaneId(3)], &[], &[]).unwrap();
     drop(db);

@@ -1734,7 +1734,7 @@ fn two_agents_in_one_pane_hand_over_keep_attention_and_ignore_the_old_agent() {
         w.apply_signal(p, &with_session(kind, "claude", event, "s1", at))
             .unwrap();
     }
-    assert_eq!(w.panes[&p].attention(), A::Unread);
+    assert_eq!(w.panes()[&p].attention(), A::Unread);
     // While Claude works, a Codex run as its tool is another agent's hook: not applied.
     w.apply_signal(
         p,
@@ -1799,7 +1799,7 @@ fn two_agents_in_one_pane_hand_over_keep_attention_and_ignore_the_old_agent() {
             .any(|e| matches!(e.kind, EventKind::PaneHandover { .. })),
         "{ev:?}"
     );
-    let pane = &w.panes[&p];
+    let pane = &w.panes()[&p];
     assert_eq!(pane.agent, AgentKind::Codex);
     assert_eq!(pane.attention(), A::Unread, "outstanding attention kept");
     // Claude's late hook moves nothing now.
@@ -1871,7 +1871,7 @@ fn an_unknown_notification_beside_a_dialog_no_hook_names_adds_no_unread() {
         Timestamp(3),
     );
     w.apply_signal(p, &note).unwrap();
-    let pane = &w.panes[&p];
+    let pane = &w.panes()[&p];
     assert!(
         !pane.items.iter().any(|i| i.level == A::Unread),
         "{:?}",
@@ -1881,5 +1881,5 @@ fn an_unknown_notification_beside_a_dialog_no_hook_names_adds_no_unread() {
     // Without such a dialog the same notification is unread, as before.
     let (q, _) = w.add_pane(Default::default(), Timestamp(4));
     w.apply_signal(q, &note).unwrap();
-    assert_eq!(w.panes[&q].attention(), A::Unread);
+    assert_eq!(w.panes()[&q].attention(), A::Unread);
 }

@@ -56,9 +56,10 @@ pub struct NewPane {
 /// are monotonic and never reused (`docs/lifecycle-attention.md#names-and-ordering`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct World {
-    /// Every pane's machine: read a pane through it (`Deref`), change it only through
-    /// [`World::step`] and the world's own entry points.
-    pub panes: BTreeMap<PaneId, PaneMachine>,
+    /// Every pane's machine: read through [`World::panes`]; only the engine writes it
+    /// ([`World::step`] and the world's own entry points), which this field's visibility
+    /// enforces (`docs/architecture.md#the-per-pane-machine`).
+    pub(super) panes: BTreeMap<PaneId, PaneMachine>,
     /// Last pane number handed out.
     pub last_pane: u64,
     /// Last decision id handed out.
@@ -73,6 +74,12 @@ impl World {
     /// An empty world.
     pub fn new() -> World {
         World::default()
+    }
+
+    /// Every pane's machine by id, read-only (a machine reads as its pane through
+    /// `Deref`).
+    pub fn panes(&self) -> &BTreeMap<PaneId, PaneMachine> {
+        &self.panes
     }
 
     /// The pane `id`, or `NoSuchPane`.

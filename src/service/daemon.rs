@@ -297,7 +297,7 @@ pub async fn run_with_connection(
     let (db, world) = open_db(&dir)?;
     tracing::info!(
         db = %dir.join(DB_FILE).display(),
-        panes = world.panes.len(),
+        panes = world.panes().len(),
         seq = world.seq,
         "state loaded"
     );

@@ -213,7 +213,7 @@ impl Owner {
         let at = now();
         let gone: Vec<PaneId> = self
             .world
-            .panes
+            .panes()
             .values()
             .filter(|p| p.owned && p.live.is_running())
             .map(|p| p.id)
@@ -225,14 +225,14 @@ impl Owner {
                 events.extend(evs);
             }
         }
-        let ids: Vec<PaneId> = self.world.panes.keys().copied().collect();
+        let ids: Vec<PaneId> = self.world.panes().keys().copied().collect();
         for id in ids {
             let unfocus = Input::Action(crate::model::Action::Unfocus);
             if let Ok((evs, _)) = self.world.step(id, unfocus, at) {
                 events.extend(evs);
             }
         }
-        let touched: Vec<PaneId> = self.world.panes.keys().copied().collect();
+        let touched: Vec<PaneId> = self.world.panes().keys().copied().collect();
         if !touched.is_empty() {
             self.db.commit(&self.world, &touched, &events, &[])?;
         }
@@ -378,7 +378,7 @@ impl Owner {
                 let mut ptys = self.ptys.lock();
                 let orphans: Vec<PaneId> = ptys
                     .keys()
-                    .filter(|id| !self.world.panes.contains_key(id))
+                    .filter(|id| !self.world.panes().contains_key(id))
                     .copied()
                     .collect();
                 for id in orphans {
@@ -392,14 +392,14 @@ impl Owner {
     }
 
     fn apply(&mut self, pane: PaneId, signal: &Signal, batch: &mut Batch) {
-        let before = self.world.panes.get(&pane).cloned();
+        let before = self.world.panes().get(&pane).cloned();
         let Ok(events) = self.world.apply_signal(pane, signal) else {
             return;
         };
         let ladder = self
             .ladder
             .after_signal(&mut self.world, pane, signal, &events, now());
-        let after = self.world.panes.get(&pane);
+        let after = self.world.panes().get(&pane);
         if !events.is_empty() || before.as_ref() != after {
             batch.record(pane, events);
         }
@@ -436,7 +436,7 @@ impl Owner {
                 events,
                 printable,
             } => {
-                if !self.world.panes.contains_key(&pane) {
+                if !self.world.panes().contains_key(&pane) {
                     return;
                 }
                 let at = now();
@@ -457,7 +457,7 @@ impl Owner {
             PtyEvent::Exited { pane, code, signal } => {
                 if self
                     .world
-                    .panes
+                    .panes()
                     .get(&pane)
                     .is_some_and(|p| self.procs.stale_exit(p))
                 {

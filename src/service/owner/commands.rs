@@ -21,7 +21,7 @@ impl Owner {
             Command::ListPanes(reply) => {
                 let panes = self
                     .world
-                    .panes
+                    .panes()
                     .values()
                     .map(|m| self.pane_info(m))
                     .collect();

@@ -75,7 +75,7 @@ impl Owner {
             g.delivery == delivery
                 && self
                     .world
-                    .panes
+                    .panes()
                     .get(id)
                     .and_then(|p| p.pending_decision.as_ref())
                     .is_some_and(|d| d.id == g.decision)
@@ -140,7 +140,7 @@ impl Owner {
             .iter()
             .filter(|(id, g)| {
                 let open = world
-                    .panes
+                    .panes()
                     .get(id)
                     .and_then(|p| p.pending_decision.as_ref())
                     .map(|d| d.id);

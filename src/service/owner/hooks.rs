@@ -197,7 +197,7 @@ impl Owner {
         };
         let existing = self
             .world
-            .panes
+            .panes()
             .values()
             .find(|p| !p.owned && p.agent == m.agent && p.session_id.as_ref() == Some(session));
         if let Some(p) = existing {
@@ -244,7 +244,7 @@ impl Owner {
             .arm(id, req.mapping.agent, &req.pids, &self.pty_tx);
         let exited = self
             .world
-            .panes
+            .panes()
             .get(&id)
             .is_some_and(|p| !p.live.is_running());
         if matches!(armed, Armed::Watching(_)) && exited {

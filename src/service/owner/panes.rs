@@ -76,7 +76,7 @@ impl Owner {
         self.unadopted.extend(unreachable);
         for found in found {
             let id = found.pane;
-            let known = self.world.panes.get(&id).is_some_and(|p| p.owned);
+            let known = self.world.panes().get(&id).is_some_and(|p| p.owned);
             if !known {
                 tracing::warn!(pane = %id, "a holder for a pane the store does not have: left alone");
                 continue;
@@ -194,7 +194,7 @@ impl Owner {
     }
 
     pub(super) fn git_facts(&mut self, id: PaneId, cwd: &str, info: &GitInfo, batch: &mut Batch) {
-        let Some(p) = self.world.panes.get(&id) else {
+        let Some(p) = self.world.panes().get(&id) else {
             return;
         };
         if p.cwd.as_deref() != Some(cwd) {
@@ -202,7 +202,7 @@ impl Owner {
         }
         let before = (p.repo.clone(), p.branch.clone());
         set_git(&mut self.world, id, info);
-        let p = &self.world.panes[&id];
+        let p = &self.world.panes()[&id];
         if (p.repo.clone(), p.branch.clone()) != before {
             let ev = self
                 .world

@@ -57,7 +57,7 @@ pub fn claim_holds(
     pids: &[Proc],
     session: Option<&String>,
 ) -> bool {
-    let Some(pane) = world.panes.get(&id) else {
+    let Some(pane) = world.panes().get(&id) else {
         tracing::warn!(pane = %id, "a hook names a pane that does not exist (ATTEND_PANE); treating it as external");
         return false;
     };

@@ -59,7 +59,7 @@ impl LadderHost {
         let Some(pane) = bound.or_else(|| self.match_pane(world, &report)) else {
             return;
         };
-        if !world.panes.contains_key(&pane) {
+        if !world.panes().contains_key(&pane) {
             return;
         }
         // Claude runs in this shell pane: from now on it is a Claude pane (as a hook
@@ -127,7 +127,7 @@ impl LadderHost {
         by_pid.or_else(|| {
             let sid = report.session_id.as_ref()?;
             world
-                .panes
+                .panes()
                 .values()
                 .filter(|p| p.live.is_running() && p.session_id.as_ref() == Some(sid))
                 .min_by_key(|p| p.owned)

@@ -83,7 +83,7 @@ pub(super) fn batch(
         };
     }
     for id in touched {
-        match world.panes.get(id) {
+        match world.panes().get(id) {
             Some(pane) => write_pane(tx, pane)?,
             None => {
                 tx.prepare_cached("DELETE FROM panes WHERE id = ?1")?
