@@ -56,6 +56,7 @@ mod engine_summary;
 mod engine_taxonomy;
 mod install_hooks;
 mod install_opencode;
+mod killed_test_run;
 mod notifications;
 #[cfg(feature = "gui")]
 mod panel_data;
