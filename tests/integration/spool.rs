@@ -265,10 +265,15 @@ fn child_process_appender() {
 fn several_processes_append_at_once() {
     let tmp = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
+    // The test's whole name, module included (this module's path without the crate).
+    let child = format!(
+        "{}::child_process_appender",
+        module_path!().split_once("::").unwrap().1
+    );
     let children: Vec<_> = (0..4)
         .map(|p| {
             std::process::Command::new(&exe)
-                .args(["child_process_appender", "--exact", "--test-threads=1"])
+                .args([child.as_str(), "--exact", "--test-threads=1"])
                 .env("ATTEND_SPOOL_TEST_DIR", tmp.path())
                 .env("ATTEND_SPOOL_TEST_WHO", format!("proc{p}"))
                 .stdout(std::process::Stdio::null())
