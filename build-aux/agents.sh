@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the pinned real agent CLIs (Claude Code, Codex, Gemini, Qwen Code, GitHub Copilot CLI,
 # OpenCode) from the npm registry
-# into a cache directory, for the real-agent tests (tests/real_agents.rs,
+# into a cache directory, for the real-agent tests (tests/real_agents/real_agents.rs,
 # docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
 # release Attend still supports; the real-agent stage runs against both. The pins are the
 # npm rows of data/agents.tsv (its `versions`, newest first), Node.js's is data/node-version.
@@ -174,4 +174,4 @@ cd "$(dirname "$0")/.."
 echo "attend: real-agent tests with ATTEND_AGENT_VERSIONS=$versions" >&2
 export ATTEND_AGENT_VERSIONS="$versions" ATTEND_REQUIRE_REAL_AGENTS=1
 # shellcheck disable=SC2086
-exec cargo test --locked --no-fail-fast $(for f in tests/real_*.rs tests/ladder_real_*.rs; do printf -- '--test %s ' "$(basename "$f" .rs)"; done) "$@" -- $filter
+exec cargo test --locked --no-fail-fast --test real_agents "$@" -- $filter

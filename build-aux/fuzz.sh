@@ -1,6 +1,7 @@
 #!/bin/sh
-# Long fuzz run (docs/reliability.md#fuzzing): the mutation fuzzers of tests/fuzz_inputs.rs in a
-# release build, each target for its share of SECONDS (default 3600), one after another.
+# Long fuzz run (docs/reliability.md#fuzzing): the mutation fuzzers of tests/fuzz/ (the
+# test binary `fuzz`) in a release build, each target for its share of SECONDS (default
+# 3600), one after another.
 #
 #   build-aux/fuzz.sh [SECONDS]          e.g. nice -n 19 build-aux/fuzz.sh 1500
 #
@@ -29,14 +30,14 @@ log=$work/log
 
 # Build once and run a copy of the test binary, so that edits made meanwhile do not
 # rebuild it mid-run (cargo test runs it from the package root, and so does this).
-built=$(cargo test --release --no-default-features --test fuzz_inputs --no-run \
-  --message-format=json | grep '"kind":\["test"\]' | grep '"name":"fuzz_inputs"' |
+built=$(cargo test --release --no-default-features --test fuzz --no-run \
+  --message-format=json | grep '"kind":\["test"\]' | grep '"name":"fuzz"' |
   sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
 if [ -z "$built" ]; then
   echo "fuzz.sh: the fuzz test binary did not build" >&2
   exit 1
 fi
-bin=$work/fuzz_inputs
+bin=$work/fuzz
 cp "$built" "$bin"
 # The corpus first: a regression must still fail before any new search.
 "$bin" corpus || exit 1
@@ -47,7 +48,7 @@ for t in hooks terminal pane manifest spool; do
   secs=$share
   [ "$t" = pane ] && secs=$pane_share
   # Each target's fuzz test is the one named mutants_* in its module.
-  name=$("$bin" --list 2>/dev/null | sed -n "s/^\(fuzz::$t::mutants_[a-z_]*\): test$/\1/p")
+  name=$("$bin" --list 2>/dev/null | sed -n "s/^\($t::mutants_[a-z_]*\): test$/\1/p")
   if [ -z "$name" ]; then
     echo "fuzz.sh: no mutants test for $t" >&2
     failed="$failed $t"

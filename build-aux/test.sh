@@ -5,13 +5,15 @@
 #
 # Stages and budgets (seconds; measured on 2 cores in docs/reliability.md "CI budget"):
 #   deps, agents, fmt, clippy, build, architecture (tests/architecture.rs: no import
-#   cycle, no file over 800 lines, no outside citation), unit (lib and bin tests), integration
-#   (tests/*.rs except the groups below; sshd_harness.rs and the other remote-host tests
+#   cycle, no file over 800 lines, no outside citation, every test file in a stage's
+#   binary), unit (lib and bin tests), then one test binary per stage, each the modules of
+#   its directory (tests/<stage>/main.rs; docs/reliability.md#test-binaries):
+#   integration (tests/integration/; sshd_harness.rs and the other remote-host tests
 #   start their own sshd on 127.0.0.1, docs/reliability.md#sshd-tests), real-agents
-#   (real_*.rs, ladder_real_*.rs: the real Claude Code, Codex, Gemini, Qwen Code and OpenCode CLIs), reliability (reliability_*.rs),
-#   fuzz (fuzz_*.rs: the corpus and a bounded mutation run), meson (data validation, the
-#   install list), package (the Debian packages: build, lintian, install, remove;
-#   docs/packaging.md).
+#   (tests/real_agents/: the real Claude Code, Codex, Gemini, Qwen Code and OpenCode CLIs),
+#   reliability (tests/reliability/), fuzz (tests/fuzz/: the corpus and a bounded
+#   mutation run), meson (data validation, the install list), package (the Debian
+#   packages: build, lintian, install, remove; docs/packaging.md).
 # A stage that fails or overruns its budget (it is killed) fails the run; the other
 # stages still run, so one log shows every failure. Each budget is at least twice the
 # stage's measured time; together they add up to 82.5 minutes (CI allows 90). A normal
@@ -47,39 +49,15 @@ stage() {
 "
 }
 
-# The integration test targets of one group: tests/*.rs names matching (in) or not
-# matching (out) a pattern, as `--test NAME` arguments.
-targets() {
-  for f in tests/*.rs; do
-    n=$(basename "$f" .rs)
-    if printf '%s\n' "$n" | grep -Eq "$2"; then
-      [ "$1" = in ] && printf -- '--test %s ' "$n"
-    else
-      [ "$1" = out ] && printf -- '--test %s ' "$n"
-    fi
-  done
-}
-special='^(architecture|real_|ladder_real_|reliability_|fuzz_)'
-
-# `test.sh --group in|out PATTERN` (how a stage runs one group under `timeout`):
-# `cargo test` over those targets; fails when there are none (an empty list would run
-# every test instead).
-if [ "${1:-}" = --group ]; then
-  list=$(targets "$2" "$3")
-  if [ -z "$list" ]; then
-    echo "attend test.sh: no test targets $2 $3" >&2
-    exit 1
-  fi
-  # shellcheck disable=SC2086
-  exec cargo test --locked --no-fail-fast $list
-fi
-
 # `test.sh --real-agents` (the real-agents stage): the real-agent tests against the newest
 # pinned CLIs, and at the same time the tests of each agent that also pins an older
 # supported version against that one (`build-aux/agents.sh --older`; separate homes and
-# ports, so they run side by side). Both logs are printed; fails when either fails.
+# ports, so they run side by side). Both logs are printed; fails when either fails. The
+# older run filters by agent name (`claude`): a filter matches the whole test path,
+# `module::test`, and a module named after an agent (real_claude_gate) holds only that
+# agent's tests, so the names pick the same tests as before the tests were one binary.
 if [ "${1:-}" = --real-agents ]; then
-  list=$(targets in '^(real_|ladder_real_)')
+  list="--test real_agents"
   # Build once, so the two runs do not wait on each other's build lock.
   # shellcheck disable=SC2086
   cargo test --locked --no-run $list >/dev/null 2>&1 || cargo test --locked --no-run $list || exit 1
@@ -130,10 +108,10 @@ stage build 780 cargo build --all-targets --locked
 stage architecture 60 cargo test --locked --no-fail-fast --test architecture
 # Unit tests of both workspace crates, and the hook executable's own tests (attend-hook).
 stage unit 120 sh -c 'cargo test --locked --no-fail-fast --workspace --lib --bins && cargo test --locked --no-fail-fast -p attend-hook -p attend-holder --tests'
-stage integration 480 "$0" --group out "$special"
+stage integration 480 cargo test --locked --no-fail-fast --test integration
 stage real-agents 600 "$0" --real-agents
-stage reliability 480 "$0" --group in '^reliability_'
-stage fuzz 120 "$0" --group in '^fuzz_'
+stage reliability 480 cargo test --locked --no-fail-fast --test reliability
+stage fuzz 120 cargo test --locked --no-fail-fast --test fuzz
 # Also: `meson install` installs the man page and the bash, zsh and fish completions
 # (docs/cli.md#manual-page-and-completions).
 stage meson 60 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/attend/opencode/attend.js share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'

@@ -11,6 +11,10 @@
 //! 3. **No file over 800 lines** in `src/` or `crates/*/src/` (inline tests included).
 //! 4. **Self-contained docs:** no citation of documents outside the repository or of
 //!    work-tracking numbers in `src/`, `crates/`, `docs/`, `specs/` or the README.
+//! 5. **One test binary per CI stage:** `tests/` holds no test file of its own but this
+//!    one; every other test is a module of a stage's binary `tests/<stage>/main.rs`,
+//!    declared there (a file nobody declares would never be built), and
+//!    `build-aux/test.sh` runs each of those binaries.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -596,4 +600,46 @@ fn docs_and_code_cite_only_what_the_repository_holds() {
         hits.len(),
         hits.join("\n")
     );
+}
+
+#[test]
+fn every_test_file_is_a_module_of_a_stage_binary_that_ci_runs() {
+    let tests = root().join("tests");
+    let script = std::fs::read_to_string(root().join("build-aux/test.sh")).unwrap();
+    let mut problems = Vec::new();
+    for e in std::fs::read_dir(&tests).unwrap().flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_file() && name.ends_with(".rs") && name != "architecture.rs" {
+            problems.push(format!(
+                "{}: a test binary of its own (make it a module of a stage's tests/<stage>/main.rs)",
+                rel(&p)
+            ));
+        }
+        let main = p.join("main.rs");
+        if !main.is_file() {
+            continue;
+        }
+        if !script.contains(&format!("--test {name}")) {
+            problems.push(format!(
+                "{}: build-aux/test.sh never runs `--test {name}`",
+                rel(&main)
+            ));
+        }
+        let text = std::fs::read_to_string(&main).unwrap();
+        for f in std::fs::read_dir(&p).unwrap().flatten() {
+            let file = f.file_name().to_string_lossy().into_owned();
+            let Some(module) = file.strip_suffix(".rs").filter(|m| *m != "main") else {
+                continue;
+            };
+            if !text.lines().any(|l| l.trim() == format!("mod {module};")) {
+                problems.push(format!(
+                    "{}: not declared in {} (never built)",
+                    rel(&f.path()),
+                    rel(&main)
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -3,8 +3,8 @@
 //! D-Bus bus WITHOUT service activation (so nothing but what a test starts is on it),
 //! with an optional Xvfb display, Debian's real `dunst` notification server, and small
 //! D-Bus servers written in the test (a fake panel, a StatusNotifierWatcher). Every wait
-//! is bounded and fails with the daemon's log. A test using it declares `mod support;`
-//! too.
+//! is bounded and fails with the daemon's log. It needs `support` beside it at the
+//! test binary's root (each stage's `main.rs` declares both).
 #![allow(dead_code)]
 
 pub mod tray_host;

@@ -1,4 +1,4 @@
-//! The test side of a tray host (tests/tray.rs, tests/remote_surfaces.rs): no tray host
+//! The test side of a tray host (tests/integration/tray.rs, tests/integration/remote_surfaces.rs): no tray host
 //! runs headless, so the test serves a small `org.kde.StatusNotifierWatcher` itself, lets
 //! the real `attend daemon` register its StatusNotifierItem there, reads the item's
 //! properties and its `com.canonical.dbusmenu` layout over D-Bus, and clicks menu entries

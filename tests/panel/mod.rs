@@ -1,9 +1,9 @@
-//! Test support for the GTK panel tests (`tests/panel_*.rs`): an Xvfb display, the real
+//! Test support for the GTK panel tests (`tests/integration/panel_*.rs`): an Xvfb display, the real
 //! `attend-panel` on it with its `ATTEND_PANEL_DUMP` hook (what its widgets display, read
 //! back from GTK), keys and window sizes through `xdotool` (XTEST, as a keyboard does),
 //! stand-in agents delivering recorded Claude Code hooks, and the checks that compare the
-//! dump with the daemon (`attend workspaces --json`, `attend ls --json`). A test using it
-//! declares `mod support;` too.
+//! dump with the daemon (`attend workspaces --json`, `attend ls --json`). It needs `support`
+//! beside it at the test binary's root (`tests/integration/main.rs` declares both).
 #![allow(dead_code)]
 
 use crate::support::{self, Env};

@@ -149,6 +149,11 @@ impl Bus {
 }
 
 impl Bus {
+    /// The `dbus-daemon`'s pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the bus (every connection to it closes) and reaps it.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -162,6 +167,14 @@ impl Drop for Bus {
         let _ = self.child.wait();
     }
 }
+
+/// Set to the test process's pid for every program a test starts
+/// ([`Env::program`], the remote users of [`sshd`]): the daemon's environment reaches its
+/// pane holders, and a holder tied so ends, with its program, when the test process ends
+/// (crates/attend-holder/src/tether.rs). A test run killed by a timeout, Ctrl-C or
+/// `kill -9` runs no `Drop` ([`kill_holders`]), and holders outlive everything else by
+/// design; this way they do not outlive the test.
+pub const TETHER_ENV: &str = attend_holder::tether::TETHER_ENV;
 
 /// One test's world: bus, directories, and the daemon process when started.
 pub struct Env {
@@ -238,6 +251,7 @@ impl Env {
             .env("ATTEND_STATE_DIR", self.state_dir())
             .env("XDG_RUNTIME_DIR", self.path("run"))
             .env("HOME", &self.home)
+            .env(TETHER_ENV, std::process::id().to_string())
             .env_remove("ATTEND_PANE");
         for (k, v) in &self.vars {
             match v {

@@ -1,6 +1,6 @@
 //! Two daemons linked as remote and local (docs/remote.md, ADR 0014) for the remote tests
-//! (tests/remote_link.rs, tests/remote_events.rs, tests/remote_surfaces.rs,
-//! tests/remote_scale.rs, tests/remote_scenario.rs, tests/panel_ui.rs): each on its own
+//! (tests/integration/remote_link.rs, tests/integration/remote_events.rs, tests/integration/remote_surfaces.rs,
+//! tests/integration/remote_scale.rs, tests/integration/remote_scenario.rs, tests/integration/panel_ui.rs): each on its own
 //! private bus with its own state and `config.toml`, the remote's bus at a fixed socket so
 //! it can be started again there, linked by `attend remote add … --via` (a plain local
 //! command, no ssh) through `attend bridge --stdio`; bounded polls of `attend remote ls`

@@ -607,6 +607,7 @@ impl RemoteUser {
             ("XDG_RUNTIME_DIR".into(), p(self.runtime_dir())),
             ("ATTEND_STATE_DIR".into(), p(self.state_dir())),
             ("DBUS_SESSION_BUS_ADDRESS".into(), self.bus_address()),
+            (super::TETHER_ENV.into(), std::process::id().to_string()),
         ]
     }
 

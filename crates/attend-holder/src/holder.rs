@@ -7,11 +7,13 @@
 //! one byte on stdin before it starts the program, then `started PID` or `error ERRNO`.
 //! After that it has no terminal, no standard streams and one thread: a `poll` loop over
 //! the listening socket, the connected daemon (if any), the PTY master (only while no
-//! daemon is connected) and a signalfd for SIGCHLD. It never wakes up on its own.
+//! daemon is connected) and a signalfd for SIGCHLD. It never wakes up on its own (a test
+//! harness's [`crate::tether`] adds a pidfd to the loop).
 
 use crate::buffer::Backlog;
 use crate::fdpass;
 use crate::proto::{ExitRecord, ExitStatus, Frame, Hello, DATA_CHUNK};
+use crate::tether::Tether;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
@@ -134,6 +136,7 @@ pub fn run(args: Args) -> io::Result<()> {
     // SAFETY: closes descriptors this process does not use; std's are 0..=2.
     unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
     detach()?;
+    let tether = Tether::from_env();
     let mut out = io::stdout().lock();
     let mut sockets = Sockets::default();
     let listener = sockets.bind(&args.socket)?;
@@ -191,6 +194,7 @@ pub fn run(args: Args) -> io::Result<()> {
         exit: None,
         backlog: Backlog::new(0),
         sfd,
+        tether,
     };
     h.backlog = Backlog::new(h.args.buffer);
     h.serve()
@@ -364,6 +368,8 @@ struct Holder {
     exit: Option<ExitRecord>,
     backlog: Backlog,
     sfd: SignalFd,
+    /// The process this holder ends with (test harnesses only: [`crate::tether`]).
+    tether: Option<Tether>,
 }
 
 impl Holder {
@@ -388,7 +394,14 @@ impl Holder {
                 } else if let (Some(m), false) = (&self.master, self.master_eof) {
                     fds.push(PollFd::new(m.as_fd(), PollFlags::POLLIN));
                 }
-                match poll(&mut fds, PollTimeout::NONE) {
+                let has_other = fds.len() > first;
+                let mut timeout = PollTimeout::NONE;
+                match self.tether.as_ref().map(Tether::fd) {
+                    Some(Some(fd)) => fds.push(PollFd::new(fd, PollFlags::POLLIN)),
+                    Some(None) => timeout = PollTimeout::from(Tether::POLL_MS),
+                    None => {}
+                }
+                match poll(&mut fds, timeout) {
                     Err(nix::errno::Errno::EINTR) => continue,
                     Err(e) => return Err(e.into()),
                     Ok(_) => {}
@@ -398,9 +411,16 @@ impl Holder {
                     ready(&fds[0]),
                     ready(&fds[1]),
                     first == 3 && ready(&fds[2]),
-                    fds.get(first).is_some_and(ready),
+                    has_other && ready(&fds[first]),
                 )
             };
+            if self.tether.as_ref().is_some_and(Tether::gone) {
+                // The test process that started it is gone: so is everything of the pane.
+                crate::tether::kill_session(self.child.as_raw());
+                let _ = waitpid(self.child, None);
+                self.sockets.remove();
+                return Ok(());
+            }
             if sig {
                 self.reap();
             }

@@ -9,13 +9,15 @@
 //!
 //! [`proto`] is the protocol both sides speak; [`fdpass`] passes the descriptor; the
 //! holder process itself is [`holder`] (binary `attend-holder`; `attend` runs the same
-//! code when no `attend-holder` is installed beside it).
+//! code when no `attend-holder` is installed beside it); [`tether`] is how test harnesses
+//! tie a holder to their own process.
 
 pub mod buffer;
 pub mod client;
 pub mod fdpass;
 pub mod holder;
 pub mod proto;
+pub mod tether;
 
 /// Runs the holder with its command line (without the program name); the exit code:
 /// 0 after the exit was collected, 1 on a start-up error, 2 on bad arguments.

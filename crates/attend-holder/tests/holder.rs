@@ -30,6 +30,15 @@ fn started(s: client::Started) -> Reap {
     Reap(vec![s.holder_pid, s.child_pid])
 }
 
+/// Every holder here is tied to this test process (`attend_holder::tether`): a killed test
+/// run runs no [`Reap`], and its holders and programs end with it all the same.
+fn tethered() -> [(std::ffi::OsString, std::ffi::OsString); 1] {
+    [(
+        attend_holder::tether::TETHER_ENV.into(),
+        std::process::id().to_string().into(),
+    )]
+}
+
 fn launcher() -> Launcher {
     Launcher {
         program: PathBuf::from(env!("CARGO_BIN_EXE_attend-holder")),
@@ -90,7 +99,7 @@ fn the_daemon_gets_the_master_the_input_and_the_exit() {
         r#"printf 'hello\n'; read x; printf 'got %s\n' "$x"; exit 3"#,
         1 << 20,
     );
-    let started = client::start(&launcher(), &a, &[], |_| {}).expect("start");
+    let started = client::start(&launcher(), &a, &tethered(), |_| {}).expect("start");
     let _reap = self::started(started);
     assert_ne!(started.holder_pid, started.child_pid);
     let mut conn = client::connect(&a.socket).expect("connect");
@@ -114,7 +123,7 @@ fn a_program_that_cannot_start_is_reported_with_its_errno() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = args(dir.path(), "", 1024);
     a.argv = vec!["/nonexistent/program".into()];
-    match client::start(&launcher(), &a, &[], |_| {}) {
+    match client::start(&launcher(), &a, &tethered(), |_| {}) {
         Err(StartError::Program(e)) => assert_eq!(e.raw_os_error(), Some(ENOENT)),
         other => panic!("{other:?}"),
     }
@@ -141,7 +150,7 @@ fn numbered(n: usize) -> (String, Vec<u8>) {
 fn through_an_outage(dir: &Path, buffer: usize, n: usize) -> (Reap, Attached, Vec<u8>, Vec<u8>) {
     let (script, expected) = numbered(n);
     let a = args(dir, &script, buffer);
-    let reap = started(client::start(&launcher(), &a, &[], |_| {}).expect("start"));
+    let reap = started(client::start(&launcher(), &a, &tethered(), |_| {}).expect("start"));
     let first = client::connect(&a.socket).expect("connect");
     file(&first).write_all(b"go\n").unwrap();
     drop(first);
@@ -209,7 +218,7 @@ fn another_user_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let a = args(dir.path(), "read x", 1024);
-    let _reap = started(client::start(&launcher(), &a, &[], |_| {}).expect("start"));
+    let _reap = started(client::start(&launcher(), &a, &tethered(), |_| {}).expect("start"));
     std::fs::set_permissions(&a.socket, std::fs::Permissions::from_mode(0o777)).unwrap();
     use std::os::unix::process::CommandExt;
     let out = std::process::Command::new(std::env::current_exe().unwrap())
@@ -238,7 +247,7 @@ fn a_program_that_closes_its_terminal_is_not_hung_up_while_no_daemon_is_connecte
         "exec 0<&- 1>&- 2>&-; sleep 0.5; touch alive; exec sleep 100",
         1024,
     );
-    let s = client::start(&launcher(), &a, &[], |_| {}).expect("start");
+    let s = client::start(&launcher(), &a, &tethered(), |_| {}).expect("start");
     let _reap = started(s);
     wait_for("the program to live on", || {
         dir.path().join("alive").exists()

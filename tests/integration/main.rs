@@ -1,0 +1,82 @@
+//! The integration tests (CI stage `integration`, `build-aux/test.sh`): one test binary,
+//! so the library is linked once for all of them. Each module is one file of this
+//! directory; run one with `cargo test --test integration daemon_cli::` (libtest filters
+//! match the whole test path, module included).
+//!
+//! The modules share one process and run side by side (as many at once as libtest's
+//! threads): none may change process-wide state (current directory, environment,
+//! umask, signal dispositions) other than in the children it starts.
+
+#[path = "../desktop/mod.rs"]
+mod desktop;
+#[cfg(feature = "gui")]
+#[path = "../panel/mod.rs"]
+mod panel;
+#[path = "../support/mod.rs"]
+mod support;
+
+/// proptest's configuration with `cases` cases, whose failures are saved beside the
+/// test's source file and replayed first (`engine_invariant.rs` →
+/// `engine_invariant.proptest-regressions`; check them in). proptest's default
+/// (`SourceParallel`) would put them into `tests/proptest-regressions/`, beside the nearest
+/// directory holding a `main.rs`: this one.
+fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..proptest::test_runner::Config::with_cases(cases)
+    }
+}
+
+mod adapters_hooks;
+mod adapters_opencode;
+mod away;
+mod cli_output;
+mod daemon_attach;
+mod daemon_cli;
+mod daemon_dialogs;
+mod daemon_follow;
+mod daemon_gates;
+mod daemon_holders;
+mod daemon_hooks;
+mod daemon_idle;
+mod daemon_ladder;
+mod daemon_remove;
+mod daemon_restart;
+mod daemon_spool;
+mod daemon_terminal;
+mod db;
+mod db_remote;
+mod engine_invariant;
+mod engine_ladder;
+mod engine_props;
+mod engine_rules;
+mod engine_summary;
+mod engine_taxonomy;
+mod install_hooks;
+mod install_opencode;
+mod killed_test_run;
+mod notifications;
+#[cfg(feature = "gui")]
+mod panel_data;
+#[cfg(feature = "gui")]
+mod panel_keys;
+#[cfg(feature = "gui")]
+mod panel_ui;
+mod private_bus;
+mod pty_host;
+mod record_negative_screens;
+mod remote_actions;
+mod remote_events;
+mod remote_link;
+mod remote_scale;
+mod remote_scenario;
+mod remote_surfaces;
+mod screen_corpus;
+mod sound;
+mod spool;
+mod sshd_harness;
+mod status;
+mod terminal_scanner;
+mod tray;

@@ -1,0 +1,26 @@
+//! The real-agent tests (CI stage `real-agents`, `build-aux/test.sh --real-agents`): the
+//! real Claude Code, Codex, Gemini, Qwen Code, Copilot and OpenCode CLIs in Attend panes
+//! against the scripted model (docs/real-agents.md). One test binary; each module is one
+//! file of this directory. A test's name starts with its agent (`claude_…`), so
+//! `cargo test --test real_agents -- claude` runs one agent's tests, and
+//! `cargo test --test real_agents real_claude_gate::` one file's.
+
+#[path = "../desktop/mod.rs"]
+mod desktop;
+#[path = "../support/mod.rs"]
+mod support;
+
+mod ladder_real_claude;
+mod real_agent_failures;
+mod real_agent_handover;
+mod real_agent_outage;
+mod real_agent_pane_hooks;
+mod real_agent_scenarios;
+mod real_agent_turns;
+mod real_agents;
+mod real_claude_dialogs;
+mod real_claude_gate;
+mod real_copilot;
+mod real_droid;
+mod real_opencode;
+mod real_qwen;
