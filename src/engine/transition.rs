@@ -2,7 +2,7 @@
 //!
 //! The rules are stated in `docs/lifecycle-attention.md` (values, signals, clearing rules,
 //! session end and exit) and spec 024 (reviewed terminal attention stays reviewed). Each
-//! rule has a test named after it in `tests/engine_rules.rs`.
+//! rule has a test named after it in `tests/integration/engine_rules.rs`.
 
 use crate::model::{
     Action, Attention, AttentionItem, Decision, DecisionKind, EventKind, GateRef, Lifecycle, Live,

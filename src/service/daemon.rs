@@ -339,15 +339,13 @@ pub async fn run_with_connection(
             attach_socket: socket.clone(),
             scrollback: opts.scrollback,
             remove_exited_after: settings.remove_exited_after,
-            holders: Some(
-                crate::service::pty::holders::Holders::new(
-                    &dir,
-                    &runtime_dir(),
-                    opts.holder_buffer,
-                )
-                .map_err(DaemonError::Holders)?
-                .with_scopes(crate::service::processes::scope::Scopes::detect(&conn).await),
-            ),
+            holders: crate::service::pty::holders::Holders::new(
+                &dir,
+                &runtime_dir(),
+                opts.holder_buffer,
+            )
+            .map_err(DaemonError::Holders)?
+            .with_scopes(crate::service::processes::scope::Scopes::detect(&conn).await),
         },
     );
     let adopting = std::time::Instant::now();

@@ -112,9 +112,8 @@ pub struct OwnerConfig {
     /// remove_exited_after` in config.toml; `None`, the default: never;
     /// `docs/lifecycle-attention.md#removing-panes`).
     pub remove_exited_after: Option<std::time::Duration>,
-    /// Pane holders keep the programs this daemon starts (they outlive it); `None` runs
-    /// them in PTYs of the daemon itself (they end with it).
-    pub holders: Option<crate::service::pty::holders::Holders>,
+    /// The pane holders that keep the programs this daemon starts (they outlive it).
+    pub holders: crate::service::pty::holders::Holders,
 }
 
 /// The owner task's state.
@@ -464,12 +463,10 @@ impl Owner {
                     return;
                 }
                 let pty = self.ptys.lock().remove(&pane);
-                // Its holder (if any) may end now.
+                // Its holder may end now.
                 for p in pty.iter() {
                     p.collected();
-                    if p.is_held() {
-                        self.collected.insert(pane);
-                    }
+                    self.collected.insert(pane);
                 }
                 // An exit a holder recorded during an outage keeps its time.
                 let at = now();

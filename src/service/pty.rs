@@ -1,15 +1,15 @@
 //! PTY host: spawns programs in PTYs (or takes over the PTY of a pane holder), feeds
 //! vt100 and the terminal scanner.
 //!
-//! One [`PtyHandle`] per pane. [`PtyHandle::spawn`] opens a PTY (portable-pty) and starts
-//! the program as a session leader with the PTY as its controlling terminal;
-//! [`PtyHandle::adopt`] takes over a PTY a pane holder keeps
-//! (`docs/decisions/0009-pane-holders.md`). Either way the pane is handed to the process's
+//! One [`PtyHandle`] per pane. Every pane's program runs in a PTY a pane holder keeps
+//! (`docs/decisions/0009-pane-holders.md`): [`holders::Holders::spawn`] starts a holder for a
+//! new pane, [`PtyHandle::adopt`] takes over the PTY of a holder already running (a pane of
+//! the previous daemon). Either way the pane is handed to the process's
 //! one PTY host, a fixed number of threads whatever the number of panes
 //! (`docs/decisions/0010-one-reactor-for-all-ptys.md`); no timers, no polling:
 //!
 //! * the **reactor** (src/service/pty/reactor.rs, one thread) waits on every pane's
-//!   non-blocking master and exit source (a pidfd, or the holder's socket). For every
+//!   non-blocking master and exit source (the holder's socket). For every
 //!   chunk it runs the [`TerminalScanner`] (which sees every byte; it strips OSC and other
 //!   control strings from what the screen gets, so a huge unterminated OSC cannot grow
 //!   vt100's buffers) and queues the chunk in the pane's parse queue ([`PARSE_QUEUE`]
@@ -37,8 +37,8 @@
 //! The reactor and the parsers run at a lower priority than the rest of the daemon
 //! (src/service/pty/priority.rs): screen updates yield the CPU to hooks and commands.
 //!
-//! Dropping the last handle of a running pane this process started hangs it up (SIGHUP
-//! to its process group), as closing a terminal window does.
+//! Dropping the last handle leaves the program running: its holder keeps the PTY until
+//! the next daemon adopts it.
 
 mod adopted;
 pub mod attach;
@@ -66,13 +66,11 @@ pub use spawn::{check, SpawnError, SpawnSpec, DEFAULT_SCROLLBACK};
 
 use crate::model::PaneId;
 use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::waitpid;
 use nix::unistd::Pid;
-use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
-use shared::{lock, redraw, subscribe, Screen, Shared};
+use shared::{lock, redraw, subscribe, Shared};
 use std::collections::HashMap;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
@@ -107,115 +105,36 @@ impl std::fmt::Debug for PtyHandle {
     }
 }
 
-/// Owned by the handles only: dropping the last handle hangs up a program this process
-/// started itself; a program kept by a pane holder stays (its holder keeps the PTY).
+/// Owned by the handles only: dropping the last handle leaves the program running (its
+/// holder keeps the PTY).
 struct Inner {
     pane: PaneId,
     pid: Option<u32>,
     master: Mutex<Master>,
     writer: Mutex<Box<dyn Write + Send>>,
     shared: Arc<Shared>,
-    /// The connection to the pane's holder (`None` for a PTY of this process).
-    holder: Option<std::os::unix::net::UnixStream>,
-    /// The pane's screen log (held panes).
+    /// The connection to the pane's holder.
+    holder: std::os::unix::net::UnixStream,
+    /// The pane's screen log.
     screen_log: Option<std::path::PathBuf>,
     /// The reactor's id of the pane (src/service/pty/reactor.rs).
     io_id: u64,
 }
 
-/// The PTY master, for resizing.
-enum Master {
-    /// Opened by this process (portable-pty).
-    Local(Box<dyn MasterPty + Send>),
-    /// Received from a pane holder; `None` once its output had ended before.
-    Held(Option<std::os::fd::OwnedFd>),
-}
+/// The PTY master received from the pane's holder, for resizing; `None` once its output
+/// had ended before.
+struct Master(Option<std::os::fd::OwnedFd>);
 
 impl Master {
     fn resize(&self, rows: u16, cols: u16) -> io::Result<()> {
-        let size = PtySize {
-            rows,
-            cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        };
-        match self {
-            Master::Local(m) => m
-                .resize(size)
-                .map_err(|e| io::Error::other(format!("{e:#}"))),
-            Master::Held(Some(fd)) => resize_fd(fd, rows, cols),
-            Master::Held(None) => Err(io::Error::from_raw_os_error(nix::libc::EIO)),
+        match &self.0 {
+            Some(fd) => resize_fd(fd, rows, cols),
+            None => Err(io::Error::from_raw_os_error(nix::libc::EIO)),
         }
     }
 }
 
 impl PtyHandle {
-    /// Spawns `spec.argv` in a new PTY of `spec.rows`×`spec.cols` and starts reporting
-    /// its output and exit on `tx` (a bounded queue makes the PTY threads wait while it is
-    /// full). The child is a session leader with the PTY as its controlling terminal.
-    /// Errors name the program and the OS error and leave nothing behind.
-    pub fn spawn(
-        pane: PaneId,
-        spec: &SpawnSpec,
-        tx: impl Into<EventTx>,
-    ) -> Result<PtyHandle, SpawnError> {
-        let tx: EventTx = tx.into();
-        let program = spawn::check(spec)?;
-        let size = PtySize {
-            rows: spec.rows.max(1),
-            cols: spec.cols.max(1),
-            pixel_width: 0,
-            pixel_height: 0,
-        };
-        let child = start_child(spec, &program, size)?;
-        let shared = Arc::new(Shared {
-            screen: Mutex::new(Screen {
-                term: emulator::Terminal::new(size.rows, size.cols, spec.scrollback),
-                broadcast: Some(broadcast::channel(BROADCAST_CAPACITY).0),
-            }),
-            wants_focus: AtomicBool::new(false),
-            reaped: AtomicBool::new(false),
-            exit: Mutex::new(None),
-            exit_at: Mutex::new(None),
-        });
-        let watch = match child.pid {
-            Some(pid) => reactor::Watch::Child(pid),
-            None => reactor::Watch::None,
-        };
-        let io = reactor::PaneIo {
-            pane,
-            master: Some(child.reader),
-            prefix: Vec::new(),
-            log: None,
-            shared: shared.clone(),
-            tx,
-            watch,
-        };
-        let io_id = match reactor::host().and_then(|host| host.add(io)) {
-            Ok(id) => id,
-            Err(e) => {
-                // Leave nothing behind: kill and reap the child.
-                if let Some(pid) = child.pid {
-                    let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
-                    let _ = waitpid(Pid::from_raw(pid as i32), None);
-                }
-                return Err(SpawnError::Pty(format!("cannot read the PTY: {e}")));
-            }
-        };
-        Ok(PtyHandle {
-            inner: Arc::new(Inner {
-                pane,
-                pid: child.pid,
-                master: Mutex::new(Master::Local(child.master)),
-                writer: Mutex::new(child.writer),
-                shared,
-                holder: None,
-                screen_log: None,
-                io_id,
-            }),
-        })
-    }
-
     /// The pane this PTY belongs to.
     pub fn pane(&self) -> PaneId {
         self.inner.pane
@@ -377,151 +296,5 @@ fn resize_fd(master: &std::os::fd::OwnedFd, rows: u16, cols: u16) -> io::Result<
         Ok(())
     } else {
         Err(io::Error::last_os_error())
-    }
-}
-
-/// A started child and the master side of its PTY.
-struct Child {
-    pid: Option<u32>,
-    master: Box<dyn MasterPty + Send>,
-    /// A duplicate of the master for the reactor (made non-blocking there).
-    reader: std::os::fd::OwnedFd,
-    writer: Box<dyn Write + Send>,
-}
-
-/// Opens a PTY of `size` and starts `program` with `spec`'s arguments, directory and
-/// environment in it (`TERM=xterm-256color` unless `spec.env` has a `TERM`).
-fn start_child(spec: &SpawnSpec, program: &str, size: PtySize) -> Result<Child, SpawnError> {
-    let pair = native_pty_system()
-        .openpty(size)
-        .map_err(|e| SpawnError::Pty(format!("{e:#}")))?;
-    let fd = pair
-        .master
-        .as_raw_fd()
-        .ok_or_else(|| SpawnError::Pty("the PTY master has no descriptor".into()))?;
-    let dup = || fdio::dup(fd).map_err(|e| SpawnError::Pty(e.to_string()));
-    let reader = dup()?;
-    // The master is non-blocking for the reactor: writes wait for room by polling.
-    let writer = Box::new(fdio::PollWriter(dup()?));
-
-    let mut cmd = CommandBuilder::new(program);
-    cmd.args(&spec.argv[1..]);
-    cmd.cwd(&spec.cwd);
-    if !spec.env.iter().any(|(k, _)| k == "TERM") {
-        cmd.env("TERM", "xterm-256color");
-    }
-    for (k, v) in &spec.env {
-        cmd.env(k, v);
-    }
-    let child = pair
-        .slave
-        .spawn_command(cmd)
-        .map_err(|e| SpawnError::Program {
-            program: program.to_string(),
-            source: match e.downcast::<io::Error>() {
-                Ok(io) => io,
-                Err(other) => io::Error::other(format!("{other:#}")),
-            },
-        })?;
-    // Only the child may hold the slave side, so that its exit ends our reads.
-    drop(pair.slave);
-    let pid = child.process_id();
-    // The reactor reaps by pid; the std Child handle is not needed (dropping it does
-    // not signal the process).
-    drop(child);
-    Ok(Child {
-        pid,
-        master: pair.master,
-        reader,
-        writer,
-    })
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        let running = !self.shared.reaped.load(Ordering::SeqCst);
-        if let (Some(pid), true, None) = (self.pid, running, &self.holder) {
-            let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGHUP);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-    use tokio::sync::mpsc;
-
-    #[tokio::test]
-    async fn history_keeps_the_rows_that_scrolled_off() {
-        let mut spec = SpawnSpec::new(
-            vec![
-                "sh".into(),
-                "-c".into(),
-                r#"i=0; while [ $i -lt 300 ]; do printf '\033[31mred\033[0m %s\n' $i; i=$((i+1)); done"#
-                    .into(),
-            ],
-            std::env::temp_dir(),
-        );
-        spec.rows = 5;
-        spec.scrollback = 100;
-        let (tx, mut rx) = event_channel();
-        let pty = PtyHandle::spawn(PaneId(1), &spec, tx).expect("spawn");
-        loop {
-            let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())
-                .await
-                .expect("exit in time")
-                .expect("channel open");
-            if matches!(ev, PtyEvent::Exited { .. }) {
-                break;
-            }
-        }
-        // 300 lines and the empty last row on 5 rows: lines 0 to 295 scrolled off.
-        let history = pty.history(1000);
-        assert_eq!(history.len(), 100);
-        assert_eq!(history[99], b"\x1b[31mred\x1b[m 295".to_vec());
-        assert_eq!(history[0], b"\x1b[31mred\x1b[m 196".to_vec());
-        assert_eq!(pty.screen_bottom_lines(1), vec!["red 299".to_string()]);
-    }
-
-    /// A bounded queue that nobody reads for longer than the exit grace: the program's
-    /// output waits in the pipeline, and its exit is still reported after all of it.
-    #[tokio::test]
-    async fn a_slow_owner_holds_the_output_back_and_still_gets_the_exit_last() {
-        let dir = tempfile::tempdir().unwrap();
-        let text: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
-        std::fs::write(dir.path().join("out.txt"), text).unwrap();
-        let spec = SpawnSpec::new(
-            vec!["cat".into(), "out.txt".into()],
-            dir.path().to_path_buf(),
-        );
-        let (tx, mut rx) = mpsc::channel(1);
-        let pty = PtyHandle::spawn(PaneId(1), &spec, tx).expect("spawn");
-        // `cat` exits at once; the parser waits for room in the queue meanwhile.
-        tokio::time::sleep(EXIT_DRAIN_GRACE * 3).await;
-        let mut outputs = 0;
-        loop {
-            let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())
-                .await
-                .expect("events in time")
-                .expect("channel open");
-            match ev {
-                PtyEvent::Output { .. } => outputs += 1,
-                PtyEvent::Exited { code, .. } => {
-                    assert_eq!(code, Some(0));
-                    break;
-                }
-            }
-        }
-        assert!(
-            outputs >= 2,
-            "the output came in several batches: {outputs}"
-        );
-        assert_eq!(
-            pty.screen_bottom_lines(1),
-            vec!["line 39999".to_string()],
-            "the exit came after the last output"
-        );
-        assert!(rx.try_recv().is_err(), "nothing after the exit");
     }
 }

@@ -34,6 +34,8 @@ mod hook_events;
 mod hooks;
 mod manifest;
 mod pane;
+#[path = "../support/pty.rs"]
+mod pty;
 mod spool;
 mod terminal;
 

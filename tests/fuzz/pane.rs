@@ -15,7 +15,7 @@
 use super::{corpus, hash, mutants, run, Mutant};
 use attend::adapters::terminal_signals::{TerminalEvent, TerminalScanner};
 use attend::model::PaneId;
-use attend::service::pty::{event_channel, PtyEvent, PtyHandle, SpawnSpec};
+use attend::service::pty::{event_channel, PtyEvent, SpawnSpec};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,7 +88,7 @@ fn run_pane(bytes: &[u8], size: (u16, u16, usize)) -> Result<Outcome, TestCaseEr
     (spec.rows, spec.cols, spec.scrollback) = size;
     let (tx, mut rx) = event_channel();
     let pane = PaneId(NEXT_PANE.fetch_add(1, Ordering::Relaxed));
-    let pty = PtyHandle::spawn(pane, &spec, tx).expect("spawn cat");
+    let pty = super::pty::start(pane, &spec, tx).expect("spawn cat");
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut events = Vec::new();
     loop {

@@ -1,5 +1,6 @@
 //! The PTY host and attach (src/service/pty.rs, src/service/pty/attach.rs, src/client/attach.rs) with real PTYs.
 
+use crate::support::pty;
 use attend::adapters::terminal_signals::TerminalEvent;
 use attend::client::attach::{run_attach_client_on, AttachError};
 use attend::model::PaneId;
@@ -23,7 +24,7 @@ fn sh(script: &str) -> SpawnSpec {
 
 fn spawn(pane: u64, spec: &SpawnSpec) -> (PtyHandle, Receiver<PtyEvent>) {
     let (tx, rx) = event_channel();
-    let handle = PtyHandle::spawn(PaneId(pane), spec, tx).expect("spawn");
+    let handle = pty::start(PaneId(pane), spec, tx).expect("spawn");
     (handle, rx)
 }
 
@@ -126,23 +127,23 @@ async fn kill_rejects_a_non_signal() {
 async fn missing_program_error_names_it() {
     let (tx, _rx) = event_channel();
     let spec = SpawnSpec::new(vec!["nosuchprog-attend-test".into()], "/");
-    let err = PtyHandle::spawn(PaneId(4), &spec, tx.clone()).unwrap_err();
+    let err = pty::start(PaneId(4), &spec, tx.clone()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "cannot spawn `nosuchprog-attend-test`: No such file or directory (os error 2)"
     );
     let spec = SpawnSpec::new(vec!["/nonexistent/prog".into()], "/");
-    let err = PtyHandle::spawn(PaneId(4), &spec, tx.clone()).unwrap_err();
+    let err = pty::start(PaneId(4), &spec, tx.clone()).unwrap_err();
     assert!(
         err.to_string()
             .contains("`/nonexistent/prog`: No such file"),
         "{err}"
     );
     let spec = SpawnSpec::new(vec!["sh".into()], "/nonexistent-dir");
-    let err = PtyHandle::spawn(PaneId(4), &spec, tx.clone()).unwrap_err();
+    let err = pty::start(PaneId(4), &spec, tx.clone()).unwrap_err();
     assert!(err.to_string().contains("/nonexistent-dir"), "{err}");
     let spec = SpawnSpec::new(vec![], "/");
-    assert!(PtyHandle::spawn(PaneId(4), &spec, tx).is_err());
+    assert!(pty::start(PaneId(4), &spec, tx).is_err());
 }
 
 #[tokio::test]
@@ -229,14 +230,21 @@ async fn exited_comes_after_all_output() {
     assert!(rx.try_recv().is_err(), "nothing after Exited");
 }
 
+/// Every pane runs in a holder (`docs/decisions/0009-pane-holders.md`): dropping the
+/// daemon's last handle leaves the program running, for the next daemon to adopt.
 #[tokio::test]
-async fn dropping_the_last_handle_hangs_the_program_up() {
-    let (pty, mut rx) = spawn(10, &SpawnSpec::new(vec!["sleep".into(), "30".into()], "/"));
+async fn dropping_the_last_handle_leaves_the_program_to_its_holder() {
+    use nix::sys::signal::{kill, killpg, Signal};
+    use nix::unistd::Pid;
+    let (pty, _rx) = spawn(10, &SpawnSpec::new(vec!["sleep".into(), "30".into()], "/"));
+    let pid = Pid::from_raw(pty.pid().expect("a pid") as i32);
     let clone = pty.clone();
     drop(pty);
     clone.kill(0).expect("a clone keeps it running");
     drop(clone);
-    assert_eq!(exit_of(&mut rx).await, (None, Some(nix::libc::SIGHUP)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(kill(pid, None).is_ok(), "the program runs on in its holder");
+    killpg(pid, Signal::SIGKILL).unwrap();
 }
 
 #[tokio::test]
@@ -499,4 +507,77 @@ async fn attach_client_returns_the_exit_code_of_the_program() {
     assert_eq!(client.join().unwrap().unwrap(), 7);
     assert_eq!(exit_of(&mut rx).await, (Some(7), None));
     served.abort();
+}
+
+#[tokio::test]
+async fn history_keeps_the_rows_that_scrolled_off() {
+    let mut spec = SpawnSpec::new(
+        vec![
+            "sh".into(),
+            "-c".into(),
+            r#"i=0; while [ $i -lt 300 ]; do printf '\033[31mred\033[0m %s\n' $i; i=$((i+1)); done"#
+                .into(),
+        ],
+        std::env::temp_dir(),
+    );
+    spec.rows = 5;
+    spec.scrollback = 100;
+    let (tx, mut rx) = event_channel();
+    let pty = pty::start(PaneId(1), &spec, tx).expect("spawn");
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+            .await
+            .expect("exit in time")
+            .expect("channel open");
+        if matches!(ev, PtyEvent::Exited { .. }) {
+            break;
+        }
+    }
+    // 300 lines and the empty last row on 5 rows: lines 0 to 295 scrolled off.
+    let history = pty.history(1000);
+    assert_eq!(history.len(), 100);
+    assert_eq!(history[99], b"\x1b[31mred\x1b[m 295".to_vec());
+    assert_eq!(history[0], b"\x1b[31mred\x1b[m 196".to_vec());
+    assert_eq!(pty.screen_bottom_lines(1), vec!["red 299".to_string()]);
+}
+
+/// A bounded queue that nobody reads for longer than the exit grace: the program's
+/// output waits in the pipeline, and its exit is still reported after all of it.
+#[tokio::test]
+async fn a_slow_owner_holds_the_output_back_and_still_gets_the_exit_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(dir.path().join("out.txt"), text).unwrap();
+    let spec = SpawnSpec::new(
+        vec!["cat".into(), "out.txt".into()],
+        dir.path().to_path_buf(),
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::channel(1);
+    let pty = pty::start(PaneId(1), &spec, tx).expect("spawn");
+    // `cat` exits at once; the parser waits for room in the queue meanwhile.
+    tokio::time::sleep(attend::service::pty::EXIT_DRAIN_GRACE * 3).await;
+    let mut outputs = 0;
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+            .await
+            .expect("events in time")
+            .expect("channel open");
+        match ev {
+            PtyEvent::Output { .. } => outputs += 1,
+            PtyEvent::Exited { code, .. } => {
+                assert_eq!(code, Some(0));
+                break;
+            }
+        }
+    }
+    assert!(
+        outputs >= 2,
+        "the output came in several batches: {outputs}"
+    );
+    assert_eq!(
+        pty.screen_bottom_lines(1),
+        vec!["line 39999".to_string()],
+        "the exit came after the last output"
+    );
+    assert!(rx.try_recv().is_err(), "nothing after the exit");
 }

@@ -653,6 +653,7 @@ pub mod attach;
 pub mod hook_events;
 pub mod model_server;
 pub mod notes;
+pub mod pty;
 pub mod remote;
 pub mod scenario;
 pub mod sshd;

@@ -46,16 +46,11 @@ impl Owner {
             scrollback: self.config.scrollback,
         };
         // The error names the program and the OS error (errno).
-        let handle = match &self.config.holders {
-            Some(holders) => crate::service::pty::check(&spec)
-                .and_then(|_| holders.start(id, &spec))
-                .and_then(|held| {
-                    let log = Some((holders.screen_log(id), false));
-                    PtyHandle::adopt(id, held, spec.scrollback, log, self.pty_tx.clone())
-                }),
-            None => PtyHandle::spawn(id, &spec, self.pty_tx.clone()),
-        }
-        .map_err(|e| Attend1Error::SpawnFailed(e.to_string()))?;
+        let handle = self
+            .config
+            .holders
+            .spawn(id, &spec, self.pty_tx.clone())
+            .map_err(|e| Attend1Error::SpawnFailed(e.to_string()))?;
         self.ptys.lock().insert(id, handle);
         self.envs.insert(id, env);
         Ok(())
@@ -67,9 +62,7 @@ impl Owner {
     /// no daemon ran arrives as the pane's exit after the hooks spooled meanwhile.
     /// Returns the number of panes adopted.
     pub fn adopt_holders(&mut self) -> usize {
-        let Some(holders) = self.config.holders.clone() else {
-            return 0;
-        };
+        let holders = self.config.holders.clone();
         let mut adopted = 0;
         let (found, unreachable) = holders.scan();
         // Their programs run on: never marked exited, never resumed twice.
@@ -150,8 +143,7 @@ impl Owner {
             )));
         }
         let held = self.unadopted.contains(&id)
-            || (!self.collected.contains(&id)
-                && self.config.holders.as_ref().is_some_and(|h| h.is_alive(id)));
+            || (!self.collected.contains(&id) && self.config.holders.is_alive(id));
         if held {
             return Err(Attend1Error::InvalidArgument(format!(
                 "pane {id}'s program still runs in its holder, which this daemon could not \

@@ -111,10 +111,10 @@ impl PtyHandle {
             inner: Arc::new(Inner {
                 pane,
                 pid: Some(child),
-                master: Mutex::new(Master::Held(master)),
+                master: Mutex::new(Master(master)),
                 writer: Mutex::new(writer),
                 shared,
-                holder: Some(sock),
+                holder: sock,
                 screen_log: log,
                 io_id,
             }),
@@ -122,11 +122,9 @@ impl PtyHandle {
     }
 
     /// Tells the pane's holder that its program's exit is recorded, so it ends, and
-    /// removes the pane's screen log (nothing for a PTY of this process).
+    /// removes the pane's screen log.
     pub fn collected(&self) {
-        if let Some(sock) = &self.inner.holder {
-            let _ = Frame::Collected.write_to(&mut &*sock);
-        }
+        let _ = Frame::Collected.write_to(&mut &self.inner.holder);
         if let Some(path) = &self.inner.screen_log {
             ScreenLog::remove(path);
         }
@@ -137,10 +135,5 @@ impl PtyHandle {
     /// a PTY of this process or a holder that vanished.
     pub fn exit_at(&self) -> Option<u64> {
         *super::shared::lock(&self.inner.shared.exit_at)
-    }
-
-    /// True when a pane holder keeps this PTY (it outlives the daemon).
-    pub fn is_held(&self) -> bool {
-        self.inner.holder.is_some()
     }
 }

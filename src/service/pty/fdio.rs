@@ -1,17 +1,10 @@
 //! Small file-descriptor helpers of the PTY host: non-blocking PTY masters (the reactor
 //! reads them without a thread each, src/service/pty/reactor.rs), a writer that still
 //! waits for room on such a descriptor, reads that tell a PTY's end of output from a
-//! premature EIO ([`read_master`]), and process descriptors (`pidfd`) that become
-//! readable when a child exits.
+//! premature EIO ([`read_master`]).
 
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-
-/// A duplicate of `fd` (close-on-exec).
-pub fn dup(fd: RawFd) -> io::Result<OwnedFd> {
-    // SAFETY: the caller's descriptor is open for the duration of this call.
-    unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()
-}
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 /// Sets `O_NONBLOCK` on the open file description of `fd` (every duplicate shares it,
 /// including one a pane holder kept: its reads already treat EAGAIN as "nothing yet").
@@ -106,18 +99,6 @@ fn master_read(result: io::Result<usize>, eio: &mut bool) -> MasterRead {
     }
 }
 
-/// A process descriptor of child `pid` (`pidfd_open`, Linux 5.3): readable once the
-/// child exited. Errors: ENOSYS on an older kernel, ESRCH when there is no such process.
-pub fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
-    // SAFETY: plain system call; a non-negative result is a new descriptor we own.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,26 +132,6 @@ mod tests {
         assert_eq!(read_master(fd, &mut buf, &mut after), End);
         // Other errors end it at once (EBADF here).
         assert_eq!(read_master(-1, &mut buf, &mut false), End);
-    }
-
-    #[test]
-    fn a_pidfd_becomes_readable_when_the_child_exits() {
-        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-        use std::os::fd::AsFd;
-        let mut child = std::process::Command::new("sleep")
-            .arg("0.2")
-            .spawn()
-            .unwrap();
-        let fd = pidfd_open(child.id()).unwrap();
-        let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
-        assert_eq!(
-            poll(&mut fds, PollTimeout::ZERO).unwrap(),
-            0,
-            "still running"
-        );
-        let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
-        assert_eq!(poll(&mut fds, PollTimeout::from(5000u16)).unwrap(), 1);
-        assert!(child.wait().unwrap().success());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! holders); the directories are 0700 and a holder answers its own uid only (SO_PEERCRED).
 
 use crate::model::PaneId;
-use crate::service::pty::{SpawnError, SpawnSpec};
+use crate::service::pty::{EventTx, PtyHandle, SpawnError, SpawnSpec};
 use crate::system::private;
 use attend_holder::client::{self, AttachError, Attached, Launcher, StartError};
 use attend_holder::holder::Args;
@@ -78,6 +78,13 @@ impl Holders {
         self
     }
 
+    /// From now on holders run as `launcher` says instead of the executable found beside
+    /// this one (tests run `attend __holder` from their own binary).
+    pub fn with_launcher(mut self, launcher: Launcher) -> Holders {
+        self.launcher = launcher;
+        self
+    }
+
     /// The screen log of `pane` (`<state dir>/screens/p<N>.log`, directory 0700; see
     /// src/service/pty/screen_log.rs).
     pub fn screen_log(&self, pane: PaneId) -> PathBuf {
@@ -89,6 +96,24 @@ impl Holders {
     /// The socket of `pane`'s holder.
     pub fn socket(&self, pane: PaneId) -> PathBuf {
         self.dir.join(format!("{pane}.sock"))
+    }
+
+    /// Starts `spec.argv` as `pane` in a new PTY of `spec.rows`×`spec.cols` kept by a new
+    /// holder — the one way a pane starts (`docs/decisions/0009-pane-holders.md`): the
+    /// program outlives this process — and reports its output and exit on `tx` (a bounded
+    /// queue makes the PTY threads wait while it is full). Errors: the program's (not
+    /// found, not executable, a missing working directory) as [`SpawnError::Program`], a
+    /// holder that cannot start or be read as [`SpawnError::Pty`].
+    pub fn spawn(
+        &self,
+        pane: PaneId,
+        spec: &SpawnSpec,
+        tx: impl Into<EventTx>,
+    ) -> Result<PtyHandle, SpawnError> {
+        crate::service::pty::check(spec)?;
+        let held = self.start(pane, spec)?;
+        let log = Some((self.screen_log(pane), false));
+        PtyHandle::adopt(pane, held, spec.scrollback, log, tx)
     }
 
     /// Starts a holder running `spec` for `pane` (the program was checked by the caller)

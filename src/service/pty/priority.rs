@@ -15,7 +15,7 @@
 /// while every pane had threads of its own, whose weights added up with the panes
 /// printing; the pool's few threads share one weight whatever the panes, and at 10 a
 /// machine busy with ten compilers left them so little CPU that 100 panes' output took
-/// over a minute to reach their screens (`tests/reliability_outage.rs`), so it is 5:
+/// over a minute to reach their screens (`tests/reliability/reliability_outage.rs`), so it is 5:
 /// still below the daemon's other threads.
 pub const PTY_THREAD_NICE: i32 = 5;
 

@@ -32,7 +32,6 @@ use attend_holder::proto::{ExitRecord, ExitStatus, Frame};
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -52,8 +51,6 @@ const WAKE: Token = Token(usize::MAX);
 
 /// How the reactor learns that a pane's program ended.
 pub(super) enum Watch {
-    /// A child of this process (reaped here).
-    Child(u32),
     /// A pane holder's connection: the holder reports the exit of its program `child`
     /// (`known` when its hello already carried the record).
     Holder {
@@ -61,8 +58,6 @@ pub(super) enum Watch {
         child: u32,
         known: Option<ExitRecord>,
     },
-    /// Nothing to watch: the end of output is the exit (unknown status).
-    None,
 }
 
 /// A pane handed to the reactor: where its output comes from and where it goes.
@@ -82,7 +77,6 @@ pub(super) struct PaneIo {
 enum Command {
     Add(u64, Box<PaneIo>),
     Resume(u64),
-    Exit(u64, PtyExit),
     Resize(u64, u16, u16),
 }
 
@@ -154,19 +148,11 @@ impl Resume for Host {
 
 /// How a pane's program is watched, on the reactor's side.
 enum ExitSource {
-    Pidfd {
-        fd: OwnedFd,
-        pid: u32,
-    },
     Holder {
         sock: UnixStream,
         child: u32,
         buf: Vec<u8>,
     },
-    /// A thread waits for the child (no pidfd here) and sends [`Command::Exit`].
-    Thread,
-    /// The end of output is the exit.
-    EndOfOutput,
     Done,
 }
 
@@ -297,7 +283,6 @@ impl Reactor {
                 }
                 self.mark_ready(id);
             }
-            Command::Exit(id, exit) => self.exit_known(id, exit),
             Command::Resize(id, rows, cols) => {
                 if let Some(p) = self.panes.get(&id) {
                     p.queue.push_resize(&self.host.pool, rows, cols);
@@ -332,30 +317,6 @@ impl Reactor {
         });
         let mut known = None;
         let source = match watch {
-            Watch::Child(pid) => match fdio::pidfd_open(pid) {
-                Ok(fd) => {
-                    let _ = registry.register(
-                        &mut SourceFd(&fd.as_raw_fd()),
-                        watch_token(id),
-                        Interest::READABLE,
-                    );
-                    ExitSource::Pidfd { fd, pid }
-                }
-                Err(e) => {
-                    tracing::debug!(%pane, "no pidfd ({e}): a thread waits for the program");
-                    let host = self.host;
-                    let spawned = std::thread::Builder::new()
-                        .name(format!("pty-wait-{pane}"))
-                        .spawn(move || {
-                            let exit = reap(Pid::from_raw(pid as i32));
-                            host.command(Command::Exit(id, exit));
-                        });
-                    if let Err(e) = spawned {
-                        tracing::error!(%pane, "cannot wait for the program: {e}");
-                    }
-                    ExitSource::Thread
-                }
-            },
             Watch::Holder {
                 known: Some(record),
                 ..
@@ -379,7 +340,6 @@ impl Reactor {
                     buf: Vec::new(),
                 }
             }
-            Watch::None => ExitSource::EndOfOutput,
         };
         let queue = PaneQueue::new(pane, id, shared.clone(), tx, log);
         self.panes.insert(
@@ -439,16 +399,7 @@ impl Reactor {
                 .registry()
                 .deregister(&mut SourceFd(&m.as_raw_fd()));
         }
-        if matches!(p.source, ExitSource::EndOfOutput) {
-            p.source = ExitSource::Done;
-            self.exit_known(
-                id,
-                PtyExit {
-                    code: None,
-                    signal: None,
-                },
-            );
-        } else if p.reported {
+        if p.reported {
             self.panes.remove(&id);
         }
     }
@@ -460,13 +411,6 @@ impl Reactor {
         };
         let mut hang_up = false;
         let exit = match &mut p.source {
-            ExitSource::Pidfd { pid, .. } => {
-                match waitpid(Pid::from_raw(*pid as i32), Some(WaitPidFlag::WNOHANG)) {
-                    Ok(WaitStatus::StillAlive) | Err(nix::errno::Errno::EINTR) => None,
-                    Ok(status) => Some(exit_of(Ok(status))),
-                    Err(e) => Some(exit_of(Err(e))),
-                }
-            }
             ExitSource::Holder { sock, child, buf } => {
                 read_holder(sock, buf).map(|record| match record {
                     Some(record) => holder_exit(&p.shared, record),
@@ -487,7 +431,7 @@ impl Reactor {
                     }
                 })
             }
-            ExitSource::Thread | ExitSource::EndOfOutput | ExitSource::Done => None,
+            ExitSource::Done => None,
         };
         p.hang_up |= hang_up;
         if let Some(exit) = exit {
@@ -504,14 +448,9 @@ impl Reactor {
             return;
         }
         let registry = self.poll.registry();
-        match std::mem::replace(&mut p.source, ExitSource::Done) {
-            ExitSource::Pidfd { fd, .. } => {
-                let _ = registry.deregister(&mut SourceFd(&fd.as_raw_fd()));
-            }
-            ExitSource::Holder { sock, .. } => {
-                let _ = registry.deregister(&mut SourceFd(&sock.as_raw_fd()));
-            }
-            _ => {}
+        if let ExitSource::Holder { sock, .. } = std::mem::replace(&mut p.source, ExitSource::Done)
+        {
+            let _ = registry.deregister(&mut SourceFd(&sock.as_raw_fd()));
         }
         p.shared
             .reaped
@@ -714,36 +653,5 @@ fn holder_exit(shared: &Shared, record: ExitRecord) -> PtyExit {
             code: None,
             signal: None,
         },
-    }
-}
-
-/// The exit a `waitpid` result describes (unknown when it failed: reaped elsewhere).
-fn exit_of(status: nix::Result<WaitStatus>) -> PtyExit {
-    match status {
-        Ok(WaitStatus::Exited(_, code)) => PtyExit {
-            code: Some(code),
-            signal: None,
-        },
-        Ok(WaitStatus::Signaled(_, sig, _)) => PtyExit {
-            code: None,
-            signal: Some(sig as i32),
-        },
-        _ => PtyExit {
-            code: None,
-            signal: None,
-        },
-    }
-}
-
-/// Blocks until `pid` terminates; its exit code or killing signal (the fallback where
-/// no pidfd can be had).
-pub fn reap(pid: Pid) -> PtyExit {
-    loop {
-        match waitpid(pid, None) {
-            Ok(s @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => return exit_of(Ok(s)),
-            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-            // Reaped elsewhere (e.g. SIGCHLD ignored): the status is lost.
-            Err(e) => return exit_of(Err(e)),
-        }
     }
 }

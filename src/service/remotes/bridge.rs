@@ -166,7 +166,7 @@ fn relay(client: BufReader<File>, mut out: File, bus: UnixStream) -> Result<(), 
 /// a pipe (sshd gives the bridge pipes) and a socket it moves the bytes with `splice`, and
 /// with it the far end's sshd stalled after the first message (its keep-alive answers
 /// too, so the local ssh gave up on a sound link; seen on Linux 6.18, the bridge's splice
-/// holding the pipe sshd writes into). `tests/remote_link.rs` runs the link through sshd.
+/// holding the pipe sshd writes into). `tests/integration/remote_link.rs` runs the link through sshd.
 fn pump(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
