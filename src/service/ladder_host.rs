@@ -32,6 +32,7 @@
 mod binding;
 mod dialogs;
 mod explain;
+mod pane_timer;
 mod screen;
 mod timers;
 
@@ -92,7 +93,7 @@ struct PaneSources {
     /// Seq of the next evidence of the host-numbered sources (sampling, titles, OSC 7501).
     seq: u64,
     /// The pane's timer, once it was first armed.
-    timer: Option<timers::PaneTimer>,
+    timer: Option<pane_timer::PaneTimer>,
     /// Process ids whose environment was read for Claude's sessions directory.
     scanned: HashSet<u32>,
     /// The agent process a hook of the pane ran under (pid, start time): what makes an
@@ -155,11 +156,6 @@ pub struct LadderHost {
     watcher: Option<Watcher>,
     tx: mpsc::Sender<Command>,
     ptys: PtyRegistry,
-}
-
-/// Milliseconds from `now` until `t` (0 when past).
-fn until(t: Timestamp, now: Timestamp) -> std::time::Duration {
-    std::time::Duration::from_millis(t.millis_since(now).max(0) as u64)
 }
 
 impl LadderHost {
