@@ -277,7 +277,7 @@ fn measure(n: usize, binary: &std::path::Path) {
         .map(|(k, v)| (k.clone(), v - threads0.get(k).copied().unwrap_or(0)))
         .filter(|(_, v)| *v > 0)
         .collect();
-    by_thread.sort_by(|a, b| b.1.cmp(&a.1));
+    by_thread.sort_by_key(|(_, ticks)| std::cmp::Reverse(*ticks));
     let by_thread: Vec<String> = by_thread
         .iter()
         .map(|(k, v)| format!("{k} {:.0}", ms(*v)))
