@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All benchmarks (docs/benchmarks.md, items 1–8) in one command; prints every goal with the
+# All benchmarks (docs/benchmarks.md, items 1–9) in one command; prints every goal with the
 # measured figure and ratio as one Markdown table (the one kept in docs/benchmarks.md), with
 # the machine load next to each row.
 #
@@ -8,10 +8,16 @@
 #   dbus-send, wall and CPU), store, hook, pty, idle,
 #   memory, latency, scale, hook-pty, holders (item 8: PSS and threads per pane
 #   holder, `attend-holder` and the `attend __holder` fallback), panes (item 8: daemon
-#   threads, RSS and descriptors with 10, 100, 1 000 running panes) (default: all).
+#   threads, RSS and descriptors with 10, 100, 1 000 running panes), working (item 9: 6
+#   and 12 real Claude Code panes mid-turn, the daemon's and holders' CPU time against one
+#   tmux server's; needs the agents of build-aux/agents.sh) (default: all).
 #   Release builds; takes about 15 minutes on 2 cores, most of it building.
 #   ATTEND_BENCH_ROUNDS=N  timed rounds of item 3, PTY throughput (default 5, after one
 #                    untimed warm-up round of each contender).
+#   ATTEND_BENCH_PANES=6,12  pane counts of item 9 (default 6,12).
+#   ATTEND_BENCH_PROFILE=COMMAND  item 9 runs COMMAND (sh -c) over its window, `{pid}`
+#                    the daemon, `{secs}` the window (e.g. `perf record -g -p {pid} --
+#                    sleep {secs}`); the figures then include the profiler's overhead.
 #   ATTEND_BIN=path  measure another attend binary in the service benchmarks (e.g. an
 #                    older build, for before/after figures).
 #
@@ -21,7 +27,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-all=(engine hook-rt store hook pty idle memory latency scale hook-pty holders panes)
+all=(engine hook-rt store hook pty idle memory latency scale hook-pty holders panes working)
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${all[@]}")
 out=$root/target/bench
@@ -69,7 +75,7 @@ if want hook-rt; then
 fi
 
 service=()
-for n in store hook pty idle memory latency scale hook-pty holders panes; do want "$n" && service+=("$n"); done
+for n in store hook pty idle memory latency scale hook-pty holders panes working; do want "$n" && service+=("$n"); done
 if [ ${#service[@]} -gt 0 ]; then
     cargo bench --no-default-features --bench service -- "${service[@]}" 2>>"$log" |
         tee -a "$log" | grep '^RESULT' >>"$out/results" || true

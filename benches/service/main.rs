@@ -1,10 +1,10 @@
-//! Service benchmarks (docs/benchmarks.md, items 2–8), against a real `attend daemon` on a
+//! Service benchmarks (docs/benchmarks.md, items 2–9), against a real `attend daemon` on a
 //! private bus and against the references a user would compare Attend to (a bare PTY
 //! reader, tmux 3.3).
 //!
 //! Run: `cargo bench --no-default-features --bench service -- [NAME…]` with NAME among
 //! `store`, `hook`, `pty`, `idle`, `memory`, `latency`, `scale`, `hook-pty`, `holders`,
-//! `panes` (default: all). Every figure is printed as a `RESULT` line (see [`harness::result`]) that
+//! `panes`, `working` (default: all). Every figure is printed as a `RESULT` line (see [`harness::result`]) that
 //! `build-aux/bench.sh` collects into one table; ratios are measured side by side in one
 //! run, alternating, because the machine is shared and noisy.
 
@@ -20,9 +20,11 @@ mod scale;
 mod store;
 #[path = "../../tests/support/mod.rs"]
 mod support;
+mod working;
 
-const ALL: [&str; 10] = [
+const ALL: [&str; 11] = [
     "store", "hook", "pty", "idle", "memory", "latency", "scale", "hook-pty", "holders", "panes",
+    "working",
 ];
 
 fn main() {
@@ -50,6 +52,8 @@ fn main() {
             "hook-pty" => rt.block_on(hook_load::run()),
             "holders" => rt.block_on(holders::run()),
             "panes" => rt.block_on(panes::run()),
+            // Blocking proxies and CLI calls: outside the runtime.
+            "working" => working::run(),
             other => {
                 eprintln!("unknown benchmark {other:?} (known: {})", ALL.join(", "));
                 std::process::exit(2);

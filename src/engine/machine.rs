@@ -154,6 +154,18 @@ impl PaneMachine {
         PaneMachine::new(pane)
     }
 
+    /// True when `self` and `other` differ in the pane's window title and nothing else:
+    /// a title that animates with an agent's spinner, state the daemon stores with the
+    /// pane's next other change rather than once per frame.
+    pub fn differs_in_title_only(&self, other: &PaneMachine) -> bool {
+        if self.pane.title == other.pane.title {
+            return false;
+        }
+        let mut same_title = self.clone();
+        same_title.pane.title.clone_from(&other.pane.title);
+        same_title == *other
+    }
+
     /// The pane's evidence ladder (read only).
     pub fn ladder(&self) -> &Ladder {
         &self.ladder
@@ -611,5 +623,45 @@ fn chrome_evidence(shown: Option<&ShownDialog>, seq: &mut u64, now: Timestamp) -
         observed_at: now,
         claim,
         note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Identity, PaneId, Source};
+
+    fn titled(title: &str, at: i64) -> Signal {
+        Signal::new(
+            SignalKind::IdentityOnly,
+            Source::terminal("title"),
+            Timestamp(at),
+        )
+        .with_identity(Identity {
+            title: Some(title.into()),
+            ..Identity::default()
+        })
+    }
+
+    #[test]
+    fn a_spinner_frame_of_the_title_is_a_title_only_change() {
+        let mut next = 0;
+        let pane = Pane::new(PaneId(1), "/w", "main", "", AgentKind::Claude, Timestamp(0));
+        let mut m = PaneMachine::new(pane);
+        m.step_signal(&titled("✳ Claude Code", 1), &mut next);
+        let before = m.clone();
+        m.step_signal(&titled("◐ Claude Code", 2), &mut next);
+        assert!(before.differs_in_title_only(&m));
+        assert!(!before.differs_in_title_only(&before), "no change at all");
+        // The title and the lifecycle: more than the title.
+        let working = Signal::new(
+            SignalKind::TurnStarted,
+            Source::terminal("test"),
+            Timestamp(3),
+        );
+        m.step_signal(&working, &mut next);
+        m.step_signal(&titled("◑ Claude Code", 3), &mut next);
+        assert_ne!(before.lifecycle, m.lifecycle);
+        assert!(!before.differs_in_title_only(&m));
     }
 }

@@ -324,13 +324,16 @@ impl Owner {
                 return;
             }
         }
+        let replied = !replies.is_empty();
         for r in replies {
             r(None);
         }
         // Let the woken D-Bus method tasks send their replies before the effects and
         // signals go out (an agent's hook waits for its reply:
         // `docs/adapters.md#never-block-never-fail-never-lose`).
-        tokio::task::yield_now().await;
+        if replied {
+            tokio::task::yield_now().await;
+        }
         for effect in effects {
             effect(self);
         }
@@ -340,6 +343,10 @@ impl Owner {
             self.surfaces
                 .publish(&events, &self.world, self.gates.keys().copied());
             self.arm_auto_removal();
+        }
+        // Most batches of a working agent's screen (its spinner) have nothing to say.
+        if events.is_empty() && remote.stamps.is_empty() && focus_requests.is_empty() {
+            return;
         }
         let emitter = match SignalEmitter::new(&self.conn, OBJECT_PATH) {
             Ok(e) => e,
@@ -399,7 +406,13 @@ impl Owner {
             .ladder
             .after_signal(&mut self.world, pane, signal, &events, now());
         let after = self.world.panes().get(&pane);
-        if !events.is_empty() || before.as_ref() != after {
+        // A title that changed alone (an agent's spinner animates it) is stored with the
+        // pane's next other change: no commit and no surface update per frame.
+        let changed = match (&before, after) {
+            (Some(b), Some(a)) => b != a && !b.differs_in_title_only(a),
+            (b, a) => b.as_ref() != a,
+        };
+        if !events.is_empty() || changed {
             batch.record(pane, events);
         }
         let old_cwd = before.and_then(|p| p.cwd.clone());

@@ -7,10 +7,11 @@
 //! (else `~/.config/attend/manifests/`) when that file exists and is valid; an invalid
 //! override is reported in the log and the shipped manifest stays. [`ChromeState`]
 //! evaluates a pane's manifest on its visible screen (vt100, never scrollback) and title,
-//! only when they changed since the last evaluation; the pacing of evaluations is
-//! `service::sampling`'s.
+//! only when what its rules read there changed since the last evaluation (a working
+//! agent's spinner redraws a row above the dialogs' regions many times a second); the
+//! pacing of evaluations is `service::sampling`'s.
 
-use crate::adapters::manifest::{self, evaluate, ClosedBy, Manifest, Screen};
+use crate::adapters::manifest::{self, evaluate, ClosedBy, Manifest, Region, Screen};
 use crate::adapters::permission;
 use crate::model::{AgentKind, DecisionKind, Timestamp};
 use std::collections::HashMap;
@@ -129,20 +130,38 @@ pub struct ChromeResult {
     pub closed_since: Option<Timestamp>,
 }
 
-/// One pane's chrome: the screen last evaluated and what it gave.
+/// The texts the rules of `manifest` read on `screen`: each distinct region of a rule or
+/// of its closed screen, in manifest order. The evaluation ([`evaluate`], and what
+/// [`ChromeState::evaluate`] reads off the matched rule's region) depends on nothing
+/// else, so two screens with the same reading evaluate alike.
+fn reading(manifest: &Manifest, screen: &Screen) -> Vec<String> {
+    let mut regions: Vec<&Region> = Vec::new();
+    for r in &manifest.rules {
+        for region in std::iter::once(&r.region).chain(r.closed.as_ref().map(|c| &c.region)) {
+            if !regions.contains(&region) {
+                regions.push(region);
+            }
+        }
+    }
+    regions.iter().map(|r| screen.region(r)).collect()
+}
+
+/// One pane's chrome: what the rules read at the last evaluation and what it gave.
 #[derive(Debug, Clone, Default)]
 pub struct ChromeState {
-    last_screen: Option<Screen>,
+    last_read: Option<Vec<String>>,
     pub result: ChromeResult,
     pub evaluated_at: Option<Timestamp>,
 }
 
 impl ChromeState {
-    /// Evaluates `manifest` on `screen` at `at` unless the screen (and title) is the one
-    /// evaluated last. Returns true when the matched rule changed (a dialog appeared,
-    /// went away or became another one): the caller records chrome evidence.
+    /// Evaluates `manifest` on `screen` at `at` unless what its rules read there (their
+    /// regions, [`reading`]) is what they read at the last evaluation. Returns true when
+    /// the matched rule changed (a dialog appeared, went away or became another one): the
+    /// caller records chrome evidence.
     pub fn evaluate(&mut self, manifest: &Manifest, screen: Screen, at: Timestamp) -> bool {
-        if self.last_screen.as_ref() == Some(&screen) {
+        let read = reading(manifest, &screen);
+        if self.last_read.as_ref() == Some(&read) {
             return false;
         }
         let e = evaluate(manifest, &screen);
@@ -191,7 +210,7 @@ impl ChromeState {
         let first = self.evaluated_at.is_none();
         let changed = result.matched.as_ref().map(|m| &m.rule)
             != self.result.matched.as_ref().map(|m| &m.rule);
-        self.last_screen = Some(screen);
+        self.last_read = Some(read);
         self.result = result;
         self.evaluated_at = Some(at);
         changed || (first && self.result.matched.is_some())
@@ -247,6 +266,35 @@ mod tests {
         let near = c.result.nearest.clone().unwrap();
         assert_eq!(near.rule, "permission-dialog");
         assert_eq!((near.satisfied, near.total), (1, 3));
+    }
+
+    #[test]
+    fn rows_outside_the_rules_regions_are_not_evaluated_again() {
+        let ms = Manifests::load_from(None);
+        let m = ms.get(AgentKind::Claude).unwrap();
+        let mut c = ChromeState::default();
+        let working = |glyph: &str, title: &str| {
+            Screen::new(
+                &format!("● hi\n{glyph} Pondering… (3s · esc to interrupt)\n────────────────\n❯ "),
+                title,
+            )
+        };
+        assert!(!c.evaluate(m, working("✻", "✳ Claude Code"), Timestamp(1)));
+        assert_eq!(c.evaluated_at, Some(Timestamp(1)));
+        // A spinner frame (a row above the last rule) and a title frame: no rule reads them.
+        assert!(!c.evaluate(m, working("✶", "◐ Claude Code"), Timestamp(2)));
+        assert_eq!(c.evaluated_at, Some(Timestamp(1)), "not evaluated again");
+        // A dialog drawn below the rule, the spinner still turning: evaluated, and seen.
+        let dialog = Screen::new(
+            &format!("● hi\n✻ Pondering…\n────────────────\n{DIALOG}"),
+            "◑ Claude Code",
+        );
+        assert!(c.evaluate(m, dialog, Timestamp(3)));
+        assert_eq!(c.evaluated_at, Some(Timestamp(3)));
+        assert_eq!(
+            c.result.matched.as_ref().map(|r| r.rule.as_str()),
+            Some("permission-dialog")
+        );
     }
 
     #[test]

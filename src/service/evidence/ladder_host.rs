@@ -32,6 +32,7 @@
 mod binding;
 mod dialogs;
 mod explain;
+mod pane_timer;
 mod screen;
 mod timers;
 
@@ -91,8 +92,8 @@ struct PaneSources {
     self_report: Option<Binding>,
     /// Seq of the next evidence of the host-numbered sources (sampling, titles, OSC 7501).
     seq: u64,
-    /// The armed timer: its deadline and task.
-    timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
+    /// The pane's timer, once it was first armed.
+    timer: Option<pane_timer::PaneTimer>,
     /// Process ids whose environment was read for Claude's sessions directory.
     scanned: HashSet<u32>,
     /// The agent process a hook of the pane ran under (pid, start time): what makes an
@@ -157,11 +158,6 @@ pub struct LadderHost {
     ptys: PtyRegistry,
 }
 
-/// Milliseconds from `now` until `t` (0 when past).
-fn until(t: Timestamp, now: Timestamp) -> std::time::Duration {
-    std::time::Duration::from_millis(t.millis_since(now).max(0) as u64)
-}
-
 impl LadderHost {
     /// Starts the self-report watcher (on the daemon's own Claude sessions directory;
     /// panes add theirs) and loads the screen manifests. Must run inside the tokio
@@ -191,11 +187,8 @@ impl LadderHost {
 
     /// Forgets `pane` (removed): its sources and bindings go, its timer is disarmed.
     pub fn forget(&mut self, pane: PaneId) {
-        if let Some(st) = self.panes.remove(&pane) {
-            if let Some((_, timer)) = st.timer {
-                timer.abort();
-            }
-        }
+        // Its timer's task ends with it.
+        self.panes.remove(&pane);
     }
 
     /// `attend resume` started the pane's program again: its sources start afresh.
@@ -287,9 +280,7 @@ impl LadderHost {
             st.reset(agent);
             st.self_report = None;
             st.agent_proc = None;
-            if let Some((_, h)) = st.timer.take() {
-                h.abort();
-            }
+            st.timer = None;
             return out;
         }
         if signal.source.rung == Rung::LifecycleHooks {
@@ -440,7 +431,6 @@ impl LadderHost {
                 let Some(st) = self.panes.get_mut(&pane) else {
                     return out;
                 };
-                st.timer = None;
                 let step = st.sampler.tick(now);
                 self.sampling_step(world, pane, step, now, &mut out);
                 self.step(world, pane, Input::Due, now, &mut out);

@@ -2,10 +2,11 @@
 //! unconfirmed answer's check and the time the pane's machine asks to be woken (a pending
 //! correction, a dialog dismissal: `PaneMachine::wake`); never periodic. The timer's tick
 //! steps the machine with `Input::Due`; an answer the agent did not take gets one Enter.
-use super::{until, LadderHost, Outcome};
+//! The task behind the timer is [`PaneTimer`] (src/service/evidence/ladder_host/pane_timer.rs).
+use super::pane_timer::PaneTimer;
+use super::{LadderHost, Outcome};
 use crate::engine::World;
 use crate::model::{PaneId, Timestamp};
-use crate::service::command::{Command, LadderCommand, LadderInput};
 
 impl LadderHost {
     /// Checks an unconfirmed answer that is due, and arms the pane's timer for the
@@ -39,27 +40,14 @@ impl LadderHost {
             .min();
         match deadline {
             None => {
-                if let Some((_, h)) = st.timer.take() {
-                    h.abort();
+                if let Some(t) = &st.timer {
+                    t.disarm();
                 }
             }
-            Some(d) => {
-                // An armed timer that fires no later is kept: its tick re-arms.
-                if st.timer.as_ref().is_some_and(|(t, _)| *t <= d) {
-                    return;
-                }
-                if let Some((_, h)) = st.timer.take() {
-                    h.abort();
-                }
-                let tx = self.tx.clone();
-                let wait = until(d, now);
-                let task = tokio::spawn(async move {
-                    tokio::time::sleep(wait).await;
-                    let cmd = Command::Ladder(LadderCommand::Input(LadderInput::Due(pane)));
-                    let _ = tx.send(cmd).await;
-                });
-                st.timer = Some((d, task));
-            }
+            Some(d) => st
+                .timer
+                .get_or_insert_with(|| PaneTimer::start(pane, self.tx.clone()))
+                .arm(d),
         }
     }
 }
