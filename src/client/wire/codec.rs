@@ -3,7 +3,7 @@
 //! the other. For the readers that walk a dictionary key by key (the CLI's `--json`,
 //! event data that nests a decision) and for a list read one entry at a time.
 
-use crate::client::Dict;
+use crate::client::types::Dict;
 use serde::{de::DeserializeOwned, Serialize};
 use zbus::zvariant::{serialized::Context, to_bytes, Type, Value, LE};
 
