@@ -3,6 +3,7 @@
 use super::args::{Cmd, RunArgs};
 use super::client::{call, CliError, Client, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK};
 use super::render;
+use crate::client::wire::{WireLive, WirePane};
 use crate::client::EventTuple;
 use crate::config::{PANE_ENV, VERSION};
 use std::collections::HashMap;
@@ -130,7 +131,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                         "no remote host named {h} (see `attend remote ls`)"
                     )));
                 }
-                remote.retain(|p| render::text(p, "host") == h);
+                remote.retain(|p| p.host.as_deref() == Some(h));
             }
             if let Some(d) = super::tasks::Diagnosis::from_flags(parked, held, done_unseen) {
                 panes.retain(|p| super::tasks::has_diagnosis(&render::pane_json(p), d));
@@ -140,36 +141,29 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                 let v: Vec<_> = panes.iter().chain(&remote).map(render::pane_json).collect();
                 return print(&json_line(&serde_json::Value::Array(v)));
             }
-            let views = |ds: &[crate::client::Dict]| {
-                ds.iter()
-                    .map(render::pane_view)
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|e| CliError::new(EXIT_INTERNAL, e))
-            };
-            let local_views = views(&panes)?;
             if remote.is_empty() && host.is_none() {
-                return print(&crate::engine::render_table(&local_views));
+                return print(&super::pane_table::render_table(&panes));
             }
-            let mut rows: Vec<(String, crate::engine::PaneView)> = local_views
-                .into_iter()
-                .map(|v| ("-".to_string(), v))
-                .collect();
-            for (d, mut v) in remote.iter().zip(views(&remote)?) {
-                if render::flag(d, "offline") {
-                    v.live.state = "offline".into();
-                    v.live.code = None;
-                    v.live.signal = None;
+            let mut rows: Vec<(String, WirePane)> =
+                panes.into_iter().map(|v| ("-".to_string(), v)).collect();
+            for mut v in remote {
+                if v.is_offline() {
+                    v.live = WireLive {
+                        state: "offline".into(),
+                        code: None,
+                        signal: None,
+                    };
                 }
-                rows.push((render::text(d, "host"), v));
+                rows.push((v.host.clone().unwrap_or_default(), v));
             }
-            print(&crate::engine::render_host_table(&rows))
+            print(&super::pane_table::render_host_table(&rows))
         }
         Cmd::Show { pane, json } => {
             let p = call!(c, get_pane(&pane))?;
             if json {
                 print(&json_line(&render::pane_json(&p)))
             } else {
-                print(&render::pane_text(&p).map_err(|e| CliError::new(EXIT_INTERNAL, e))?)
+                print(&render::pane_text(&p))
             }
         }
         Cmd::Workspaces { json } => {
@@ -200,16 +194,15 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                 } else {
                     let p = if pane.contains(':') {
                         // A remote pane (`NAME:pN`): its mirrored dictionary.
-                        let remote = call!(c, list_remote_panes())?;
-                        let id = |d: &&crate::client::Dict| {
-                            render::dict_json(d).get("id").and_then(|v| v.as_str())
-                                == Some(pane.as_str())
-                        };
-                        remote.iter().find(id).cloned().unwrap_or_default()
+                        call!(c, list_remote_panes())?
+                            .into_iter()
+                            .find(|p| p.id == pane)
                     } else {
-                        call!(c, get_pane(&pane))?
+                        Some(call!(c, get_pane(&pane))?)
                     };
-                    render::pane_json(&p)
+                    p.as_ref()
+                        .map(render::pane_json)
+                        .unwrap_or(serde_json::Value::Null)
                 };
                 print(&json_line(&v))?;
             } else if !pane.is_empty() {

@@ -4,7 +4,9 @@
 //! Two workspaces, three panes, a permission gate, a completion, a review, a session end
 //! (`docs/lifecycle-attention.md#canonical-examples` and spec 024 user story 1 in motion).
 
-use crate::engine::{render_table, summarize_workspaces, NewPane, PaneView, World};
+use super::pane_table::render_table;
+use crate::client::wire::WirePane;
+use crate::engine::{summarize_workspaces, NewPane, World};
 use crate::model::*;
 
 /// Fixed start time of the script: 2026-01-01T00:00:00Z.
@@ -191,7 +193,7 @@ pub fn demo_text() -> String {
                 names.join(", ")
             }
         ));
-        let views: Vec<PaneView> = w.pane_values().map(PaneView::of).collect();
+        let views: Vec<WirePane> = w.pane_values().map(WirePane::of).collect();
         out.push_str(&render_table(&views));
         let next = w
             .next_unread()

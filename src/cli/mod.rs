@@ -17,6 +17,7 @@ mod hook;
 mod install;
 mod man;
 mod out;
+pub mod pane_table;
 mod remote;
 pub(crate) mod render;
 mod rm;

@@ -10,7 +10,8 @@ use crate::model::Timestamp;
 use serde_json::{json, Map, Value as Json};
 use zbus::zvariant::Value;
 
-pub use crate::client::json::{dict_json, pane_json, pane_view, to_json, PANE_KEYS};
+pub use crate::client::json::{dict_json, pane_json, to_json, PANE_KEYS};
+use crate::client::wire::WirePane;
 pub use crate::client::Dict;
 pub use crate::engine::escape_controls;
 
@@ -28,11 +29,6 @@ pub fn text(d: &Dict, key: &str) -> String {
         Some(Value::Str(s)) => s.to_string(),
         _ => String::new(),
     }
-}
-
-/// A boolean field, `false` when absent.
-pub fn flag(d: &Dict, key: &str) -> bool {
-    matches!(field(d, key), Some(Value::Bool(true)))
 }
 
 fn int(d: &Dict, key: &str) -> Option<i64> {
@@ -70,17 +66,16 @@ pub fn table(header: &[&'static str], rows: &[Vec<String>]) -> String {
 /// `KIND: PROMPT`, followed by a `choices` line (the decision's choices, the names
 /// `attend answer` takes and the panel's and notification's buttons show) and an
 /// `options` line (the agent's own labels).
-pub fn pane_text(d: &Dict) -> Result<String, String> {
-    let view = pane_view(d)?;
-    let Json::Object(m) = pane_json(d) else {
-        return Ok(String::new());
+pub fn pane_text(p: &WirePane) -> String {
+    let Json::Object(m) = pane_json(p) else {
+        return String::new();
     };
     let mut out = String::new();
     let mut line = |k: &str, v: &str| out.push_str(&format!("{k:<22}{}\n", escape_controls(v)));
     for k in PANE_KEYS {
         let v = match (k, &m[k]) {
-            ("live", _) => view.live_text(),
-            ("pending_decision", _) => match &view.pending_decision {
+            ("live", _) => p.live.text(),
+            ("pending_decision", _) => match &p.pending_decision {
                 None => "-".to_string(),
                 Some(d) => {
                     line(k, &format!("{}: {}", d.kind, d.prompt));
@@ -95,7 +90,7 @@ pub fn pane_text(d: &Dict) -> Result<String, String> {
         };
         line(k, &v);
     }
-    Ok(out)
+    out
 }
 
 /// Between the choices (and the options) of a decision on one line.
@@ -194,8 +189,6 @@ pub fn event_line(seq: u64, kind: &str, pane: &str, data: &Dict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::PaneView;
-    use std::collections::HashMap;
     use zbus::zvariant::OwnedValue;
 
     fn dict(pairs: Vec<(&str, Value<'static>)>) -> Dict {
@@ -205,35 +198,8 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn show_json_fills_documented_keys_and_renders_times() {
-        let live: HashMap<String, Value<'static>> = [
-            ("state".to_string(), Value::from("exited")),
-            ("code".to_string(), Value::from(3i32)),
-        ]
-        .into_iter()
-        .collect();
-        let d = dict(vec![
-            ("id", Value::from("p1")),
-            ("last_seen_at", Value::from(0i64)),
-            ("live", Value::from(live)),
-        ]);
-        let j = pane_json(&d);
-        assert_eq!(j["id"], "p1");
-        assert_eq!(j["pending_decision"], Json::Null);
-        assert_eq!(j["last_seen_at"], "1970-01-01T00:00:00.000Z");
-        assert_eq!(
-            j["live"],
-            json!({"state": "exited", "code": 3, "signal": null})
-        );
-    }
-
-    /// The dictionary `GetPane` sends, through the D-Bus encoding and back, gives the
-    /// engine's own projection of the pane.
-    #[test]
-    fn a_pane_over_the_wire_renders_as_the_engine_projects_it() {
+    fn pane() -> crate::model::Pane {
         use crate::model::*;
-        use zbus::zvariant::{serialized::Context, to_bytes, LE};
         let mut p = Pane::new(
             PaneId(4),
             "/src/app",
@@ -248,7 +214,7 @@ mod tests {
         };
         p.last_lifecycle = Some(Lifecycle::Blocked);
         p.last_message = Some("Bash: ls".into());
-        p.last_seen_at = Some(Timestamp(1_767_225_600_000));
+        p.last_seen_at = Some(Timestamp(0));
         p.resume_argv = Some(vec!["claude".into(), "--resume".into(), "s".into()]);
         p.pending_decision = Some(Decision {
             id: 2,
@@ -263,12 +229,45 @@ mod tests {
             source: Source::hook("claude", "PermissionRequest"),
             opened_at: Timestamp(5),
         });
-        let sent = crate::client::wire::pane_dict(&p);
+        p
+    }
+
+    #[test]
+    fn show_json_fills_documented_keys_and_renders_times() {
+        let mut w = WirePane::of(&pane());
+        w.pending_decision = None;
+        w.live = crate::client::wire::WireLive {
+            state: "exited".into(),
+            code: Some(3),
+            signal: None,
+        };
+        let j = pane_json(&w);
+        assert_eq!(j["id"], "p4");
+        assert_eq!(j["pending_decision"], Json::Null);
+        assert_eq!(j["session_id"], Json::Null);
+        assert_eq!(j["last_seen_at"], "1970-01-01T00:00:00.000Z");
+        assert_eq!(j["created_at"], "1970-01-01T00:00:00.001Z");
+        assert!(
+            j.get("done_at").is_none(),
+            "an undocumented-null key stays out"
+        );
+        assert_eq!(
+            j["live"],
+            json!({"state": "exited", "code": 3, "signal": null})
+        );
+    }
+
+    /// The pane `GetPane` sends, through the D-Bus encoding and back, renders for people
+    /// with its decision, choices and options.
+    #[test]
+    fn a_pane_over_the_wire_renders_with_its_decision() {
+        use zbus::zvariant::{serialized::Context, to_bytes, LE};
+        let sent = WirePane::of(&pane());
         let ctxt = Context::new_dbus(LE, 0);
         let bytes = to_bytes(ctxt, &sent).unwrap();
-        let (got, _): (Dict, _) = bytes.deserialize().unwrap();
-        assert_eq!(pane_view(&got).unwrap(), PaneView::of(&p));
-        let text = pane_text(&got).unwrap();
+        let (got, _): (WirePane, _) = bytes.deserialize().unwrap();
+        assert_eq!(got, sent);
+        let text = pane_text(&got);
         assert!(text.contains("exited sig 9"));
         // The decision, its choices (the names `attend answer` takes) and its options.
         assert!(

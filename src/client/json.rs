@@ -1,11 +1,11 @@
-//! The daemon's dictionaries as JSON and as the engine's [`PaneView`]: the one parser of
-//! what a daemon answers (`docs/dbus-api.md#dictionaries`), for the CLI's `--json`
-//! (`src/cli/render.rs`) and for the mirror of a remote daemon's panes
-//! (`src/service/remotes/follow.rs`). Times (keys ending in `_at`) become RFC 3339
-//! strings.
+//! The daemon's dictionaries as JSON (`docs/dbus-api.md#dictionaries`), for the CLI's
+//! `--json` (`src/cli/render.rs`, `docs/cli.md`) and for remote events stamped into the
+//! local log (`src/service/remotes/follow.rs`). Times (keys ending in `_at`) become RFC
+//! 3339 strings. A pane is read from its wire struct ([`WirePane`]), walked key by key
+//! as a D-Bus peer receives it.
 
+use super::wire::{to_dict, WirePane};
 use super::Dict;
-use crate::engine::PaneView;
 use crate::model::Timestamp;
 use serde_json::{json, Map, Value as Json};
 use zbus::zvariant::Value;
@@ -77,10 +77,11 @@ pub fn dict_json(d: &Dict) -> Map<String, Json> {
     d.iter().map(|(k, v)| (k.clone(), to_json(k, v))).collect()
 }
 
-/// A pane as `attend show --json` prints it: every [`PANE_KEYS`] key present, `live`
-/// with `state`, `code` and `signal`.
-pub fn pane_json(d: &Dict) -> Json {
-    let mut m = dict_json(d);
+/// A pane as `attend show --json` prints it: its dictionary's keys, every [`PANE_KEYS`]
+/// key present (`null` when the daemon left it out), `live` with `state`, `code` and
+/// `signal`.
+pub fn pane_json(p: &WirePane) -> Json {
+    let mut m = dict_json(&to_dict(p));
     for k in PANE_KEYS {
         m.entry(k).or_insert(Json::Null);
     }
@@ -89,10 +90,4 @@ pub fn pane_json(d: &Dict) -> Json {
         live.entry("signal").or_insert(Json::Null);
     }
     Json::Object(m)
-}
-
-/// The engine's one projection of a pane ([`PaneView`]) from a `GetPane` dictionary.
-pub fn pane_view(d: &Dict) -> Result<PaneView, String> {
-    serde_json::from_value(pane_json(d))
-        .map_err(|e| format!("unexpected pane from the daemon: {e}"))
 }

@@ -11,7 +11,7 @@
 //! # async fn f() -> zbus::Result<()> {
 //! let conn = zbus::Connection::session().await?;
 //! let attend = attend::client::Attend1Proxy::new(&conn).await?;
-//! let panes = attend.list_panes().await?; // Vec<attend::client::Dict>
+//! let panes = attend.list_panes().await?; // Vec<attend::client::wire::WirePane>
 //! # Ok(()) }
 //! ```
 //!

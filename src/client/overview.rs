@@ -2,14 +2,14 @@
 //! reason a pane wants the human, the counts by attention, the most urgent pane, the icon
 //! names, and the status-bar renderings (plain, JSON, Waybar, i3bar).
 //!
-//! Pure: it reads [`PaneView`]s (the engine's one projection of a pane, which the daemon
-//! makes from its panes and the CLI from `GetPane` dictionaries) and the engine's "next
+//! Pure: it reads [`WirePane`]s (the one wire shape of a pane, which the daemon makes
+//! from its panes and the CLI reads from `GetPane`) and the engine's "next
 //! unread" answer, so the tray, the notifications and `attend status` say the same thing.
 
 use crate::adapters::mirror::{next_order, tray_attention, MirroredPane};
 use crate::adapters::terminal_signals::sanitize_text;
-use crate::client::wire::{Dict, DictBuilder};
-use crate::engine::{workspace_name, PaneView};
+use crate::client::wire::{Dict, DictBuilder, WirePane};
+use crate::engine::workspace_name;
 use crate::model::{Attention, Pane, PaneId};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -41,9 +41,9 @@ pub fn icon_name(level: Attention) -> String {
 /// "workspace › pane" for a pane: the workspace's display name and the pane's name
 /// (its id when it has no other), cleaned of control and escape sequences.
 ///
-/// A remote pane (its id `NAME:pN`, [`crate::adapters::mirror::MirroredPane::view`]) is
+/// A remote pane (its id `NAME:pN`, [`crate::client::wire::remote_pane`]) is
 /// prefixed with its host: `buildbox › webapp › api` (`docs/remote.md`).
-pub fn pane_title(view: &PaneView) -> String {
+pub fn pane_title(view: &WirePane) -> String {
     let ws = sanitize_text(&workspace_name(&view.workspace), 60);
     let name = sanitize_text(&view.name, 60);
     let (host, id) = match view.id.split_once(':') {
@@ -62,11 +62,11 @@ pub fn pane_title(view: &PaneView) -> String {
     }
 }
 
-/// A mirrored pane as the overview counts it: its [`MirroredPane::view`] with the
+/// A mirrored pane as the overview counts it: its Remote pane dictionary ([`crate::client::wire::remote_pane`]) with the
 /// attention the tray counts ([`tray_attention`]: `none` while its host is offline or for
 /// a level this side does not know).
-pub fn counted_view(p: &MirroredPane) -> PaneView {
-    let mut v = p.view();
+pub fn counted_view(p: &MirroredPane) -> WirePane {
+    let mut v = crate::client::wire::remote_pane(p);
     v.attention = tray_attention(p).unwrap_or_default().as_str().into();
     v
 }
@@ -100,7 +100,7 @@ fn tool_call(prompt: &str) -> String {
 /// test` ``, `question: Which database?`, `failed: rate limit`, `done: All 42 tests
 /// pass`, `warning: …`, `unread`. Cleaned of control and escape sequences, at most
 /// [`REASON_MAX`] bytes.
-pub fn reason(level: Attention, view: &PaneView) -> String {
+pub fn reason(level: Attention, view: &WirePane) -> String {
     let decision = view.pending_decision.as_ref();
     let message = view.last_message.as_deref().unwrap_or("");
     let text = match level {
@@ -175,8 +175,8 @@ pub struct Overview {
 impl Overview {
     /// The overview of `views`; `next` is the engine's next-unread pane id (`NextUnread`,
     /// or [`crate::engine::next_unread_order`]'s first), `None` or `""` when none.
-    pub fn new(views: &[PaneView], next: Option<&str>) -> Overview {
-        let attention = |v: &PaneView| Attention::parse(&v.attention).unwrap_or_default();
+    pub fn new(views: &[WirePane], next: Option<&str>) -> Overview {
+        let attention = |v: &WirePane| Attention::parse(&v.attention).unwrap_or_default();
         let counts = Attention::ALL
             .iter()
             .rev()
@@ -210,9 +210,9 @@ impl Overview {
     /// order of local and mirrored panes ([`crate::adapters::mirror::next_order`]): what
     /// the tray shows and `GetOverview()` serves.
     pub fn of(panes: &BTreeMap<PaneId, Pane>, mirrored: &[MirroredPane]) -> Overview {
-        let views: Vec<PaneView> = panes
+        let views: Vec<WirePane> = panes
             .values()
-            .map(PaneView::of)
+            .map(WirePane::of)
             .chain(mirrored.iter().map(counted_view))
             .collect();
         let next = next_order(panes.values(), mirrored)
@@ -455,7 +455,7 @@ impl Overview {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::PaneView;
+    use crate::client::wire::WirePane;
     use crate::model::{AgentKind, AnswerKey, Decision, DecisionKind, Pane, PaneId, Source};
     use crate::model::{AttentionItem, Lifecycle, Timestamp};
 
@@ -501,7 +501,7 @@ mod tests {
 
     #[test]
     fn a_permission_reason_names_the_tool_and_the_command() {
-        let v = PaneView::of(&gated("Bash: npm test"));
+        let v = WirePane::of(&gated("Bash: npm test"));
         assert_eq!(
             reason(Attention::PermissionRequired, &v),
             "permission: Bash `npm test`"
@@ -519,15 +519,15 @@ mod tests {
         let mut p = with(pane(2, "/src/infra", "deploy"), Attention::Unread);
         p.lifecycle = Lifecycle::Done;
         p.last_message = Some("\x1b[31mAll 42 tests pass\x1b[0m\x07".into());
-        let v = PaneView::of(&p);
+        let v = WirePane::of(&p);
         assert_eq!(reason(Attention::Unread, &v), "done: All 42 tests pass");
         p.lifecycle = Lifecycle::Failed;
         p.last_message = Some("rate limit".into());
-        let v = PaneView::of(&p);
+        let v = WirePane::of(&p);
         assert_eq!(reason(Attention::Error, &v), "failed: rate limit");
         let long = "x".repeat(500);
         p.last_message = Some(long);
-        assert!(reason(Attention::Error, &PaneView::of(&p)).len() <= REASON_MAX);
+        assert!(reason(Attention::Error, &WirePane::of(&p)).len() <= REASON_MAX);
     }
 
     #[test]
@@ -541,10 +541,10 @@ mod tests {
     #[test]
     fn the_overview_counts_by_shown_attention_and_names_the_next_pane() {
         let views = vec![
-            PaneView::of(&gated("Bash: npm test")),
-            PaneView::of(&with(pane(2, "/src/webapp", "tests"), Attention::Unread)),
-            PaneView::of(&with(pane(3, "/src/infra", "deploy"), Attention::Unread)),
-            PaneView::of(&pane(4, "/src/infra", "shell")),
+            WirePane::of(&gated("Bash: npm test")),
+            WirePane::of(&with(pane(2, "/src/webapp", "tests"), Attention::Unread)),
+            WirePane::of(&with(pane(3, "/src/infra", "deploy"), Attention::Unread)),
+            WirePane::of(&pane(4, "/src/infra", "shell")),
         ];
         let o = Overview::new(&views, Some("p1"));
         assert_eq!(o.count(Attention::PermissionRequired), 1);
@@ -575,8 +575,8 @@ mod tests {
     #[test]
     fn the_overview_crosses_the_bus_unchanged() {
         let views = vec![
-            PaneView::of(&gated("Bash: npm test")),
-            PaneView::of(&with(pane(2, "/src/webapp", "tests"), Attention::Unread)),
+            WirePane::of(&gated("Bash: npm test")),
+            WirePane::of(&with(pane(2, "/src/webapp", "tests"), Attention::Unread)),
         ];
         for o in [
             Overview::new(&views, Some("p1")),
@@ -599,7 +599,7 @@ mod tests {
 
     #[test]
     fn nothing_to_see_and_offline_have_their_own_words() {
-        let o = Overview::new(&[PaneView::of(&pane(1, "/w", "a"))], Some(""));
+        let o = Overview::new(&[WirePane::of(&pane(1, "/w", "a"))], Some(""));
         assert_eq!(o.text(), "all seen");
         assert_eq!(o.class(), "none");
         assert!(o.next.is_none());

@@ -6,6 +6,7 @@
 //! [`crate::config::INTERFACE`], the one home of those names.
 
 use super::types::{Dict, EventTuple};
+use super::wire::WirePane;
 use std::collections::HashMap;
 use zbus::zvariant::Value;
 
@@ -51,10 +52,10 @@ pub trait Attend1 {
     fn run(&self, spec: &HashMap<&str, Value<'_>>) -> zbus::Result<String>;
 
     /// `ListPanes() → aa{sv}`: every pane as a Pane dictionary, by id.
-    fn list_panes(&self) -> zbus::Result<Vec<Dict>>;
+    fn list_panes(&self) -> zbus::Result<Vec<WirePane>>;
 
     /// `GetPane(s pane) → a{sv}`: one Pane dictionary. Errors: `NoSuchPane`.
-    fn get_pane(&self, pane: &str) -> zbus::Result<Dict>;
+    fn get_pane(&self, pane: &str) -> zbus::Result<WirePane>;
 
     /// `ListWorkspaces() → aa{sv}`: every workspace summary, by key.
     fn list_workspaces(&self) -> zbus::Result<Vec<Dict>>;
@@ -185,7 +186,7 @@ pub trait Attend1 {
     /// `ListRemotePanes() → aa{sv}`: every pane mirrored from a remote, by host then pane,
     /// as a Pane dictionary with `id` `NAME:pN` plus `host` s, `offline` b and `degraded`
     /// b (`docs/dbus-api.md#remote-pane`). Offline hosts' panes stay listed.
-    fn list_remote_panes(&self) -> zbus::Result<Vec<Dict>>;
+    fn list_remote_panes(&self) -> zbus::Result<Vec<WirePane>>;
 
     /// `ListRemoteWorkspaces() → aa{sv}`: the workspaces of the mirrored panes, by host
     /// then key, as workspace summaries (`key` the host's own) plus `host` s and `offline`

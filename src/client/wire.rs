@@ -1,12 +1,26 @@
 //! Typed D-Bus values of the `io.github.attend.Attend1` interface: panes, events and
 //! workspace summaries as `a{sv}` dictionaries (documented in `docs/dbus-api.md`).
 //!
+//! A pane is one struct, [`WirePane`] ([`pane`]), that the daemon sends and every client
+//! reads; events and workspace summaries are built key by key ([`DictBuilder`]).
+//!
 //! D-Bus has no null: a key whose value is absent is left out of the dictionary. Times
 //! are `x` milliseconds since the Unix epoch (the engine's [`Timestamp`]). Vocabulary
 //! values (lifecycle, attention, agent …) are the engine's lower-case wire names.
 
+mod codec;
+mod mirror;
+pub mod pane;
+
+pub use codec::{from_dict, to_dict, to_value};
+pub use mirror::{mirrored, remote_pane};
+pub use pane::{
+    WireDecision, WireDiagnoses, WireHold, WireItem, WireLive, WireNeedsInput, WirePane, WireTask,
+    WireTaxonomy,
+};
+
 use crate::engine::Summary;
-use crate::model::{Decision, Event, EventKind, HostName, Live, Pane, Resolution, Timestamp};
+use crate::model::{Event, EventKind, HostName, Resolution, Timestamp};
 use std::collections::HashMap;
 use zbus::zvariant::Value;
 
@@ -66,103 +80,6 @@ impl DictBuilder {
     }
 }
 
-/// `live`: `{state: s "running"|"exited", code: i, signal: i}` (code/signal only when
-/// known).
-pub fn live_dict(live: Live) -> Dict {
-    let b = DictBuilder::new().str("state", live.as_str());
-    match live {
-        Live::Running => b.build(),
-        Live::Exited { code, signal } => {
-            let b = match code {
-                Some(c) => b.put("code", c),
-                None => b,
-            };
-            match signal {
-                Some(s) => b.put("signal", s),
-                None => b,
-            }
-            .build()
-        }
-    }
-}
-
-/// A decision: `{id: t, kind: s, prompt: s, options: as, choices: as (the choices with
-/// known answer keys), source: s, opened_at: x, tool_use_id: s?}` (the fields of
-/// [`crate::engine::DecisionView`]).
-pub fn decision_dict(d: &Decision) -> Dict {
-    let choices = d.choices();
-    DictBuilder::new()
-        .put("id", d.id)
-        .str("kind", d.kind.as_str())
-        .str("prompt", &d.prompt)
-        .strs("options", &d.options)
-        .strs("choices", &choices)
-        .str("source", &d.source.to_string())
-        .time("opened_at", Some(d.opened_at))
-        .opt_str("tool_use_id", d.tool_use_id.as_deref())
-        .build()
-}
-
-/// A pane (`GetPane`, `ListPanes`). Keys: id, name, workspace, tab, agent, lifecycle,
-/// last_lifecycle?, attention, live (a{sv}), pending_decision? (a{sv}), items (aa{sv}:
-/// level, source, at, decision?), last_message?, last_message_at?, last_seen_at?,
-/// attention_changed_at?, done_at?, exited_at?, session_id?, resume_argv?, cwd?, title?, repo?,
-/// branch?, limit_reason?, command (as), focused, oneshot, owned, hooks_seen (b),
-/// created_at.
-pub fn pane_dict(p: &Pane) -> Dict {
-    let items: Vec<Dict> = p
-        .items
-        .iter()
-        .map(|i| {
-            let b = DictBuilder::new()
-                .str("level", i.level.as_str())
-                .str("source", &i.source.to_string())
-                .time("at", Some(i.at));
-            match i.decision {
-                Some(d) => b.put("decision", d),
-                None => b,
-            }
-            .build()
-        })
-        .collect();
-    let mut b = DictBuilder::new()
-        .str("id", &p.id.to_string())
-        .str("name", &p.name)
-        .str("workspace", &p.workspace)
-        .str("tab", &p.tab)
-        .str("agent", p.agent.as_str())
-        .str("lifecycle", p.lifecycle.as_str())
-        .opt_str("last_lifecycle", p.last_lifecycle.map(|l| l.as_str()))
-        .str("attention", p.attention().as_str())
-        .dict("live", live_dict(p.live))
-        .put("items", items)
-        .opt_str("last_message", p.last_message.as_deref())
-        .time("last_message_at", p.last_message_at)
-        .time("last_seen_at", p.last_seen_at)
-        .time("attention_changed_at", p.attention_changed_at)
-        .time("done_at", p.done_at)
-        .time("exited_at", p.exited_at)
-        .opt_str("session_id", p.session_id.as_deref())
-        .opt_str("cwd", p.cwd.as_deref())
-        .opt_str("title", p.title.as_deref())
-        .opt_str("repo", p.repo.as_deref())
-        .opt_str("branch", p.branch.as_deref())
-        .opt_str("limit_reason", p.limit_reason.as_deref())
-        .strs("command", &p.command)
-        .put("focused", p.focused)
-        .put("oneshot", p.oneshot)
-        .put("owned", p.owned)
-        .put("hooks_seen", p.hooks_seen)
-        .time("created_at", Some(p.created_at));
-    if let Some(d) = &p.pending_decision {
-        b = b.dict("pending_decision", decision_dict(d));
-    }
-    if let Some(argv) = &p.resume_argv {
-        b = b.strs("resume_argv", argv);
-    }
-    b.build()
-}
-
 /// A workspace summary (`ListWorkspaces`). Keys: key, name, repo?, branch?, agents (as),
 /// tabs (as), panes (as), worst_lifecycle, worst_attention, latest_message?,
 /// latest_message_pane?, attention_changed_at? (x), since_attention_change_ms? (x).
@@ -219,7 +136,9 @@ pub fn event_data(e: &Event) -> Dict {
             let levels: Vec<String> = levels.iter().map(|l| l.as_str().to_string()).collect();
             b.strs("levels", &levels).str("shown", shown.as_str())
         }
-        EventKind::DecisionOpened { decision } => b.dict("decision", decision_dict(decision)),
+        EventKind::DecisionOpened { decision } => {
+            b.put("decision", to_value(&WireDecision::of(decision)))
+        }
         EventKind::DecisionResolved { id, resolution } => {
             let b = b.put("id", *id).str("how", resolution.as_str());
             match resolution {
@@ -320,40 +239,7 @@ fn json_value(key: &str, v: &serde_json::Value) -> Option<Value<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{AgentKind, Attention, PaneId, Source};
-
-    #[test]
-    fn absent_values_are_left_out_and_live_is_nested() {
-        let mut p = Pane::new(
-            PaneId(3),
-            "/w",
-            "main",
-            "p3",
-            AgentKind::Claude,
-            Timestamp(5),
-        );
-        p.live = Live::Exited {
-            code: Some(2),
-            signal: None,
-        };
-        let d = pane_dict(&p);
-        assert_eq!(d["id"], Value::from("p3"));
-        assert_eq!(d["attention"], Value::from("none"));
-        assert!(!d.contains_key("last_message"));
-        assert!(!d.contains_key("pending_decision"));
-        let Value::Dict(live) = &d["live"] else {
-            panic!("live is not a dict: {:?}", d["live"]);
-        };
-        let keys: Vec<String> = live
-            .iter()
-            .filter_map(|(k, _)| match k {
-                Value::Str(s) => Some(s.to_string()),
-                _ => None,
-            })
-            .collect();
-        assert!(keys.contains(&"code".to_string()), "{keys:?}");
-        assert!(!keys.contains(&"signal".to_string()), "{keys:?}");
-    }
+    use crate::model::{Attention, PaneId, Source};
 
     #[test]
     fn event_data_carries_kind_fields() {

@@ -35,8 +35,5 @@ pub use summary::{
 };
 pub use table::{clip, escape_controls, is_bidi_control, width, Column, Table};
 pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
-pub use view::{
-    in_vocabulary, render_host_table, render_table, DecisionView, LiveView, PaneView,
-    MESSAGE_COLUMN, NAME_COLUMN, TAB_COLUMN,
-};
+pub use view::{in_vocabulary, MESSAGE_COLUMN, NAME_COLUMN, TAB_COLUMN};
 pub use world::{EngineError, HookAgent, NewPane, World};

@@ -186,7 +186,7 @@ impl PanelWindow {
             .snapshot
             .borrow()
             .as_ref()
-            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.live.running, p.owned)));
+            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.running(), p.owned)));
         let Some((running, owned)) = info else {
             return;
         };

@@ -298,9 +298,9 @@ impl Client {
             older_daemon_none(proxy.list_remote_workspaces()),
             older_daemon_none(proxy.remotes()),
         )?;
-        match Snapshot::parse(&panes, &workspaces, self.last_seq.unwrap_or(0)) {
+        match Snapshot::parse(panes, &workspaces, self.last_seq.unwrap_or(0)) {
             Ok(s) => {
-                let s = s.with_remotes(&remote_panes, &remote_workspaces, &remotes);
+                let s = s.with_remotes(remote_panes, &remote_workspaces, &remotes);
                 if !self.send(Update::Snapshot(s)) {
                     return Err(End::Quit);
                 }
@@ -444,9 +444,9 @@ impl Client {
 
 /// The answer of a remotes call, or nothing from a daemon without remotes (an older one
 /// answers `UnknownMethod`).
-async fn older_daemon_none(
-    call: impl std::future::Future<Output = zbus::Result<Vec<crate::client::Dict>>>,
-) -> zbus::Result<Vec<crate::client::Dict>> {
+async fn older_daemon_none<T>(
+    call: impl std::future::Future<Output = zbus::Result<Vec<T>>>,
+) -> zbus::Result<Vec<T>> {
     match call.await {
         Err(e) if is_unknown_method(&e) => Ok(Vec::new()),
         other => other,

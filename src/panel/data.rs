@@ -1,11 +1,12 @@
-//! The daemon's values as the panel reads them: `ListPanes`, `ListWorkspaces` and the
-//! decision inside a pane, parsed from their `a{sv}` dictionaries (keys documented in
-//! `docs/dbus-api.md` and `src/client/wire.rs`).
+//! The daemon's values as the panel reads them: the panes of `ListPanes` (the one wire
+//! struct, [`WirePane`]) and the workspaces of `ListWorkspaces`, parsed from their `a{sv}`
+//! dictionaries (keys documented in `docs/dbus-api.md` and `src/client/wire.rs`).
 //!
 //! Parsing only: nothing here derives state. Lifecycle and attention are checked against
 //! the engine's vocabulary ([`Lifecycle::parse`], [`Attention::parse`]); a dictionary
 //! without the keys every pane or workspace has is refused with [`DataError`].
 
+use crate::client::wire::WirePane;
 use crate::model::{Attention, Lifecycle};
 use std::collections::HashMap;
 use zbus::zvariant::{OwnedValue, Value};
@@ -26,60 +27,24 @@ pub enum DataError {
     Vocabulary { what: &'static str, value: String },
 }
 
-/// The open decision of a pane (`pending_decision`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecisionInfo {
-    /// Decision id (`t`).
-    pub id: u64,
-    /// `permission`, `question`, … (the engine's `DecisionKind` wire name).
-    pub kind: String,
-    pub prompt: String,
-    /// Every option the agent offered.
-    pub options: Vec<String>,
-    /// The options Attend can answer (one answer button each).
-    pub choices: Vec<String>,
-}
-
-/// Process liveness (`live`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LiveInfo {
-    pub running: bool,
-    /// Exit code, when the process exited.
-    pub code: Option<i32>,
-    /// Signal number, when the process was killed.
-    pub signal: Option<i32>,
-}
-
-/// One pane (`ListPanes` entry).
+/// One pane (a `ListPanes` or `ListRemotePanes` entry): the daemon's [`WirePane`], read
+/// through [`Deref`](std::ops::Deref), with its lifecycle and attention checked against
+/// the engine's vocabulary, an empty name replaced by the id and an empty host by none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaneInfo {
-    /// `p3`.
-    pub id: String,
-    pub name: String,
-    /// Workspace key.
-    pub workspace: String,
-    pub tab: String,
-    /// Agent kind wire name (`claude`).
-    pub agent: String,
+    /// The pane as the daemon sent it (its workspace key qualified by host for a remote
+    /// pane, [`super::hosts::workspace_key`]).
+    pub pane: WirePane,
     pub lifecycle: Lifecycle,
     pub attention: Attention,
-    pub live: LiveInfo,
-    pub decision: Option<DecisionInfo>,
-    pub last_message: Option<String>,
-    pub cwd: Option<String>,
-    pub repo: Option<String>,
-    pub branch: Option<String>,
-    /// The daemon counts the pane as focused (an attach client or this panel).
-    pub focused: bool,
-    /// Attend owns the PTY (kill, resume, attach and answers are possible).
-    pub owned: bool,
-    /// The remote the pane is mirrored from (`ListRemotePanes`' `host`); `None` for this
-    /// machine's panes.
-    pub host: Option<String>,
-    /// A mirrored pane whose host's link is down: the values are the last ones seen.
-    pub offline: bool,
-    /// When the pane's attention last changed (ms since the epoch), when known.
-    pub attention_changed_at: Option<i64>,
+}
+
+impl std::ops::Deref for PaneInfo {
+    type Target = WirePane;
+
+    fn deref(&self) -> &WirePane {
+        &self.pane
+    }
 }
 
 /// One sidebar row (`ListWorkspaces` entry).
@@ -155,118 +120,68 @@ fn boolean(map: &Dict, key: &str) -> bool {
     matches!(field(map, key), Some(Value::Bool(true)))
 }
 
-/// A nested `a{sv}` under `key`.
-fn dict(map: &Dict, key: &str) -> Option<Dict> {
-    let Some(Value::Dict(d)) = field(map, key) else {
-        return None;
-    };
-    let mut out = Dict::new();
-    for (k, v) in d.iter() {
-        let (Value::Str(k), Ok(v)) = (k, v.try_clone()) else {
-            continue;
-        };
-        let v = match v {
-            Value::Value(inner) => *inner,
-            other => other,
-        };
-        if let Ok(v) = OwnedValue::try_from(v) {
-            out.insert(k.to_string(), v);
-        }
-    }
-    Some(out)
+fn lifecycle_of(s: &str) -> Result<Lifecycle, DataError> {
+    Lifecycle::parse(s).ok_or_else(|| DataError::Vocabulary {
+        what: "lifecycle",
+        value: s.to_string(),
+    })
+}
+
+fn attention_of(s: &str) -> Result<Attention, DataError> {
+    Attention::parse(s).ok_or_else(|| DataError::Vocabulary {
+        what: "attention",
+        value: s.to_string(),
+    })
 }
 
 fn lifecycle(map: &Dict, what: &'static str, key: &'static str) -> Result<Lifecycle, DataError> {
-    let s = req_str(map, what, key)?;
-    Lifecycle::parse(&s).ok_or(DataError::Vocabulary {
-        what: "lifecycle",
-        value: s,
-    })
+    lifecycle_of(&req_str(map, what, key)?)
 }
 
 fn attention(map: &Dict, what: &'static str, key: &'static str) -> Result<Attention, DataError> {
-    let s = req_str(map, what, key)?;
-    Attention::parse(&s).ok_or(DataError::Vocabulary {
-        what: "attention",
-        value: s,
-    })
-}
-
-impl DecisionInfo {
-    /// Parses a decision dictionary (`decision_dict` in the daemon).
-    pub fn from_dict(map: &Dict) -> Result<DecisionInfo, DataError> {
-        let id = int(map, "id").ok_or(DataError::Missing {
-            what: "decision",
-            key: "id",
-        })?;
-        Ok(DecisionInfo {
-            id: id as u64,
-            kind: req_str(map, "decision", "kind")?,
-            prompt: opt_str(map, "prompt").unwrap_or_default(),
-            options: strs(map, "options"),
-            choices: strs(map, "choices"),
-        })
-    }
+    attention_of(&req_str(map, what, key)?)
 }
 
 impl PaneInfo {
-    /// Parses one `ListPanes` / `GetPane` dictionary.
+    /// Checks one pane the daemon sent.
     ///
-    /// Errors: [`DataError::Missing`] without id, workspace, lifecycle or attention;
-    /// [`DataError::Vocabulary`] for values outside the engine's vocabulary.
-    pub fn from_dict(map: &Dict) -> Result<PaneInfo, DataError> {
-        let id = req_str(map, "pane", "id")?;
-        let live = dict(map, "live").unwrap_or_default();
-        let decision = match dict(map, "pending_decision") {
-            Some(d) => Some(DecisionInfo::from_dict(&d)?),
-            None => None,
-        };
+    /// Errors: [`DataError::Vocabulary`] for a lifecycle or attention outside the engine's
+    /// vocabulary.
+    pub fn of(mut pane: WirePane) -> Result<PaneInfo, DataError> {
+        let lifecycle = lifecycle_of(&pane.lifecycle)?;
+        let attention = attention_of(&pane.attention)?;
+        if pane.name.is_empty() {
+            pane.name = pane.id.clone();
+        }
+        pane.host = pane.host.filter(|h| !h.is_empty());
         Ok(PaneInfo {
-            name: opt_str(map, "name")
-                .filter(|n| !n.is_empty())
-                .unwrap_or_else(|| id.clone()),
-            id,
-            workspace: req_str(map, "pane", "workspace")?,
-            tab: opt_str(map, "tab").unwrap_or_default(),
-            agent: opt_str(map, "agent").unwrap_or_default(),
-            lifecycle: lifecycle(map, "pane", "lifecycle")?,
-            attention: attention(map, "pane", "attention")?,
-            live: LiveInfo {
-                running: opt_str(&live, "state").as_deref() != Some("exited"),
-                code: int(&live, "code").map(|c| c as i32),
-                signal: int(&live, "signal").map(|s| s as i32),
-            },
-            decision,
-            last_message: opt_str(map, "last_message"),
-            cwd: opt_str(map, "cwd"),
-            repo: opt_str(map, "repo"),
-            branch: opt_str(map, "branch"),
-            focused: boolean(map, "focused"),
-            owned: boolean(map, "owned"),
-            host: opt_str(map, "host").filter(|h| !h.is_empty()),
-            offline: boolean(map, "offline"),
-            attention_changed_at: int(map, "attention_changed_at"),
+            pane,
+            lifecycle,
+            attention,
         })
     }
-}
 
-impl PaneInfo {
+    /// The pane's program runs (`live` is not `exited`).
+    pub fn running(&self) -> bool {
+        !self.live.exited()
+    }
+
     /// Attend can attach a terminal to the pane: it runs the program and it is running,
     /// on this machine (a remote pane's terminal is not carried over its link).
     /// The Attach button's sensitivity and the attach shortcut's check.
     pub fn can_attach(&self) -> bool {
-        self.owned && self.live.running && self.host.is_none()
+        self.owned && self.running() && self.host.is_none()
     }
 
     /// Attend can kill the pane's program: it runs it and it is running.
     pub fn can_kill(&self) -> bool {
-        self.owned && self.live.running
+        self.owned && self.running()
     }
 
     /// Attend can resume the pane: it ran its program, which has exited, on this machine
     /// (`Resume` is not routed to a remote, `docs/remote.md`).
     pub fn can_resume(&self) -> bool {
-        self.owned && !self.live.running && self.host.is_none()
+        self.owned && !self.running() && self.host.is_none()
     }
 }
 
@@ -380,14 +295,18 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Parses `ListPanes` and `ListWorkspaces` replies.
+    /// Reads `ListPanes` and `ListWorkspaces` replies.
     ///
-    /// Errors: the first dictionary that does not parse.
-    pub fn parse(panes: &[Dict], workspaces: &[Dict], seq: u64) -> Result<Snapshot, DataError> {
+    /// Errors: the first pane or dictionary that does not parse.
+    pub fn parse(
+        panes: Vec<WirePane>,
+        workspaces: &[Dict],
+        seq: u64,
+    ) -> Result<Snapshot, DataError> {
         Ok(Snapshot {
             panes: panes
-                .iter()
-                .map(PaneInfo::from_dict)
+                .into_iter()
+                .map(PaneInfo::of)
                 .collect::<Result<_, _>>()?,
             workspaces: workspaces
                 .iter()
@@ -422,73 +341,45 @@ mod tests {
         OwnedValue::try_from(v.into()).unwrap()
     }
 
-    fn pane_dict() -> Dict {
-        let mut live: HashMap<String, Value<'static>> = HashMap::new();
-        live.insert("state".into(), Value::from("exited"));
-        live.insert("code".into(), Value::from(2i32));
-        let mut decision: HashMap<String, Value<'static>> = HashMap::new();
-        decision.insert("id".into(), Value::from(7u64));
-        decision.insert("kind".into(), Value::from("permission"));
-        decision.insert("prompt".into(), Value::from("Bash: npm test"));
-        decision.insert(
-            "options".into(),
-            Value::from(vec!["allow", "deny", "other"]),
-        );
-        decision.insert("choices".into(), Value::from(vec!["allow", "deny"]));
-        let mut d = Dict::new();
-        d.insert("id".into(), ov("p4"));
-        d.insert("name".into(), ov(""));
-        d.insert("workspace".into(), ov("/src/api"));
-        d.insert("tab".into(), ov("main"));
-        d.insert("agent".into(), ov("claude"));
-        d.insert("lifecycle".into(), ov("blocked"));
-        d.insert("attention".into(), ov("permission_required"));
-        d.insert("live".into(), ov(live));
-        d.insert("pending_decision".into(), ov(decision));
-        d.insert("focused".into(), ov(true));
-        d
+    fn wire_pane() -> WirePane {
+        let mut p = WirePane::of(&crate::model::Pane::new(
+            crate::model::PaneId(4),
+            "/src/api",
+            "main",
+            "",
+            crate::model::AgentKind::Claude,
+            crate::model::Timestamp(0),
+        ));
+        p.lifecycle = "blocked".into();
+        p.attention = "permission_required".into();
+        p.live = crate::client::wire::WireLive {
+            state: "exited".into(),
+            code: Some(2),
+            signal: None,
+        };
+        p.focused = true;
+        p.owned = false;
+        p
     }
 
     #[test]
-    fn a_pane_parses_with_its_nested_live_and_decision() {
-        let p = PaneInfo::from_dict(&pane_dict()).unwrap();
+    fn a_pane_reads_with_its_vocabulary_checked() {
+        let p = PaneInfo::of(wire_pane()).unwrap();
         assert_eq!(p.id, "p4");
         assert_eq!(p.name, "p4", "an empty name falls back to the id");
         assert_eq!(p.lifecycle, Lifecycle::Blocked);
         assert_eq!(p.attention, Attention::PermissionRequired);
+        assert!(!p.running());
+        assert!(p.focused && !p.owned);
+        let mut w = wire_pane();
+        w.attention = "urgent".into();
         assert_eq!(
-            p.live,
-            LiveInfo {
-                running: false,
-                code: Some(2),
-                signal: None
-            }
-        );
-        let d = p.decision.unwrap();
-        assert_eq!((d.id, d.kind.as_str()), (7, "permission"));
-        assert_eq!(d.choices, vec!["allow", "deny"]);
-        assert_eq!(d.options.len(), 3);
-        assert!(p.focused);
-        assert!(!p.owned);
-        assert_eq!(p.last_message, None);
-    }
-
-    #[test]
-    fn values_outside_the_vocabulary_and_missing_keys_are_refused() {
-        let mut d = pane_dict();
-        d.insert("attention".into(), ov("urgent"));
-        assert_eq!(
-            PaneInfo::from_dict(&d),
+            PaneInfo::of(w),
             Err(DataError::Vocabulary {
                 what: "attention",
                 value: "urgent".into()
             })
         );
-        d.remove("id");
-        assert!(matches!(
-            PaneInfo::from_dict(&d),
-            Err(DataError::Missing { key: "id", .. })
-        ));
     }
 
     fn ws(key: &str, attention: Attention, since: Option<i64>) -> WorkspaceInfo {
@@ -539,15 +430,15 @@ mod tests {
 
     #[test]
     fn pane_actions_follow_ownership_and_liveness() {
-        let mut p = PaneInfo::from_dict(&pane_dict()).unwrap();
-        assert!(!p.live.running);
+        let mut p = PaneInfo::of(wire_pane()).unwrap();
+        assert!(!p.running());
         assert!(
             !(p.can_attach() || p.can_kill() || p.can_resume()),
             "not owned"
         );
-        p.owned = true;
+        p.pane.owned = true;
         assert!(p.can_resume() && !p.can_attach() && !p.can_kill());
-        p.live.running = true;
+        p.pane.live = crate::client::wire::WireLive::of(crate::model::Live::Running);
         assert!(!p.can_resume() && p.can_attach() && p.can_kill());
     }
 
@@ -562,7 +453,7 @@ mod tests {
         w.insert("worst_lifecycle".into(), ov("blocked"));
         w.insert("worst_attention".into(), ov("permission_required"));
         w.insert("since_attention_change_ms".into(), ov(65_000i64));
-        let s = Snapshot::parse(&[pane_dict()], &[w], 9).unwrap();
+        let s = Snapshot::parse(vec![wire_pane()], &[w], 9).unwrap();
         let ws = s.workspace("/src/api").unwrap();
         assert_eq!(ws.name, "api");
         assert_eq!(ws.agents, vec!["claude", "shell"]);

@@ -3,13 +3,14 @@
 //! the [`Snapshot`], and the sidebar's order by host: this machine first, then each remote
 //! by name.
 //!
-//! A remote pane is a [`PaneInfo`] like a local one (same parser, same vocabulary) with
+//! A remote pane is a [`PaneInfo`] like a local one (same wire struct, same vocabulary) with
 //! `host` set; its workspace key is qualified by the host ([`workspace_key`]), so the same
 //! path on two hosts is two workspaces. The remotes' workspace summaries are the daemon's
 //! (the engine's rule, `docs/lifecycle-attention.md#workspace-summary`): the panel sums
 //! nothing up itself.
 
 use super::data::{sidebar_order, Dict, HostInfo, PaneInfo, SidebarOrder, Snapshot, WorkspaceInfo};
+use crate::client::wire::WirePane;
 use std::collections::BTreeMap;
 
 /// The panel's key of workspace `key` of remote `host`: `HOST:KEY` (never a local key,
@@ -26,7 +27,7 @@ impl Snapshot {
     /// another value.
     pub fn with_remotes(
         mut self,
-        panes: &[Dict],
+        panes: Vec<WirePane>,
         workspaces: &[Dict],
         remotes: &[Dict],
     ) -> Snapshot {
@@ -40,10 +41,10 @@ impl Snapshot {
             }
         }
         for d in panes {
-            match PaneInfo::from_dict(d) {
+            match PaneInfo::of(d) {
                 Ok(mut p) => match p.host.clone() {
                     Some(host) => {
-                        p.workspace = workspace_key(&host, &p.workspace);
+                        p.pane.workspace = workspace_key(&host, &p.workspace);
                         self.panes.push(p);
                     }
                     None => tracing::warn!(pane = %p.id, "a remote pane without its host left out"),
@@ -84,8 +85,9 @@ impl Snapshot {
 mod tests {
     use super::*;
     use crate::adapters::mirror::{remote_workspaces, MirroredPane};
+    use crate::client::wire::remote_pane;
     use crate::model::{Attention, HostName, Lifecycle, Timestamp};
-    use crate::service::remotes::panes::{remote_pane_dict, remote_workspace_dict};
+    use crate::service::remotes::panes::remote_workspace_dict;
     use zbus::zvariant::{OwnedValue, Value};
 
     fn ov(v: impl Into<Value<'static>>) -> OwnedValue {
@@ -101,12 +103,12 @@ mod tests {
 
     /// A mirrored pane as the daemon holds it.
     fn mirrored(host: &str, n: u32, ws: &str, attention: &str, message_at: i64) -> MirroredPane {
-        let v = crate::engine::PaneView {
+        let v = crate::client::wire::WirePane {
             workspace: ws.into(),
             last_message: Some(format!("message {n}")),
-            last_message_at: Some(Timestamp(message_at).to_rfc3339()),
-            attention_changed_at: Some(Timestamp(message_at).to_rfc3339()),
-            ..crate::engine::PaneView::of(&crate::model::Pane::new(
+            last_message_at: Some(message_at),
+            attention_changed_at: Some(message_at),
+            ..crate::client::wire::WirePane::of(&crate::model::Pane::new(
                 crate::model::PaneId(n.into()),
                 ws,
                 "main",
@@ -117,7 +119,7 @@ mod tests {
         };
         let mut v = v;
         v.attention = attention.into();
-        let mut p = MirroredPane::of(&HostName::parse(host).unwrap(), &v).unwrap();
+        let mut p = crate::client::wire::mirrored(&HostName::parse(host).unwrap(), &v).unwrap();
         p.offline = host == "zed";
         p
     }
@@ -159,17 +161,17 @@ mod tests {
             mirrored("box", 2, "/src/api", "none", 6_000),
             mirrored("box", 3, "/src/web", "input_required", 2_000),
         ];
-        let mut panes: Vec<Dict> = held.iter().map(|p| received(remote_pane_dict(p))).collect();
+        let mut panes: Vec<WirePane> = held.iter().map(remote_pane).collect();
         let mut bad = panes[1].clone();
-        bad.insert("id".into(), ov("box:p4"));
-        bad.insert("lifecycle".into(), ov("pondering"));
+        bad.id = "box:p4".into();
+        bad.lifecycle = "pondering".into();
         panes.push(bad);
         let workspaces: Vec<Dict> = remote_workspaces(&held, Timestamp(10_000))
             .iter()
             .map(|w| received(remote_workspace_dict(w)))
             .collect();
         let snap = snap.with_remotes(
-            &panes,
+            panes,
             &workspaces,
             &[remote("zed", "offline"), remote("box", "connected")],
         );
@@ -201,7 +203,7 @@ mod tests {
             .collect();
         assert_eq!(ids, ["box:p1", "box:p2"]);
         assert!(snap.workspace("zed:/src/api").unwrap().offline);
-        assert!(snap.pane("zed:p1").unwrap().offline);
+        assert!(snap.pane("zed:p1").unwrap().is_offline());
         assert_eq!(
             snap.hosts
                 .iter()

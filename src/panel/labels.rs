@@ -4,7 +4,8 @@
 //! `attend ls` recognises every word; CSS classes keep the wire names
 //! (`attention-permission_required`, `lifecycle-blocked`).
 
-use super::data::{HostInfo, LiveInfo};
+use super::data::HostInfo;
+use crate::client::wire::WireLive;
 use crate::model::{Attention, Lifecycle};
 use gettextrs::{gettext, ngettext};
 
@@ -42,8 +43,8 @@ pub fn decision_kind(kind: &str) -> String {
 }
 
 /// `running`, `exited 3`, `killed by signal 9`.
-pub fn live(l: LiveInfo) -> String {
-    match (l.running, l.code, l.signal) {
+pub fn live(l: &WireLive) -> String {
+    match (!l.exited(), l.code, l.signal) {
         (true, _, _) => gettext("running"),
         (false, _, Some(sig)) => {
             gettext("killed by signal {signal}").replace("{signal}", &sig.to_string())
@@ -147,14 +148,14 @@ mod tests {
 
     #[test]
     fn live_and_repo_labels() {
-        let exited = |code, signal| LiveInfo {
-            running: false,
+        let exited = |code, signal| WireLive {
+            state: "exited".into(),
             code,
             signal,
         };
-        assert_eq!(live(exited(Some(3), None)), "exited 3");
-        assert_eq!(live(exited(None, Some(9))), "killed by signal 9");
-        assert_eq!(live(exited(None, None)), "exited");
+        assert_eq!(live(&exited(Some(3), None)), "exited 3");
+        assert_eq!(live(&exited(None, Some(9))), "killed by signal 9");
+        assert_eq!(live(&exited(None, None)), "exited");
         assert_eq!(repo_branch(Some("api"), Some("main")), "api · main");
         assert_eq!(repo_branch(None, None), "");
     }

@@ -124,7 +124,7 @@ impl PaneDetail {
         imp.lifecycle.set_text(&labels::lifecycle(p.lifecycle));
         indicator::set_lifecycle(&*imp.lifecycle, p.lifecycle);
         imp.attention.set_text(&labels::attention(p.attention));
-        imp.live.set_text(&labels::live(p.live));
+        imp.live.set_text(&labels::live(&p.live));
         let message = p.last_message.clone().unwrap_or_default();
         imp.message.set_text(&message);
         imp.message.set_visible(!message.is_empty());
@@ -147,7 +147,7 @@ impl PaneDetail {
 
     fn set_decision(&self, p: &PaneInfo) {
         let imp = self.imp();
-        let Some(d) = &p.decision else {
+        let Some(d) = &p.pending_decision else {
             imp.decision.set_visible(false);
             imp.built.replace(None);
             return;

@@ -95,19 +95,19 @@ impl PaneRow {
         imp.attention.set_text(&labels::attention(p.attention));
         imp.attention.set_visible(p.attention > Attention::None);
         indicator::set_attention(&*imp.indicator, p.attention);
-        let mut facts = format!("{} · {}", p.agent, labels::live(p.live));
+        let mut facts = format!("{} · {}", p.agent, labels::live(&p.live));
         if let Some(host) = &p.host {
             facts = format!("{facts} · {host}");
         }
-        if p.offline {
+        if p.is_offline() {
             facts = format!("{facts} · {}", labels::offline());
         }
         imp.facts.set_text(&facts);
         // A remote pane whose link is down: its last values, greyed.
         if let Some(child) = self.child() {
-            child.set_sensitive(!p.offline);
+            child.set_sensitive(!p.is_offline());
         }
-        let message = match &p.decision {
+        let message = match &p.pending_decision {
             Some(d) => format!("{}: {}", labels::decision_kind(&d.kind), d.prompt),
             None => p.last_message.clone().unwrap_or_default(),
         };

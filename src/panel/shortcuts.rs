@@ -78,7 +78,7 @@ pub fn selected(pane: Option<&PaneInfo>) -> Result<&PaneInfo, String> {
 /// pane, no open decision, or the decision has no such choice.
 pub fn gate_answer(pane: Option<&PaneInfo>, choice: &str) -> Result<(String, String), String> {
     let p = selected(pane)?;
-    let Some(d) = &p.decision else {
+    let Some(d) = &p.pending_decision else {
         return Err(
             gettext("{pane} has no open permission request or question").replace("{pane}", &p.name)
         );
@@ -102,41 +102,34 @@ pub fn gate_answer(pane: Option<&PaneInfo>, choice: &str) -> Result<(String, Str
 
 #[cfg(test)]
 mod tests {
-    use super::super::data::{DecisionInfo, LiveInfo};
     use super::*;
-    use crate::model::{Attention, Lifecycle};
+    use crate::client::wire::{WireDecision, WirePane};
+    use crate::model::{AgentKind, Pane, PaneId, Timestamp};
 
     fn pane(choices: Option<&[&str]>) -> PaneInfo {
-        PaneInfo {
-            id: "p4".into(),
-            name: "api".into(),
-            workspace: "/src/api".into(),
-            tab: "main".into(),
-            agent: "claude".into(),
-            lifecycle: Lifecycle::Blocked,
-            attention: Attention::PermissionRequired,
-            live: LiveInfo {
-                running: true,
-                code: None,
-                signal: None,
-            },
-            decision: choices.map(|c| DecisionInfo {
-                id: 3,
-                kind: "permission".into(),
-                prompt: "Bash: ls".into(),
-                options: vec![],
-                choices: c.iter().map(|s| s.to_string()).collect(),
-            }),
-            last_message: None,
-            cwd: None,
-            repo: None,
-            branch: None,
-            focused: false,
-            owned: true,
-            host: None,
-            offline: false,
-            attention_changed_at: None,
-        }
+        let mut p = WirePane::of(&Pane::new(
+            PaneId(4),
+            "/src/api",
+            "main",
+            "api",
+            AgentKind::Claude,
+            Timestamp(0),
+        ));
+        p.lifecycle = "blocked".into();
+        p.attention = "permission_required".into();
+        p.owned = true;
+        p.pending_decision = choices.map(|c| WireDecision {
+            id: 3,
+            kind: "permission".into(),
+            prompt: "Bash: ls".into(),
+            options: vec![],
+            choices: c.iter().map(|s| s.to_string()).collect(),
+            source: "user:user".into(),
+            opened_at: 0,
+            tool_use_id: None,
+            gate: None,
+        });
+        PaneInfo::of(p).unwrap()
     }
 
     #[test]

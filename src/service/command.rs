@@ -3,7 +3,7 @@
 //! request that wants an answer carries a oneshot reply, sent after the owner committed.
 
 use crate::adapters::hooks::HookMapping;
-use crate::client::wire::Dict;
+use crate::client::wire::{Dict, WirePane};
 use crate::model::{Action, AgentKind, Hold, HostName, PaneId, PaneRef, TaskId, TaskState};
 use crate::service::bus::error::Attend1Error;
 use crate::service::evidence::git::GitInfo;
@@ -66,8 +66,8 @@ pub struct HookRequest {
 #[derive(Debug)]
 pub enum Command {
     Run(RunSpec, Reply<String>),
-    ListPanes(Reply<Vec<Dict>>),
-    GetPane(PaneId, Reply<Dict>),
+    ListPanes(Reply<Vec<WirePane>>),
+    GetPane(PaneId, Reply<WirePane>),
     ListWorkspaces(Reply<Vec<Dict>>),
     /// A user action (mark seen, focus, unfocus, attach, detach).
     Act(PaneId, Action, Reply<()>),

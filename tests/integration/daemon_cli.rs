@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use attend::client::{error_name, Dict};
+use attend::client::{error_name, Attend1ProxyBlocking, Dict};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use support::Env;
@@ -251,6 +251,16 @@ fn dict(d: &Dict, key: &str) -> Dict {
     Dict::try_from(v.try_clone().unwrap()).unwrap_or_else(|e| panic!("{key}: {e}"))
 }
 
+/// `GetPane(pane)` as the bytes came: the dictionary, not the typed client's struct.
+fn get_pane(attend: &Attend1ProxyBlocking<'_>, pane: &str) -> zbus::Result<Dict> {
+    attend.inner().call("GetPane", &(pane,))
+}
+
+/// `ListPanes()` as the bytes came.
+fn list_panes(attend: &Attend1ProxyBlocking<'_>) -> zbus::Result<Vec<Dict>> {
+    attend.inner().call("ListPanes", &())
+}
+
 /// The error's short name (`error_name`) or a panic naming the call that succeeded.
 fn named<T: std::fmt::Debug>(r: zbus::Result<T>) -> (String, String) {
     let e = r.expect_err("an error reply");
@@ -358,13 +368,17 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
     );
 
     // Reading: the pane, the list, the workspaces; an unknown pane by name.
-    let pane = attend.get_pane(&p).unwrap();
+    let pane = get_pane(&attend, &p).unwrap();
+    let typed = attend.get_pane(&p).unwrap();
+    assert_eq!(
+        (typed.id.as_str(), typed.name.as_str()),
+        (p.as_str(), "typed")
+    );
     assert_eq!(
         (text(&pane, "id"), text(&pane, "name"), text(&pane, "agent")),
         (p.clone(), "typed".to_string(), "claude".to_string())
     );
-    let ids: Vec<String> = attend
-        .list_panes()
+    let ids: Vec<String> = list_panes(&attend)
         .unwrap()
         .iter()
         .map(|d| text(d, "id"))
@@ -414,15 +428,14 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
         "tool_input": {"command": "echo hi > out.txt", "description": "write a file"}
     });
     hook(ask, "d-ask").unwrap();
-    let decision = dict(&attend.get_pane(&p).unwrap(), "pending_decision");
+    let decision = dict(&get_pane(&attend, &p).unwrap(), "pending_decision");
     assert_eq!(text(&decision, "kind"), "permission");
     // No dialog on this pane's screen: a named choice types nothing.
     let (name, msg) = named(attend.answer(&p, "definitely-not-a-choice"));
     assert_eq!(name, "DialogUnreadable");
     assert!(msg.contains("nothing was typed"), "{msg}");
     attend.answer(&p, "1").unwrap();
-    assert!(!attend
-        .get_pane(&p)
+    assert!(!get_pane(&attend, &p)
         .unwrap()
         .contains_key("pending_decision"));
     assert_eq!(named(attend.answer(&p, "1")).0, "NoDecision");
@@ -457,11 +470,11 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
         Some(first),
         "the pane.added was the first"
     );
-    assert_eq!(text(&attend.get_pane(&p).unwrap(), "attention"), "unread");
+    assert_eq!(text(&get_pane(&attend, &p).unwrap(), "attention"), "unread");
     assert_eq!(attend.next_unread().unwrap(), p);
     attend.mark_seen(&p).unwrap();
     assert_eq!(attend.next_unread().unwrap(), "");
-    assert_eq!(text(&attend.get_pane(&p).unwrap(), "attention"), "none");
+    assert_eq!(text(&get_pane(&attend, &p).unwrap(), "attention"), "none");
     assert_eq!(named(attend.mark_seen("p99")).0, "NoSuchPane");
 
     // Focus.
@@ -469,7 +482,7 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
     wait_seen("FocusRequested", 0, &|s| {
         *s == Seen::FocusRequested(p.clone())
     });
-    let focused = || bool::try_from(&attend.get_pane(&p).unwrap()["focused"]).unwrap();
+    let focused = || bool::try_from(&get_pane(&attend, &p).unwrap()["focused"]).unwrap();
     attend.set_focused(&p, true).unwrap();
     assert!(focused(), "SetFocused true");
     attend.set_focused(&p, false).unwrap();
@@ -481,8 +494,8 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
     assert!(why.contains_key("chrome"), "{why:?}");
     let task = attend.add_task(&p, "write the typed test").unwrap();
     attend.set_task_state(task, "working", "on it").unwrap();
-    let tasks =
-        Vec::<Dict>::try_from(attend.get_pane(&p).unwrap()["tasks"].try_clone().unwrap()).unwrap();
+    let tasks = Vec::<Dict>::try_from(get_pane(&attend, &p).unwrap()["tasks"].try_clone().unwrap())
+        .unwrap();
     assert_eq!(
         tasks
             .iter()
@@ -505,7 +518,7 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
         .as_millis() as i64
         + 3_600_000;
     attend.set_hold(&p, "bob", wake, "lunch").unwrap();
-    let hold = dict(&attend.get_pane(&p).unwrap(), "hold");
+    let hold = dict(&get_pane(&attend, &p).unwrap(), "hold");
     assert_eq!(
         (text(&hold, "owner"), text(&hold, "reason")),
         ("bob".into(), "lunch".into())
@@ -520,7 +533,7 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
         "InvalidArgument"
     );
     attend.clear_hold(&p).unwrap();
-    assert!(!attend.get_pane(&p).unwrap().contains_key("hold"));
+    assert!(!get_pane(&attend, &p).unwrap().contains_key("hold"));
     assert_eq!(named(attend.clear_hold("p99")).0, "NoSuchPane");
 
     // Outside Attend: a hook without a pane makes an external pane, which takes no input.
@@ -529,8 +542,7 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
     attend
         .hook("claude", "", &start.to_string(), &outside)
         .unwrap();
-    let external = attend
-        .list_panes()
+    let external = list_panes(&attend)
         .unwrap()
         .into_iter()
         .find(|d| !bool::try_from(&d["owned"]).unwrap())
@@ -548,7 +560,7 @@ fn typed_client_calls_every_method_and_receives_the_signals() {
     let q = attend
         .run(&spec(vec!["sh", "-c", "echo second; sleep 100"]))
         .unwrap();
-    let live = |pane: &str| text(&dict(&attend.get_pane(pane).unwrap(), "live"), "state");
+    let live = |pane: &str| text(&dict(&get_pane(&attend, pane).unwrap(), "live"), "state");
     assert_eq!(named(attend.resume(&q)).0, "InvalidArgument");
     assert_eq!(named(attend.kill(&q, 999)).0, "InvalidArgument");
     attend.kill(&q, 15).unwrap();

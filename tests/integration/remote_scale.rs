@@ -52,18 +52,8 @@ fn busy_remote() -> (Env, std::path::PathBuf) {
 
 /// The local `ListRemotePanes()`, as `(id, lifecycle)`.
 fn remote_panes(env: &Env) -> Vec<(String, String)> {
-    let dicts = env.attend1().list_remote_panes().unwrap();
-    dicts
-        .iter()
-        .map(|d| {
-            let s = |k: &str| {
-                d.get(k)
-                    .and_then(|v| <&str>::try_from(&**v).ok().map(str::to_string))
-                    .unwrap_or_default()
-            };
-            (s("id"), s("lifecycle"))
-        })
-        .collect()
+    let panes = env.attend1().list_remote_panes().unwrap();
+    panes.into_iter().map(|p| (p.id, p.lifecycle)).collect()
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -10,7 +10,6 @@
 
 use super::pane::{MirroredPane, Touch};
 use super::vocab::{self, MAX_ERROR, MAX_PANES_PER_HOST};
-use crate::engine::PaneView;
 use crate::model::{Attention, HostName, PaneId, PaneRef, Timestamp};
 use std::collections::BTreeMap;
 
@@ -245,15 +244,19 @@ impl HostMirror {
         out
     }
 
-    /// The remote's `ListPanes`: replaces the mirrored panes (at most
+    /// The remote's `ListPanes`, each pane read by `crate::client::wire::mirrored`
+    /// (`None`: no valid pane id): replaces the mirrored panes (at most
     /// [`MAX_PANES_PER_HOST`], lowest ids first). A pane no longer listed is forgotten and
     /// its notification withdrawn.
-    pub fn snapshot(&mut self, views: &[PaneView]) -> Vec<Effect> {
+    pub fn snapshot(
+        &mut self,
+        panes: impl IntoIterator<Item = Option<MirroredPane>>,
+    ) -> Vec<Effect> {
         let mut out = Vec::new();
         let mut fresh: BTreeMap<PaneId, MirroredPane> = BTreeMap::new();
         let mut bad = 0;
-        for v in views {
-            match MirroredPane::of(&self.host, v) {
+        for v in panes {
+            match v {
                 Some(mut p) => {
                     p.offline = !self.link.is_up();
                     fresh.insert(p.pane(), p);
@@ -292,9 +295,10 @@ impl HostMirror {
         out
     }
 
-    /// The remote's `GetPane` for a pane an [`Effect::Refresh`] asked for.
-    pub fn refreshed(&mut self, view: &PaneView) -> Vec<Effect> {
-        let Some(mut p) = MirroredPane::of(&self.host, view) else {
+    /// The remote's `GetPane` for a pane an [`Effect::Refresh`] asked for, read as for
+    /// [`Self::snapshot`].
+    pub fn refreshed(&mut self, pane: Option<MirroredPane>) -> Vec<Effect> {
+        let Some(mut p) = pane else {
             return vec![Effect::Dropped {
                 reason: "a pane without a valid pane id".into(),
             }];

@@ -3,7 +3,7 @@
 use super::pane::tests::view;
 use super::vocab::MAX_PANES_PER_HOST;
 use super::*;
-use crate::engine::PaneView;
+use crate::client::wire::{mirrored, WirePane};
 use crate::model::{Attention, HostName, PaneId, PaneRef, Timestamp};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -71,7 +71,7 @@ fn drive(
     m: &mut HostMirror,
     effects: Vec<Effect>,
     log: &[Entry],
-    panes: &[PaneView],
+    panes: &[WirePane],
     page: usize,
 ) -> Vec<Effect> {
     let mut seen = Vec::new();
@@ -83,7 +83,9 @@ fn drive(
             &seen[..20]
         );
         match &e {
-            Effect::Snapshot => queue.extend(m.snapshot(panes)),
+            Effect::Snapshot => {
+                queue.extend(m.snapshot(panes.iter().map(|v| mirrored(&host(), v))))
+            }
             Effect::CatchUp { after } => {
                 let got: Vec<&Entry> = log.iter().filter(|x| x.seq > *after).take(page).collect();
                 for x in &got {
@@ -94,7 +96,7 @@ fn drive(
             Effect::Refresh { pane } => {
                 let v = panes.iter().find(|v| v.id == pane.to_string());
                 if let Some(v) = v {
-                    queue.extend(m.refreshed(v));
+                    queue.extend(m.refreshed(mirrored(&host(), v)));
                 }
             }
             _ => {}
@@ -135,7 +137,7 @@ fn withdraws(effects: &[Effect]) -> Vec<String> {
 }
 
 /// A mirror connected to a remote with `panes`, caught up on `log`.
-fn connected(panes: &[PaneView], log: &[Entry]) -> (HostMirror, Vec<Effect>) {
+fn connected(panes: &[WirePane], log: &[Entry]) -> (HostMirror, Vec<Effect>) {
     let mut m = HostMirror::new(host(), 0, rules(), Timestamp(0));
     let up = m.link_up(Timestamp(1));
     let seen = drive(&mut m, up, log, panes, 100);
@@ -221,8 +223,17 @@ fn an_external_panes_new_decision_is_read_back_for_its_gate_before_it_is_announc
     };
     // `GetPane` after the hook: the decision is the gate of a waiting hook run there.
     let mut gated = view("p1", "permission_required", "blocked");
-    gated.pending_decision = Some(serde_json::from_value(decision.clone()).unwrap());
-    gated.pending_decision.as_mut().unwrap().gate = true;
+    gated.pending_decision = Some(crate::client::wire::WireDecision {
+        id: 4,
+        kind: "permission".into(),
+        prompt: "Bash: make".into(),
+        options: vec!["Yes".into(), "No".into()],
+        choices: vec!["allow".into(), "deny".into()],
+        source: "s".into(),
+        opened_at: 1_767_225_600_000,
+        tool_use_id: None,
+        gate: Some(true),
+    });
     let (mut m, _) = connected(&[view("p1", "none", "working")], &[]);
     let out = feed(&mut m, &opened, Origin::Signal);
     assert_eq!(stamps(&out), [1]);
@@ -389,7 +400,7 @@ fn unread_needs_a_completion_and_focused_or_unconfigured_levels_stay_quiet() {
     // Focused on its host: no notification.
     let mut focused = view("p2", "none", "working");
     focused.focused = true;
-    m.refreshed(&focused);
+    m.refreshed(mirrored(&host(), &focused));
     assert!(notifies(&feed(&mut m, &created(2, "p2", "error"), Origin::Signal)).is_empty());
     // A level the settings leave out.
     let mut quiet = HostMirror::new(
@@ -428,7 +439,7 @@ fn removed_and_unknown_panes() {
     // it is read.
     let out = feed(&mut m, &created(3, "p9", "error"), Origin::Signal);
     assert_eq!(out.last(), Some(&Effect::Refresh { pane: PaneId(9) }));
-    let out = m.refreshed(&view("p9", "error", "failed"));
+    let out = m.refreshed(mirrored(&host(), &view("p9", "error", "failed")));
     assert_eq!(
         notifies(&out),
         [("buildbox:p9".to_string(), Attention::Error)]
@@ -438,7 +449,7 @@ fn removed_and_unknown_panes() {
 
 #[test]
 fn a_hostile_remote_is_cleaned_and_bounded() {
-    let many: Vec<PaneView> = (1..=(MAX_PANES_PER_HOST as u64 + 5))
+    let many: Vec<WirePane> = (1..=(MAX_PANES_PER_HOST as u64 + 5))
         .map(|n| view(&format!("p{n}"), "none", "idle"))
         .chain([view("../../etc", "none", "idle")])
         .collect();
@@ -449,7 +460,7 @@ fn a_hostile_remote_is_cleaned_and_bounded() {
         .filter(|e| matches!(e, Effect::Dropped { .. }))
         .collect();
     assert_eq!(dropped.len(), 2, "{dropped:?}");
-    assert!(m.refreshed(&view("p5000", "none", "idle"))[0] != Effect::Snapshot);
+    assert!(m.refreshed(mirrored(&host(), &view("p5000", "none", "idle")))[0] != Effect::Snapshot);
     assert!(m.pane(PaneId(5000)).is_none());
     // Events of panes beyond the limit ask for nothing and keep nothing.
     for n in 0..3 {

@@ -2,8 +2,7 @@
 //! host, its values in the local vocabulary (or raw and degraded) and its strings cleaned
 //! (`docs/remote.md#how-remote-panes-are-mirrored`).
 
-use super::vocab::{self, Vocab, MAX_LINE, MAX_PATH};
-use crate::engine::{DecisionView, LiveView, PaneView};
+use super::vocab::{self, Vocab};
 use crate::model::{AgentKind, Attention, DecisionKind, HostName, Lifecycle, Live, PaneId};
 use crate::model::{PaneRef, Timestamp};
 
@@ -33,16 +32,46 @@ pub struct MirroredDecision {
 }
 
 impl MirroredDecision {
-    /// From the engine's decision projection as a remote sent it.
-    pub fn of(d: &DecisionView) -> MirroredDecision {
+    /// A remote's decision, cleaned: `id` on its host, `kind` read with the local
+    /// vocabulary, the prompt cleaned like a hook payload, options and choices as
+    /// [`vocab::labels`].
+    pub fn clean(
+        id: u64,
+        kind: &str,
+        prompt: &str,
+        options: &[String],
+        choices: &[String],
+        gate: bool,
+    ) -> MirroredDecision {
         MirroredDecision {
-            id: d.id,
-            kind: vocab::decision_kind(&d.kind),
-            prompt: vocab::text(&d.prompt),
-            options: vocab::labels(&d.options),
-            choices: vocab::labels(&d.choices),
-            gate: d.gate,
+            id,
+            kind: vocab::decision_kind(kind),
+            prompt: vocab::text(prompt),
+            options: vocab::labels(options),
+            choices: vocab::labels(choices),
+            gate,
         }
+    }
+
+    /// The Decision dictionary of a `decision.opened` event's data, as JSON
+    /// ([`crate::client::json::dict_json`]): `None` without `id`, `kind`, `prompt`,
+    /// `options` and `choices`. Events never say `gate`.
+    pub fn of_event(d: &serde_json::Value) -> Option<MirroredDecision> {
+        let strs = |k: &str| -> Option<Vec<String>> {
+            d.get(k)?
+                .as_array()?
+                .iter()
+                .map(|v| v.as_str().map(String::from))
+                .collect()
+        };
+        Some(MirroredDecision::clean(
+            d.get("id")?.as_u64()?,
+            d.get("kind")?.as_str()?,
+            d.get("prompt")?.as_str()?,
+            &strs("options")?,
+            &strs("choices")?,
+            false,
+        ))
     }
 }
 
@@ -78,47 +107,6 @@ pub struct MirroredPane {
 }
 
 impl MirroredPane {
-    /// The pane of `host` a remote's `ListPanes`/`GetPane` entry describes (parsed by the
-    /// one client parser, [`crate::client::json::pane_view`]); `None` when its id is not a
-    /// pane id (`pN`).
-    pub fn of(host: &HostName, v: &PaneView) -> Option<MirroredPane> {
-        let pane = PaneId::parse(&v.id)?;
-        let decision = v.pending_decision.as_ref().map(MirroredDecision::of);
-        Some(MirroredPane {
-            id: PaneRef {
-                host: Some(host.clone()),
-                pane,
-            },
-            workspace: WorkspaceRef {
-                host: Some(host.clone()),
-                key: vocab::line(&v.workspace, MAX_PATH),
-            },
-            tab: vocab::line(&v.tab, MAX_LINE),
-            name: vocab::line(&v.name, MAX_LINE),
-            agent: vocab::agent(&v.agent),
-            lifecycle: vocab::lifecycle(&v.lifecycle),
-            attention: vocab::attention(&v.attention),
-            live: vocab::live(&v.live.state, v.live.code, v.live.signal),
-            decision,
-            last_message: v.last_message.as_deref().map(vocab::text),
-            last_message_at: v
-                .last_message_at
-                .as_deref()
-                .and_then(Timestamp::parse_rfc3339),
-            attention_changed_at: v
-                .attention_changed_at
-                .as_deref()
-                .and_then(Timestamp::parse_rfc3339),
-            cwd: vocab::opt_line(v.cwd.as_deref(), MAX_PATH),
-            title: vocab::opt_line(v.title.as_deref(), MAX_LINE),
-            repo: vocab::opt_line(v.repo.as_deref(), MAX_LINE),
-            branch: vocab::opt_line(v.branch.as_deref(), MAX_LINE),
-            focused: v.focused,
-            owned: v.owned,
-            offline: false,
-        })
-    }
-
     /// The remote pane id (`pN`).
     pub fn pane(&self) -> PaneId {
         self.id.pane
@@ -131,59 +119,6 @@ impl MirroredPane {
             || self.attention.is_degraded()
             || self.live.is_degraded()
             || self.decision.as_ref().is_some_and(|d| d.kind.is_degraded())
-    }
-
-    /// The pane as the engine's projection ([`PaneView`]) with its id `NAME:pN`, for the
-    /// surfaces' one rendering of a pane (`crate::client::overview::pane_title`
-    /// puts the host before a host-qualified id). Raw values stay raw; the decision's
-    /// `source` is `remote`; times the pane does not keep are empty.
-    pub fn view(&self) -> PaneView {
-        let (state, code, signal) = match &self.live {
-            Vocab::Known(Live::Running) => ("running".to_string(), None, None),
-            Vocab::Known(Live::Exited { code, signal }) => ("exited".to_string(), *code, *signal),
-            Vocab::Raw(s) => (s.clone(), None, None),
-        };
-        let at = self.attention_changed_at.map(|t| t.to_rfc3339());
-        PaneView {
-            id: self.id.to_string(),
-            name: self.name.clone(),
-            workspace: self.workspace.key.clone(),
-            tab: self.tab.clone(),
-            agent: self.agent.to_string(),
-            lifecycle: self.lifecycle.to_string(),
-            last_lifecycle: None,
-            attention: self.attention.to_string(),
-            live: LiveView {
-                state,
-                code,
-                signal,
-            },
-            pending_decision: self.decision.as_ref().map(|d| DecisionView {
-                id: d.id,
-                kind: match &d.kind {
-                    Vocab::Known(k) => k.as_str().to_string(),
-                    Vocab::Raw(s) => s.clone(),
-                },
-                prompt: d.prompt.clone(),
-                options: d.options.clone(),
-                choices: d.choices.clone(),
-                source: "remote".into(),
-                opened_at: at.clone().unwrap_or_default(),
-                gate: d.gate,
-            }),
-            last_message: self.last_message.clone(),
-            last_message_at: self.last_message_at.map(|t| t.to_rfc3339()),
-            last_seen_at: None,
-            attention_changed_at: at,
-            session_id: None,
-            resume_argv: None,
-            cwd: self.cwd.clone(),
-            title: self.title.clone(),
-            repo: self.repo.clone(),
-            branch: self.branch.clone(),
-            focused: self.focused,
-            owned: self.owned,
-        }
     }
 
     /// The shown attention when it is a known, ranked level; a raw level ranks nowhere.
@@ -215,15 +150,13 @@ impl MirroredPane {
                 }
             }
             "decision.opened" => {
-                let d = data.get("decision").cloned();
-                if let Some(d) = d.and_then(|d| serde_json::from_value::<DecisionView>(d).ok()) {
+                if let Some(mut d) = data.get("decision").and_then(MirroredDecision::of_event) {
                     // A replayed event keeps what `GetPane` said of the same decision
                     // (events never carry `gate`).
                     let gate = self
                         .decision
                         .as_ref()
                         .is_some_and(|o| o.id == d.id && o.gate);
-                    let mut d = MirroredDecision::of(&d);
                     d.gate |= gate;
                     self.decision = Some(d);
                 }
@@ -265,37 +198,43 @@ pub struct Touch {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::client::wire::{remote_pane, WireDecision, WirePane};
     use serde_json::json;
 
-    /// A remote pane projection with the given id, attention and lifecycle.
-    pub fn view(id: &str, attention: &str, lifecycle: &str) -> PaneView {
-        PaneView {
-            id: id.into(),
-            name: "api".into(),
-            workspace: "/src/api".into(),
-            tab: "main".into(),
-            agent: "claude".into(),
-            lifecycle: lifecycle.into(),
-            last_lifecycle: None,
-            attention: attention.into(),
-            live: LiveView {
-                state: "running".into(),
-                code: None,
-                signal: None,
-            },
-            pending_decision: None,
-            last_message: None,
-            last_message_at: None,
-            last_seen_at: None,
-            attention_changed_at: Some(Timestamp(5_000).to_rfc3339()),
-            session_id: None,
-            resume_argv: None,
-            cwd: None,
-            title: None,
-            repo: None,
-            branch: None,
-            focused: false,
-            owned: false,
+    /// A remote's pane with the given id, attention and lifecycle, as its `ListPanes`
+    /// sends it.
+    pub fn view(id: &str, attention: &str, lifecycle: &str) -> WirePane {
+        let mut p = WirePane::of(&crate::model::Pane::new(
+            PaneId(1),
+            "/src/api",
+            "main",
+            "api",
+            AgentKind::Claude,
+            Timestamp(0),
+        ));
+        p.id = id.into();
+        p.attention = attention.into();
+        p.lifecycle = lifecycle.into();
+        p.attention_changed_at = Some(5_000);
+        p
+    }
+
+    /// The mirror of `v` on `host`.
+    pub fn mirror(host: &HostName, v: &WirePane) -> Option<MirroredPane> {
+        crate::client::wire::mirrored(host, v)
+    }
+
+    fn decision(id: u64, kind: &str, prompt: &str) -> WireDecision {
+        WireDecision {
+            id,
+            kind: kind.into(),
+            prompt: prompt.into(),
+            options: vec!["Yes".into(), "No".into()],
+            choices: vec!["allow".into(), "deny".into()],
+            source: "user".into(),
+            opened_at: 5_000,
+            tool_use_id: None,
+            gate: None,
         }
     }
 
@@ -305,32 +244,23 @@ pub(super) mod tests {
 
     #[test]
     fn a_remote_pane_gets_a_host_qualified_id_and_workspace() {
-        let p = MirroredPane::of(&host(), &view("p3", "unread", "working")).unwrap();
+        let p = mirror(&host(), &view("p3", "unread", "working")).unwrap();
         assert_eq!(p.id.to_string(), "buildbox:p3");
         assert_eq!(p.workspace.host, Some(host()));
         assert_eq!(p.workspace.key, "/src/api");
         assert_eq!(p.attention, Vocab::Known(Attention::Unread));
         assert_eq!(p.attention_changed_at, Some(Timestamp(5_000)));
         assert!(!p.is_degraded() && !p.offline);
-        assert!(MirroredPane::of(&host(), &view("buildbox:p3", "none", "idle")).is_none());
-        assert!(MirroredPane::of(&host(), &view("p0", "none", "idle")).is_none());
+        assert!(mirror(&host(), &view("buildbox:p3", "none", "idle")).is_none());
+        assert!(mirror(&host(), &view("p0", "none", "idle")).is_none());
     }
 
     #[test]
     fn the_view_of_a_mirrored_pane_is_its_projection_with_the_host_id() {
         let mut v = view("p3", "permission_required", "blocked");
-        v.pending_decision = Some(DecisionView {
-            id: 4,
-            kind: "permission".into(),
-            prompt: "Bash: make deploy".into(),
-            options: vec!["Yes".into(), "No".into()],
-            choices: vec!["allow".into(), "deny".into()],
-            source: "user".into(),
-            opened_at: Timestamp(5_000).to_rfc3339(),
-            gate: false,
-        });
-        let p = MirroredPane::of(&host(), &v).unwrap();
-        let back = p.view();
+        v.pending_decision = Some(decision(4, "permission", "Bash: make deploy"));
+        let p = mirror(&host(), &v).unwrap();
+        let back = remote_pane(&p);
         assert_eq!(back.id, "buildbox:p3");
         assert_eq!(back.attention, "permission_required");
         assert_eq!(back.lifecycle, "blocked");
@@ -348,18 +278,13 @@ pub(super) mod tests {
         v.workspace = "/src/\x1b[2Japi".into();
         v.last_message = Some(format!("line1\nline2\x1b[1m{}", "m".repeat(100_000)));
         v.agent = "aider\x1b[31m".into();
-        v.pending_decision = Some(DecisionView {
-            id: 7,
-            kind: "veto".into(),
-            prompt: "Bash `rm`\x07".into(),
+        v.pending_decision = Some(WireDecision {
             options: vec!["Yes\x1b[0m".into(); 100],
             choices: vec!["allow".into(), "\u{9b}31m".into()],
-            source: "x".into(),
-            opened_at: "x".into(),
-            gate: false,
+            ..decision(7, "veto", "Bash `rm`\x07")
         });
-        let p = MirroredPane::of(&host(), &v).unwrap();
-        assert!(p.name.starts_with("name") && p.name.len() <= MAX_LINE);
+        let p = mirror(&host(), &v).unwrap();
+        assert!(p.name.starts_with("name") && p.name.len() <= vocab::MAX_LINE);
         assert_eq!(p.workspace.key, "/src/api");
         let msg = p.last_message.unwrap();
         assert!(msg.starts_with("line1\nline2mmm") && msg.len() <= 8 * 1024);
@@ -374,7 +299,7 @@ pub(super) mod tests {
 
     #[test]
     fn events_carry_the_state_after_them() {
-        let mut p = MirroredPane::of(&host(), &view("p1", "none", "working")).unwrap();
+        let mut p = mirror(&host(), &view("p1", "none", "working")).unwrap();
         let t = p.apply(
             "attention.created",
             &json!({"level": "permission_required", "shown": "permission_required"}),

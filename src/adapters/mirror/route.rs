@@ -164,8 +164,8 @@ mod tests {
 
     fn mirrored(id: &str, attention: &str, at: i64) -> MirroredPane {
         let mut v = view(id, attention, "working");
-        v.attention_changed_at = Some(Timestamp(at).to_rfc3339());
-        MirroredPane::of(&host(), &v).unwrap()
+        v.attention_changed_at = Some(at);
+        crate::client::wire::mirrored(&host(), &v).unwrap()
     }
 
     #[test]

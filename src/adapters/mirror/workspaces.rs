@@ -84,10 +84,10 @@ mod tests {
         let mut v = view(&format!("p{n}"), attention, "working");
         v.workspace = ws.into();
         v.last_message = Some(format!("message {n}"));
-        v.last_message_at = Some(Timestamp(message_at).to_rfc3339());
+        v.last_message_at = Some(message_at);
         // Attention changed in the opposite order of the messages.
-        v.attention_changed_at = Some(Timestamp(10_000 - message_at).to_rfc3339());
-        let mut p = MirroredPane::of(&HostName::parse(host).unwrap(), &v).unwrap();
+        v.attention_changed_at = Some(10_000 - message_at);
+        let mut p = crate::client::wire::mirrored(&HostName::parse(host).unwrap(), &v).unwrap();
         p.offline = host == "zed";
         p
     }

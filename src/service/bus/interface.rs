@@ -6,7 +6,7 @@
 //! wait for its reply, which comes after the change is committed. Signals are emitted by
 //! the owner after each commit through [`emit_event`].
 
-use crate::client::wire::{event_data, Dict};
+use crate::client::wire::{event_data, Dict, WireDecision, WirePane};
 use crate::model::{Event, EventKind};
 use crate::service::bus::args::{
     hold_of, hook_context, parse_pane, parse_pane_ref, parse_task_state, run_spec, Map,
@@ -64,14 +64,14 @@ impl Attend1 {
     }
 
     #[zbus(out_args("panes"))]
-    async fn list_panes(&self) -> Result<Vec<Dict>, Attend1Error> {
+    async fn list_panes(&self) -> Result<Vec<WirePane>, Attend1Error> {
         ask(&self.tx, Command::ListPanes).await
     }
 
     /// GetPane(s pane) → a{sv}: a local pane's dictionary, or a mirrored remote pane's
     /// (`NAME:pN`, `docs/dbus-api.md#remote-pane`). Errors: `NoSuchPane`, `NoSuchHost`.
     #[zbus(out_args("info"))]
-    async fn get_pane(&self, pane: &str) -> Result<Dict, Attend1Error> {
+    async fn get_pane(&self, pane: &str) -> Result<WirePane, Attend1Error> {
         self.router.get_pane(&parse_pane_ref(pane)?).await
     }
 
@@ -311,12 +311,9 @@ impl Attend1 {
     /// ListRemotePanes() → aa{sv}: every pane mirrored from a remote, by host then pane
     /// (`docs/dbus-api.md#remote-pane`).
     #[zbus(out_args("panes"))]
-    async fn list_remote_panes(&self) -> Vec<Dict> {
+    async fn list_remote_panes(&self) -> Vec<WirePane> {
         let panes = self.remotes.panes(None);
-        panes
-            .iter()
-            .map(crate::service::remotes::panes::remote_pane_dict)
-            .collect()
+        panes.iter().map(crate::client::wire::remote_pane).collect()
     }
 
     /// ListRemoteWorkspaces() → aa{sv}: the workspaces of the mirrored panes, by host
@@ -400,7 +397,7 @@ impl Attend1 {
         emitter: &SignalEmitter<'_>,
         seq: u64,
         pane: &str,
-        decision: &Dict,
+        decision: &WireDecision,
     ) -> zbus::Result<()>;
 
     #[zbus(signal)]
@@ -511,7 +508,7 @@ pub async fn emit_event(emitter: &SignalEmitter<'_>, e: &Event) -> zbus::Result<
             Attend1::attention_cleared(emitter, seq, &pane, &levels, shown.as_str()).await?
         }
         EventKind::DecisionOpened { decision } => {
-            let d = crate::client::wire::decision_dict(decision);
+            let d = crate::client::wire::WireDecision::of(decision);
             Attend1::decision_opened(emitter, seq, &pane, &d).await?
         }
         EventKind::DecisionResolved { id, resolution } => {

@@ -10,7 +10,7 @@
 //! client on the remote's bus, so a focus held over a link ends there when the link drops.
 
 use crate::adapters::mirror::Refusal;
-use crate::client::wire::Dict;
+use crate::client::wire::WirePane;
 use crate::model::{Action, PaneRef};
 use crate::service::bus::error::Attend1Error;
 use crate::service::command::{ask, Command};
@@ -96,7 +96,7 @@ impl Router {
     /// The dictionary of `target`: `GetPane` for a local pane, the mirrored pane's
     /// (`docs/dbus-api.md#remote-pane`) for a remote one. Errors: `NoSuchPane`,
     /// `NoSuchHost` (a host that is not configured, as for actions).
-    pub async fn get_pane(&self, target: &PaneRef) -> Result<Dict, Attend1Error> {
+    pub async fn get_pane(&self, target: &PaneRef) -> Result<WirePane, Attend1Error> {
         let Some(host) = &target.host else {
             let id = target.pane;
             return ask(&self.tx, |r| Command::GetPane(id, r)).await;
@@ -108,7 +108,7 @@ impl Router {
             .panes(Some(host))
             .iter()
             .find(|p| p.id == *target)
-            .map(crate::service::remotes::panes::remote_pane_dict)
+            .map(crate::client::wire::remote_pane)
             .ok_or_else(|| Attend1Error::no_such_pane(&target.to_string()))
     }
 

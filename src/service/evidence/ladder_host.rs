@@ -26,7 +26,7 @@
 //! like any signal, and keys to type (an answer's confirming Enter). Handover
 //! (`pane.handover`) and exit reset the pane's sources with its machine's evidence.
 //!
-//! Read side: [`LadderHost::pane_extras`] (the `taxonomy`, `diagnoses`, `tasks` and `hold`
+//! Read side: [`LadderHost::read_time_parts`] (the `taxonomy`, `diagnoses`, `tasks` and `hold`
 //! keys of a pane dictionary) and [`LadderHost::explain`] (`attend explain`).
 
 mod binding;

@@ -3,7 +3,7 @@
 
 use super::remote::entry_tuple;
 use super::{Batch, Owner, MAX_EVENTS};
-use crate::client::wire::{pane_dict, workspace_dict, Dict};
+use crate::client::wire::{workspace_dict, WirePane};
 use crate::engine::summarize_workspaces;
 use crate::model::{Action, PaneId, Source};
 use crate::service::bus::error::Attend1Error;
@@ -226,19 +226,17 @@ impl Owner {
         }
     }
 
-    /// A pane dictionary with the ladder's read-time keys (taxonomy, diagnoses, tasks,
-    /// hold), and `gate` on the decision of an external pane whose gate Attend answers
-    /// (src/service/owner/gates.rs).
-    pub(super) fn pane_info(&self, m: &crate::engine::machine::PaneMachine) -> Dict {
+    /// A pane's wire shape ([`WirePane::of`]) with the ladder's read-time parts
+    /// (taxonomy, diagnoses, tasks, hold), and `gate` on the decision of an external pane
+    /// whose gate Attend answers (src/service/owner/gates.rs).
+    pub(super) fn pane_info(&self, m: &crate::engine::machine::PaneMachine) -> WirePane {
         let p: &crate::model::Pane = m;
-        let mut d = pane_dict(p);
-        d.extend(self.ladder.pane_extras(m, now()));
-        if let Some(decision) = p.pending_decision.as_ref().filter(|_| self.gated(p)) {
-            let mut decision = crate::client::wire::decision_dict(decision);
-            decision.insert("gate".into(), true.into());
-            d.insert("pending_decision".into(), decision.into());
+        let mut w = WirePane::of(p);
+        self.ladder.read_time_parts(m, now(), &mut w);
+        if let Some(d) = w.pending_decision.as_mut().filter(|_| self.gated(p)) {
+            d.gate = Some(true);
         }
-        d
+        w
     }
 
     pub(super) fn answer(

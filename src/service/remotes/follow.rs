@@ -9,11 +9,11 @@
 //! surfaces with every change of the mirror ([`super::RemoteUpdate`]).
 
 use super::Remotes;
-use crate::adapters::mirror::{Effect, Origin, RemoteEvent};
-use crate::client::json::{dict_json, pane_view};
+use crate::adapters::mirror::{Effect, MirroredPane, Origin, RemoteEvent};
+use crate::client::json::dict_json;
+use crate::client::wire::{from_dict, mirrored, WirePane};
 use crate::client::{Attend1Proxy, Dict};
 use crate::config::{BUS_NAME, INTERFACE};
-use crate::engine::PaneView;
 use crate::model::HostName;
 use crate::service::command::{ask, Command, RemoteStampRequest};
 use crate::system::clock::now;
@@ -71,8 +71,9 @@ async fn run(
             };
             match effect {
                 Effect::Snapshot => {
-                    let views = views(&proxy.list_panes().await?);
-                    effects.extend(mirror(&mut |m| m.snapshot(&views)));
+                    let dicts: Vec<Dict> = proxy.inner().call("ListPanes", &()).await?;
+                    let panes: Vec<_> = read(name, &dicts).collect();
+                    effects.extend(mirror(&mut |m| m.snapshot(panes.iter().cloned())));
                 }
                 Effect::CatchUp { after } => {
                     let page = proxy.events(after, PAGE).await?;
@@ -95,10 +96,14 @@ async fn run(
                     if effects
                         .iter()
                         .any(|e| matches!(e, Effect::Refresh { pane: p } if *p == pane)) => {}
-                Effect::Refresh { pane } => match proxy.get_pane(&pane.to_string()).await {
+                Effect::Refresh { pane } => match proxy
+                    .inner()
+                    .call::<_, _, Dict>("GetPane", &(pane.to_string(),))
+                    .await
+                {
                     Ok(d) => {
-                        if let Some(v) = views(std::slice::from_ref(&d)).first() {
-                            effects.extend(mirror(&mut |m| m.refreshed(v)));
+                        if let Some(p) = read(name, std::slice::from_ref(&d)).next() {
+                            effects.extend(mirror(&mut |m| m.refreshed(p.clone())));
                         }
                     }
                     // Removed meanwhile: its `pane.removed` follows.
@@ -190,15 +195,17 @@ async fn stamp(
     }
 }
 
-/// The panes of a `ListPanes`/`GetPane` answer, read by the one client parser; a
-/// malformed one is left out (logged).
-fn views(dicts: &[Dict]) -> Vec<PaneView> {
-    dicts
-        .iter()
-        .filter_map(|d| {
-            pane_view(d)
-                .map_err(|e| tracing::warn!(error = %e, "remote pane dropped"))
-                .ok()
-        })
-        .collect()
+/// The panes of a `ListPanes`/`GetPane` answer of host `name`, each read as the wire
+/// struct ([`WirePane`], one dictionary at a time so that a malformed one is left out,
+/// logged) and then as its mirror here (`None`: no valid pane id).
+fn read<'a>(
+    name: &'a HostName,
+    dicts: &'a [Dict],
+) -> impl Iterator<Item = Option<MirroredPane>> + 'a {
+    dicts.iter().filter_map(move |d| {
+        from_dict::<WirePane>(d)
+            .map_err(|e| tracing::warn!(error = %e, "remote pane dropped"))
+            .ok()
+            .map(|p| mirrored(name, &p))
+    })
 }

@@ -5,13 +5,13 @@
 //! Nothing is said twice: the summary never repeats the message, the body never repeats
 //! the summary.
 //!
-//! Pure: a [`PaneView`] and a level in, text out. Text from agents and terminals is
+//! Pure: a [`WirePane`] and a level in, text out. Text from agents and terminals is
 //! cleaned of control and escape sequences here; markup escaping is the caller's (it
 //! depends on the server).
 
 use crate::adapters::terminal_signals::sanitize_text;
 use crate::client::overview::{pane_title, split_tool_call};
-use crate::engine::PaneView;
+use crate::client::wire::WirePane;
 use crate::model::Attention;
 
 /// Longest body (bytes).
@@ -27,7 +27,7 @@ pub struct Notice {
 /// The word for what happened at `level`: `permission`, `question`, `failed`, `warning`,
 /// `done` (unread after a completion), `unread`. One mapping for every message Attend
 /// sends about a level: desktop notifications and away pushes (`surfaces::away`).
-pub(super) fn what(level: Attention, view: &PaneView) -> &'static str {
+pub(super) fn what(level: Attention, view: &WirePane) -> &'static str {
     match level {
         Attention::PermissionRequired => "permission",
         Attention::InputRequired => "question",
@@ -39,7 +39,7 @@ pub(super) fn what(level: Attention, view: &PaneView) -> &'static str {
 }
 
 /// The notification of `view` at `level` (see the module doc).
-pub fn notice(level: Attention, view: &PaneView) -> Notice {
+pub fn notice(level: Attention, view: &WirePane) -> Notice {
     let title = pane_title(view);
     let word = what(level, view);
     let decision = view.pending_decision.as_ref();
@@ -113,7 +113,7 @@ mod tests {
     }
 
     fn text(level: Attention, p: &Pane) -> (String, String) {
-        let n = notice(level, &PaneView::of(p));
+        let n = notice(level, &WirePane::of(p));
         (n.summary, n.body)
     }
 

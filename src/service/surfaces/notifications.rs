@@ -33,7 +33,7 @@ use super::snapshot::{Snapshot, Update};
 use super::sound;
 use crate::adapters::mirror::MirroredPane;
 use crate::client::overview::{escape_markup, icon_name};
-use crate::engine::PaneView;
+use crate::client::wire::WirePane;
 use crate::model::{Attention, EventKind, Lifecycle, Pane, PaneId, PaneRef};
 use crate::service::remotes::RemoteUpdate;
 use crate::settings::Settings;
@@ -148,13 +148,13 @@ fn answer_buttons(p: &Pane, gated: bool) -> Vec<String> {
 /// (`permission_required`, `input_required`), labelled with the choice's name as every
 /// surface shows it.
 pub fn content(p: &Pane, gated: bool, level: Attention, caps: Caps) -> Content {
-    content_of(&PaneView::of(p), answer_buttons(p, gated), level, caps)
+    content_of(&WirePane::of(p), answer_buttons(p, gated), level, caps)
 }
 
 /// The notification of a pane's `view` (a local pane's or a mirrored one's,
-/// [`crate::adapters::mirror::MirroredPane::view`]) with its answer `buttons`: the one
+/// [`crate::client::wire::remote_pane`]) with its answer `buttons`: the one
 /// rendering [`content`] describes.
-fn content_of(view: &PaneView, buttons: Vec<String>, level: Attention, caps: Caps) -> Content {
+fn content_of(view: &WirePane, buttons: Vec<String>, level: Attention, caps: Caps) -> Content {
     let text = notice(level, view);
     let mut actions = Vec::new();
     if caps.actions {

@@ -134,7 +134,7 @@ impl AttendTray {
         keyed
             .into_iter()
             .map(|(level, _, p)| {
-                let v = p.view();
+                let v = crate::client::wire::remote_pane(p);
                 let text = format!("{} — {} · {}", p.id, pane_title(&v), reason(level, &v));
                 (p.id.clone(), clip(&text, 96))
             })
@@ -586,9 +586,9 @@ mod tests {
                 opened_at: Timestamp(0),
             });
         }
-        let v = crate::engine::PaneView::of(&local);
+        let v = crate::client::wire::WirePane::of(&local);
         let host = crate::model::HostName::parse(host).unwrap();
-        MirroredPane::of(&host, &v).unwrap()
+        crate::client::wire::mirrored(&host, &v).unwrap()
     }
 
     #[test]

@@ -1,7 +1,10 @@
-//! The ladder's read side: the taxonomy projection and diagnoses of a pane, the keys it
-//! adds to a pane dictionary, and `Explain`'s ladder part.
+//! The ladder's read side: the taxonomy projection and diagnoses of a pane, the parts it
+//! adds to a pane's wire shape, and `Explain`'s ladder part.
 use super::{LadderHost, PaneSources};
-use crate::client::wire::{Dict, DictBuilder};
+use crate::client::wire::{to_value, Dict, DictBuilder};
+use crate::client::wire::{
+    WireDiagnoses, WireHold, WireNeedsInput, WirePane, WireTask, WireTaxonomy,
+};
 use crate::engine::ladder::{inventory, Evidence, HealthChange, Trust};
 use crate::engine::machine::PaneMachine;
 use crate::engine::taxonomy::{Diagnoses, Taxonomy};
@@ -20,57 +23,54 @@ impl LadderHost {
         m.taxonomy(process_known, now)
     }
 
-    /// The keys the ladder adds to a pane dictionary: `taxonomy` (session, activity,
-    /// needs_input {count, reason?}, display, resumability), `diagnoses` (parked, held,
-    /// done_unseen), `tasks` (id, text, state, message?, created_at, updated_at) and
-    /// `hold?` (owner, wake_at, reason?, armed).
-    pub fn pane_extras(&self, p: &PaneMachine, now: Timestamp) -> Dict {
+    /// The taxonomy and diagnoses of `p`'s pane now in their wire shapes
+    /// (`docs/dbus-api.md#pane-getpane-listpanes`).
+    pub fn wire_taxonomy(&self, p: &PaneMachine, now: Timestamp) -> (WireTaxonomy, WireDiagnoses) {
         let (t, d) = self.taxonomy(p, now);
-        let needs = DictBuilder::new()
-            .put("count", t.needs_input.count)
-            .opt_str("reason", t.needs_input.reason.as_deref())
-            .build();
-        let taxonomy = DictBuilder::new()
-            .str("session", t.session.as_str())
-            .str("activity", t.activity.as_str())
-            .dict("needs_input", needs)
-            .str("display", &t.display)
-            .str("resumability", t.resumability.as_str())
-            .build();
-        let diagnoses = DictBuilder::new()
-            .put("parked", d.parked)
-            .put("held", d.held)
-            .put("done_unseen", d.done_unseen)
-            .build();
-        let tasks: Vec<Dict> = p
-            .tasks
-            .iter()
-            .map(|task| {
-                DictBuilder::new()
-                    .put("id", task.id)
-                    .str("pane", &task.pane.to_string())
-                    .str("text", &task.text)
-                    .str("state", task.state.as_str())
-                    .opt_str("message", task.message.as_deref())
-                    .time("created_at", Some(task.created_at))
-                    .time("updated_at", Some(task.updated_at))
-                    .build()
-            })
-            .collect();
-        let mut b = DictBuilder::new()
-            .dict("taxonomy", taxonomy)
-            .dict("diagnoses", diagnoses)
-            .put("tasks", tasks);
-        if let Some(h) = &p.hold {
-            let hold = DictBuilder::new()
-                .str("owner", &h.owner)
-                .time("wake_at", Some(h.wake))
-                .opt_str("reason", h.reason.as_deref())
-                .put("armed", h.is_armed(now))
-                .build();
-            b = b.dict("hold", hold);
-        }
-        b.build()
+        let taxonomy = WireTaxonomy {
+            session: t.session.as_str().to_string(),
+            activity: t.activity.as_str().to_string(),
+            needs_input: WireNeedsInput {
+                count: t.needs_input.count,
+                reason: t.needs_input.reason.clone(),
+            },
+            display: t.display.clone(),
+            resumability: t.resumability.as_str().to_string(),
+        };
+        let diagnoses = WireDiagnoses {
+            parked: d.parked,
+            held: d.held,
+            done_unseen: d.done_unseen,
+        };
+        (taxonomy, diagnoses)
+    }
+
+    /// Sets the parts of `w` (the wire shape of `p`'s pane) the ladder computes at read
+    /// time: `taxonomy`, `diagnoses`, `tasks` and `hold` (with `armed` as of `now`).
+    pub fn read_time_parts(&self, p: &PaneMachine, now: Timestamp, w: &mut WirePane) {
+        let (taxonomy, diagnoses) = self.wire_taxonomy(p, now);
+        w.taxonomy = Some(taxonomy);
+        w.diagnoses = Some(diagnoses);
+        w.tasks = Some(
+            p.tasks
+                .iter()
+                .map(|task| WireTask {
+                    id: task.id,
+                    pane: task.pane.to_string(),
+                    text: task.text.clone(),
+                    state: task.state.as_str().to_string(),
+                    message: task.message.clone(),
+                    created_at: task.created_at.0,
+                    updated_at: task.updated_at.0,
+                })
+                .collect(),
+        );
+        w.hold = p.hold.as_ref().map(|h| WireHold {
+            owner: h.owner.clone(),
+            wake_at: h.wake.0,
+            reason: h.reason.clone(),
+            armed: h.is_armed(now),
+        });
     }
 
     /// `Explain`'s ladder part (docs/taxonomy.md "explain"): `agent`, `activity`,
@@ -164,13 +164,10 @@ impl LadderHost {
                     .build(),
             );
         }
-        let mut d = b.build();
-        d.extend(
-            self.pane_extras(p, now)
-                .into_iter()
-                .filter(|(k, _)| k != "tasks"),
-        );
-        d
+        let (taxonomy, diagnoses) = self.wire_taxonomy(p, now);
+        b.put("taxonomy", to_value(&taxonomy))
+            .put("diagnoses", to_value(&diagnoses))
+            .build()
     }
 }
 

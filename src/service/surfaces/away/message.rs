@@ -6,8 +6,9 @@
 use super::super::notice::{notice, what};
 use crate::adapters::terminal_signals::sanitize_text;
 use crate::client::overview::pane_title;
+use crate::client::wire::WirePane;
 use crate::engine::away::AwayItem;
-use crate::engine::{workspace_name, PaneView};
+use crate::engine::workspace_name;
 use crate::model::Pane;
 use serde::Serialize;
 
@@ -55,7 +56,7 @@ pub struct Message {
 impl Message {
     /// The `open` message of `item` on pane `p`.
     pub fn open(item: &AwayItem, p: &Pane, host: &str, include_text: bool) -> Message {
-        let view = PaneView::of(p);
+        let view = WirePane::of(p);
         let text = include_text
             .then(|| notice(item.level, &view))
             .map(|n| {

@@ -81,7 +81,12 @@ impl Notifier {
             }
             return;
         };
-        let c = content_of(&p.view(), remote_buttons(p), level, caps);
+        let c = content_of(
+            &crate::client::wire::remote_pane(p),
+            remote_buttons(p),
+            level,
+            caps,
+        );
         if let Some(id) = self.notify(replaces, &c, sound).await {
             tracing::debug!(%pane, id, level = level.as_str(), "notified (remote pane)");
             if let Some(s) = self.remote_shown.get_mut(&pane) {
@@ -180,48 +185,34 @@ impl Notifier {
 mod tests {
     use super::super::{Caps, Content};
     use super::*;
-    use crate::engine::{DecisionView, LiveView, PaneView};
+    use crate::client::wire::{WireDecision, WirePane};
     use crate::model::HostName;
 
     fn gate(owned: bool) -> MirroredPane {
-        let v = PaneView {
-            id: "p3".into(),
-            name: "api".into(),
-            workspace: "/src/webapp".into(),
-            tab: "main".into(),
-            agent: "claude".into(),
-            lifecycle: "blocked".into(),
-            last_lifecycle: None,
-            attention: "permission_required".into(),
-            live: LiveView {
-                state: "running".into(),
-                code: None,
-                signal: None,
-            },
-            pending_decision: Some(DecisionView {
-                id: 4,
-                kind: "permission".into(),
-                prompt: "Bash: make deploy".into(),
-                options: vec!["Yes".into(), "No".into()],
-                choices: vec!["allow".into(), "deny".into()],
-                source: "user".into(),
-                opened_at: "2026-01-01T00:00:00.000Z".into(),
-                gate: !owned,
-            }),
-            last_message: None,
-            last_message_at: None,
-            last_seen_at: None,
-            attention_changed_at: None,
-            session_id: None,
-            resume_argv: None,
-            cwd: None,
-            title: None,
-            repo: None,
-            branch: None,
-            focused: false,
-            owned,
-        };
-        MirroredPane::of(&HostName::parse("buildbox").unwrap(), &v).unwrap()
+        let mut p = crate::model::Pane::new(
+            crate::model::PaneId(3),
+            "/src/webapp",
+            "main",
+            "api",
+            crate::model::AgentKind::Claude,
+            crate::model::Timestamp(0),
+        );
+        p.owned = owned;
+        let mut v = WirePane::of(&p);
+        v.lifecycle = "blocked".into();
+        v.attention = "permission_required".into();
+        v.pending_decision = Some(WireDecision {
+            id: 4,
+            kind: "permission".into(),
+            prompt: "Bash: make deploy".into(),
+            options: vec!["Yes".into(), "No".into()],
+            choices: vec!["allow".into(), "deny".into()],
+            source: "user".into(),
+            opened_at: 1_767_225_600_000,
+            tool_use_id: None,
+            gate: (!owned).then_some(true),
+        });
+        crate::client::wire::mirrored(&HostName::parse("buildbox").unwrap(), &v).unwrap()
     }
 
     #[test]
@@ -232,7 +223,7 @@ mod tests {
         };
         let p = gate(true);
         let c: Content = content_of(
-            &p.view(),
+            &crate::client::wire::remote_pane(&p),
             remote_buttons(&p),
             Attention::PermissionRequired,
             caps,

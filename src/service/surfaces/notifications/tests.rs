@@ -61,7 +61,7 @@ fn a_gate_on_an_owned_pane_gets_a_button_per_choice() {
     let want: Vec<(String, String)> = choices.iter().map(|c| (c.clone(), c.clone())).collect();
     assert_eq!(buttons, want);
     assert_eq!(c.actions[0].0, "default");
-    assert_eq!(PaneView::of(&p).pending_decision.unwrap().choices, choices);
+    assert_eq!(WirePane::of(&p).pending_decision.unwrap().choices, choices);
     assert_eq!(choices, ["allow", "deny"]);
 }
 
