@@ -8,8 +8,8 @@
 //! without waking the owner); moving it earlier also wakes the task; the owner hears of
 //! the timer only when the deadline is due.
 use crate::model::{PaneId, Timestamp};
-use crate::system::clock::now;
 use crate::service::command::{Command, LadderCommand, LadderInput};
+use crate::system::clock::now;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
