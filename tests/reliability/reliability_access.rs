@@ -550,12 +550,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "the same unit test",
     ),
     (
-        "src/service/pty.rs",
-        "\"sh\".into(),",
-        "unit test: a fixed program that prints 300 lines",
-    ),
-    ("src/service/pty.rs", "\"-c\".into(),", "the same unit test"),
-    (
         "src/service/processes/procwatch.rs",
         "10 => vec![\"sh\".into(), \"dash\".into()],",
         "unit test: process names in a table, nothing is run",
@@ -740,12 +734,6 @@ const SPAWNS: &[(&str, &str, &str)] = &[
         "src/service/evidence/git.rs",
         "Command::new(\"git\")",
         "git -C DIR rev-parse/symbolic-ref: DIR (a pane's cwd) is one argv element",
-    ),
-    (
-        "src/service/pty.rs",
-        "CommandBuilder::new(program)",
-        "the user's own command from `attend run` / Resume (resume argv = agent + \
-         --resume + session id, as argv)",
     ),
     (
         "src/system/launch.rs",
