@@ -12,10 +12,7 @@
 //!
 //! Chrome pacing: the needs-input chrome is evaluated when the screen changed, at most
 //! once per [`CHROME_MIN_INTERVAL_MS`]; output inside that interval leaves an evaluation
-//! pending, due when the interval ended and the screen settled (no output for
-//! [`CHROME_SETTLE_MS`]), so the last screen of a burst is always seen. While output
-//! goes on (a working agent's spinner, many frames a second) the next frame past the
-//! interval evaluates, and the pane's timer never has to fire for it.
+//! pending, due when the interval ends (so the last screen of a burst is always seen).
 
 use crate::engine::ladder::Activity;
 use crate::model::Timestamp;
@@ -27,10 +24,6 @@ pub const SILENCE_WINDOW_MS: i64 = 1_500;
 pub const IDLE_DEBOUNCE_MS: i64 = 1_500;
 /// Screen chrome is evaluated at most this often per pane (ms).
 pub const CHROME_MIN_INTERVAL_MS: i64 = 150;
-/// A pending chrome evaluation waits until no output came for this long (ms): longer
-/// than the agents' spinner frames (about 100 ms apart), so a frame that keeps coming
-/// evaluates before the timer would.
-pub const CHROME_SETTLE_MS: i64 = 250;
 
 /// Where the sampler is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,8 +50,6 @@ pub struct Step {
 pub struct Sampler {
     phase: Phase,
     last_output: Option<Timestamp>,
-    /// The last output of any kind (escape sequences too: they change the screen).
-    last_change: Option<Timestamp>,
     last_chrome: Option<Timestamp>,
     chrome_pending: bool,
 }
@@ -75,7 +66,6 @@ impl Sampler {
         Sampler {
             phase: Phase::Quiet,
             last_output: None,
-            last_change: None,
             last_chrome: None,
             chrome_pending: false,
         }
@@ -97,7 +87,6 @@ impl Sampler {
             self.phase = Phase::Active;
             self.last_output = Some(at);
         }
-        self.last_change = Some(at);
         match self.last_chrome {
             Some(t) if at.millis_since(t) < CHROME_MIN_INTERVAL_MS => self.chrome_pending = true,
             _ => {
@@ -110,17 +99,9 @@ impl Sampler {
     }
 
     /// The chrome evaluation the last step asked for could not run (the screen was busy):
-    /// it stays pending, due as one left pending by output ([`Sampler::chrome_due`]).
+    /// it stays pending, due [`CHROME_MIN_INTERVAL_MS`] after that step.
     pub fn chrome_deferred(&mut self) {
         self.chrome_pending = true;
-    }
-
-    /// When a pending chrome evaluation is due: [`CHROME_MIN_INTERVAL_MS`] after the last
-    /// evaluation and [`CHROME_SETTLE_MS`] after the last output, whichever is later.
-    fn chrome_due(&self) -> Option<Timestamp> {
-        let paced = self.last_chrome.map_or(0, |t| t.0) + CHROME_MIN_INTERVAL_MS;
-        let settled = self.last_change.map_or(0, |t| t.0) + CHROME_SETTLE_MS;
-        self.chrome_pending.then_some(Timestamp(paced.max(settled)))
     }
 
     /// When [`Sampler::tick`] must run next; `None` when nothing is due (a quiet pane
@@ -131,7 +112,9 @@ impl Sampler {
             (Phase::Suspect(since), _) => Some(Timestamp(since.0 + IDLE_DEBOUNCE_MS)),
             _ => None,
         };
-        let chrome = self.chrome_due();
+        let chrome = self
+            .chrome_pending
+            .then(|| Timestamp(self.last_chrome.map_or(0, |t| t.0) + CHROME_MIN_INTERVAL_MS));
         match (sampling, chrome) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -142,7 +125,11 @@ impl Sampler {
     /// happens).
     pub fn tick(&mut self, now: Timestamp) -> Step {
         let mut step = Step::default();
-        if self.chrome_due().is_some_and(|due| now >= due) {
+        if self.chrome_pending
+            && self
+                .last_chrome
+                .map_or(true, |t| now.millis_since(t) >= CHROME_MIN_INTERVAL_MS)
+        {
             step.evaluate_chrome = true;
             self.chrome_pending = false;
             self.last_chrome = Some(now);
@@ -243,9 +230,9 @@ mod tests {
         assert!(s.output(t(0), false).evaluate_chrome);
         // The screen was busy: nothing was evaluated.
         s.chrome_deferred();
-        assert_eq!(s.deadline(), Some(t(CHROME_SETTLE_MS)));
-        assert!(!s.tick(t(CHROME_SETTLE_MS - 1)).evaluate_chrome);
-        assert!(s.tick(t(CHROME_SETTLE_MS)).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(CHROME_MIN_INTERVAL_MS)));
+        assert!(!s.tick(t(CHROME_MIN_INTERVAL_MS - 1)).evaluate_chrome);
+        assert!(s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
         assert_eq!(s.deadline(), None);
     }
 
@@ -255,41 +242,9 @@ mod tests {
         assert!(s.output(t(0), false).evaluate_chrome);
         assert_eq!(s.deadline(), None, "escape sequences alone arm nothing");
         assert!(!s.output(t(50), false).evaluate_chrome);
-        // Due once the interval ended and the screen settled.
-        assert_eq!(s.deadline(), Some(t(50 + CHROME_SETTLE_MS)));
-        assert!(!s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
-        assert!(s.tick(t(50 + CHROME_SETTLE_MS)).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(CHROME_MIN_INTERVAL_MS)));
+        assert!(s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
         assert_eq!(s.deadline(), None);
         assert!(s.output(t(1000), false).evaluate_chrome, "interval passed");
-        // A frame long after the interval but just after another output: paced by the
-        // interval only when it is the later bound.
-        assert!(!s.output(t(1100), false).evaluate_chrome);
-        assert!(!s.output(t(1140), false).evaluate_chrome);
-        assert_eq!(s.deadline(), Some(t(1140 + CHROME_SETTLE_MS)));
-    }
-
-    #[test]
-    fn a_spinner_is_evaluated_by_its_frames_and_its_last_frame_by_the_timer() {
-        let mut s = Sampler::new();
-        let mut evaluated = Vec::new();
-        // Frames every 110 ms for 2 s: every frame past the interval evaluates, and the
-        // timer's deadline is always after the next frame (it never has to fire).
-        for k in 0..20 {
-            let at = 1000 + k * 110;
-            if let Some(due) = s.deadline() {
-                assert!(due.0 > at, "the timer would fire before the frame at {at}");
-            }
-            if s.output(t(at), true).evaluate_chrome {
-                evaluated.push(at);
-            }
-        }
-        assert_eq!(evaluated.len(), 10, "every second frame: {evaluated:?}");
-        assert!(evaluated
-            .windows(2)
-            .all(|w| w[1] - w[0] >= CHROME_MIN_INTERVAL_MS));
-        // The last frame was left pending: the timer evaluates it once settled.
-        let last = 1000 + 19 * 110;
-        assert_eq!(s.deadline(), Some(t(last + CHROME_SETTLE_MS)));
-        assert!(s.tick(t(last + CHROME_SETTLE_MS)).evaluate_chrome);
     }
 }
