@@ -140,7 +140,7 @@ fn auto_mode_unchecked(name: &'static str, size: (u16, u16), choice: &str) {
     for c in ["stay", "leave", "cancel", "allow"] {
         assert!(choices(&v).contains(&c.to_string()), "{c}: {v}");
     }
-    explain_names(&s, "matched auto-mode-check-unavailable");
+    s.wait_explain("matched auto-mode-check-unavailable");
     record(&s, size, "auto-mode-check-unavailable", &shown);
     s.answer_dialog("stay", "Enter to stay in auto mode");
 
@@ -163,7 +163,7 @@ fn auto_mode_unchecked(name: &'static str, size: (u16, u16), choice: &str) {
         assert!(choices(&v).contains(&c.to_string()), "{c}: {v}");
     }
     let shown = s.wait_screen("the approval", |t| t.contains(APPROVAL));
-    explain_names(&s, "matched auto-mode-approval");
+    s.wait_explain("matched auto-mode-approval");
     record(&s, size, "auto-mode-approval", &shown);
     s.answer_dialog(choice, APPROVAL);
     let ran = s.home.project.join("ran.txt");
@@ -246,7 +246,7 @@ fn plan_approval(name: &'static str, size: (u16, u16)) {
     );
     // 2.1.332 asks "Exit plan mode?" for the plan the model proposed.
     let shown = s.wait_screen("the plan approval", |t| t.contains(PLAN_DIALOG));
-    explain_names(&s, "matched ");
+    s.wait_explain("matched ");
     record(&s, size, "plan-approval", &shown);
     s.answer_dialog("allow", PLAN_DIALOG);
     let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
@@ -299,7 +299,7 @@ fn permission_dialog(name: &'static str, size: (u16, u16), choice: &str) {
     let shown = s.wait_screen("the permission dialog", |t| {
         t.contains("Do you want to proceed?")
     });
-    explain_names(&s, "matched permission-dialog");
+    s.wait_explain("matched permission-dialog");
     if size != (40, 120) {
         // 120×40 is recorded by `tests/real_agents/real_agents.rs`.
         record(&s, size, "permission-dialog", &shown);
@@ -365,21 +365,4 @@ fn claude_folder_trust_is_a_question_at_80x24() {
 #[test]
 fn claude_folder_trust_is_a_question_at_200x50() {
     folder_trust("claude-trust-200x50", (50, 200));
-}
-
-/// Waits until `attend explain` names the chrome's reading `want` (the chrome reads the
-/// screen once it settles, a moment after the dialog is drawn: `docs/taxonomy.md`), at
-/// most one step of the scenario; fails with the last explanation.
-fn explain_names(s: &Scenario, want: &str) {
-    let deadline = Instant::now() + s.step();
-    loop {
-        let explain = s.attend(&["explain", &s.pane]);
-        if explain.contains(want) {
-            return;
-        }
-        if Instant::now() > deadline {
-            s.fail(&format!("explain never named {want:?}:\n{explain}"));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }

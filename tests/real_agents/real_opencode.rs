@@ -125,17 +125,7 @@ fn opencode_2_permission_answered_with_attend_answer() {
     );
     // The screen manifest's rule matches the dialog on screen (`attend explain`; the
     // chrome is read once the screen settles, a moment after the dialog is drawn).
-    let deadline = std::time::Instant::now() + s.step();
-    loop {
-        let explain = s.attend(&["explain", &s.pane]);
-        if explain.contains("matched permission-required") {
-            break;
-        }
-        if std::time::Instant::now() > deadline {
-            s.fail(&format!("explain never named the matched rule:\n{explain}"));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    s.wait_explain("matched permission-required");
     s.allow_and_expect_the_tool_ran(before);
 }
 

@@ -191,6 +191,23 @@ impl Scenario {
         )
     }
 
+    /// Waits until `attend explain` names `want` (the chrome reads the screen a moment
+    /// after a dialog is drawn), at most one [`Scenario::step`]; fails with the last
+    /// explanation.
+    pub fn wait_explain(&self, want: &str) {
+        let deadline = Instant::now() + self.step();
+        loop {
+            let explain = self.attend(&["explain", &self.pane]);
+            if explain.contains(want) {
+                return;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("explain never named {want:?}:\n{explain}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// The bound of one step: [`STEP`], [`OPENCODE_STEP`] for OpenCode.
     pub fn step(&self) -> Duration {
         if self.cli == Cli::OpenCode {
