@@ -406,16 +406,16 @@ impl Owner {
             .ladder
             .after_signal(&mut self.world, pane, signal, &events, now());
         let after = self.world.panes().get(&pane);
+        let old_cwd = before.as_ref().and_then(|p| p.cwd.clone());
         // A title that changed alone (an agent's spinner animates it) is stored with the
         // pane's next other change: no commit and no surface update per frame.
-        let changed = match (&before, after) {
-            (Some(b), Some(a)) => b != a && !b.differs_in_title_only(a),
+        let changed = match (before, after) {
+            (Some(b), Some(a)) => b != *a && !b.differs_in_title_only(a),
             (b, a) => b.as_ref() != a,
         };
         if !events.is_empty() || changed {
             batch.record(pane, events);
         }
-        let old_cwd = before.and_then(|p| p.cwd.clone());
         if let Some(new_cwd) = after.and_then(|p| p.cwd.clone()) {
             if Some(&new_cwd) != old_cwd.as_ref() {
                 self.lookup_git(pane, new_cwd);
@@ -457,7 +457,8 @@ impl Owner {
                         self.apply(pane, &signal, batch);
                     }
                 }
-                if printable {
+                let agent = self.world.pane(pane).map(|p| p.agent).unwrap_or_default();
+                if printable && crate::engine::output_is_signal(agent) {
                     let signal = Signal::new(SignalKind::Output, Source::terminal("output"), at);
                     self.apply(pane, &signal, batch);
                 }
