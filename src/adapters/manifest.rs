@@ -337,8 +337,14 @@ impl Screen {
         match region {
             Region::Title => self.title.clone(),
             Region::Bottom { lines } => {
-                let rows = non_empty(&self.rows);
-                rows[rows.len().saturating_sub(*lines)..].join("\n")
+                // The last `lines` non-empty rows, without copying the others.
+                let mut rows: Vec<&str> = (self.rows.iter().rev())
+                    .filter(|r| !r.is_empty())
+                    .take(*lines)
+                    .map(String::as_str)
+                    .collect();
+                rows.reverse();
+                rows.join("\n")
             }
             Region::AfterLastRule { max_lines } => {
                 let Some(last) = self.rows.iter().rposition(|r| is_rule(r)) else {
@@ -356,7 +362,8 @@ impl Screen {
 /// characters, all line-drawing characters.
 pub fn is_rule(row: &str) -> bool {
     let t = row.trim();
-    t.chars().count() >= RULE_MIN_LEN && t.chars().all(|c| RULE_CHARS.contains(&c))
+    // The character test first: it stops at a text row's first letter.
+    t.chars().all(|c| RULE_CHARS.contains(&c)) && t.chars().count() >= RULE_MIN_LEN
 }
 
 /// A rule that did not match, with how close it came.
