@@ -24,6 +24,7 @@ mod files;
 mod json;
 pub mod opencode;
 pub mod pane;
+pub mod pi;
 mod toml;
 
 use crate::model::AgentKind;
@@ -37,10 +38,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
-    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`).
+    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `~/.pi/agent/`).
     User,
     /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.qwen/`,
-    /// `.opencode/`, `.github/hooks/` in the project).
+    /// `.opencode/`, `.github/hooks/`, `.pi/` in the project).
     Project,
 }
 
@@ -60,11 +61,13 @@ pub struct Dirs {
     pub config_home: Option<PathBuf>,
     /// `$COPILOT_HOME`: GitHub Copilot CLI's user directory instead of `~/.copilot`.
     pub copilot_home: Option<PathBuf>,
+    /// `$PI_CODING_AGENT_DIR`: pi's agent directory instead of `~/.pi/agent`.
+    pub pi_agent_dir: Option<PathBuf>,
 }
 
 impl Dirs {
     /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`,
-    /// `$CODEX_HOME`, `$COPILOT_HOME` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
+    /// `$CODEX_HOME`, `$COPILOT_HOME`, `$PI_CODING_AGENT_DIR` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
     /// or relative counts as unset, as the XDG rules say), and the given project directory.
     pub fn from_env(project: &Path) -> Dirs {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
@@ -80,6 +83,7 @@ impl Dirs {
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
             copilot_home: var("COPILOT_HOME").map(PathBuf::from),
+            pi_agent_dir: var("PI_CODING_AGENT_DIR").map(PathBuf::from),
         }
     }
 }
@@ -257,6 +261,7 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
         AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
+        AgentKind::Pi => vec![pi::path(&pi_dirs(scope, dirs)[0])],
         AgentKind::Copilot => vec![match scope {
             Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
             Scope::Project => dirs.project.join(".github/hooks/attend.json"),
@@ -497,8 +502,10 @@ fn editors<'a>(
             event_argument: true,
             matcher,
         })],
-        // Not hook entries: a plugin file ([`opencode`]).
-        AgentKind::OpenCode | AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
+        // Not hook entries: a plugin file ([`opencode`]), an extension file ([`pi`]).
+        AgentKind::OpenCode | AgentKind::Pi | AgentKind::Shell => {
+            return Err(InstallError::Unsupported(agent))
+        }
     })
 }
 
@@ -510,8 +517,8 @@ fn plan(
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
-    if agent == AgentKind::OpenCode {
-        return plan_opencode(scope, attend_exe, form, dirs, direction);
+    if agent == AgentKind::OpenCode || agent == AgentKind::Pi {
+        return plan_file(agent, scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
     let editors = editors(agent, scope, attend_exe, form, &matcher, false)?;
@@ -559,9 +566,29 @@ fn opencode_dir(scope: Scope, dirs: &Dirs) -> PathBuf {
     }
 }
 
-/// [`plan`] for OpenCode: Attend's plugin file, not hook entries ([`opencode`]); neither
-/// file is backed up (both are wholly Attend's).
-fn plan_opencode(
+/// pi's directories for `scope`, innermost first, that an uninstall removes when it left
+/// them empty: the extensions directory of `$PI_CODING_AGENT_DIR` (the directory itself is
+/// the user's), else of `~/.pi/agent` and those two; the project's `.pi/extensions` and
+/// `.pi`.
+fn pi_dirs(scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
+    match (scope, &dirs.pi_agent_dir) {
+        (Scope::User, Some(agent)) => vec![agent.join("extensions")],
+        (Scope::User, None) => {
+            let pi = dirs.home.join(".pi");
+            vec![pi.join("agent/extensions"), pi.join("agent"), pi]
+        }
+        (Scope::Project, _) => {
+            let pi = dirs.project.join(".pi");
+            vec![pi.join("extensions"), pi]
+        }
+    }
+}
+
+/// [`plan`] for the agents that load a file of Attend's instead of running hook entries:
+/// OpenCode's plugin ([`opencode`]), pi's extension ([`pi`]); no file is backed up (each
+/// is wholly Attend's).
+fn plan_file(
+    agent: AgentKind,
     scope: Scope,
     attend_exe: &Path,
     form: HookForm,
@@ -569,12 +596,16 @@ fn plan_opencode(
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
     let argv = match direction {
-        Direction::Install => Some(command::hook_argv(attend_exe, form, AgentKind::OpenCode)?),
+        Direction::Install => Some(command::hook_argv(attend_exe, form, agent)?),
         Direction::Uninstall => None,
     };
-    let planned = opencode::plan(&opencode_dir(scope, dirs), argv.as_deref())?;
+    let planned = if agent == AgentKind::Pi {
+        pi::plan(&pi_dirs(scope, dirs), argv.as_deref())?
+    } else {
+        opencode::plan(&opencode_dir(scope, dirs), argv.as_deref())?
+    };
     Ok(InstallPlan {
-        agent: AgentKind::OpenCode,
+        agent,
         files: planned
             .files
             .into_iter()
@@ -626,6 +657,7 @@ mod tests {
             codex_home: None,
             config_home: None,
             copilot_home: None,
+            pi_agent_dir: None,
         };
         for agent in AgentKind::ALL {
             let table: Vec<PathBuf> = agent

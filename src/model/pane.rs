@@ -28,6 +28,8 @@ pub enum AgentKind {
     Copilot,
     /// Factory Droid (`droid`): Claude Code's hook schema, Droid's tool names.
     Droid,
+    /// pi (`pi`, the pi coding agent), reporting through Attend's TypeScript extension.
+    Pi,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -35,7 +37,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 9] = [
+    pub const ALL: [AgentKind; 10] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -44,6 +46,7 @@ impl AgentKind {
         AgentKind::OpenCode,
         AgentKind::Copilot,
         AgentKind::Droid,
+        AgentKind::Pi,
         AgentKind::Shell,
     ];
 
@@ -58,6 +61,7 @@ impl AgentKind {
             AgentKind::OpenCode => "opencode",
             AgentKind::Copilot => "copilot",
             AgentKind::Droid => "droid",
+            AgentKind::Pi => "pi",
             AgentKind::Shell => "shell",
         }
     }
@@ -284,6 +288,8 @@ mod tests {
             ("opencode-ai", AgentKind::Shell),
             ("/opt/npm/bin/copilot", AgentKind::Copilot),
             ("/opt/npm/bin/droid", AgentKind::Droid),
+            ("/opt/npm/bin/pi", AgentKind::Pi),
+            ("pip", AgentKind::Shell),
             ("copilot-wrapper", AgentKind::Shell),
             ("htop", AgentKind::Shell),
         ] {
@@ -292,7 +298,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -185,6 +185,7 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Gemini => GEMINI,
         AgentKind::Qwen => QWEN,
         AgentKind::OpenCode => "opencode/1.18.33/plugin",
+        AgentKind::Pi => "pi/1.6.0/observed",
         AgentKind::Copilot => COPILOT,
         AgentKind::Droid => DROID,
         AgentKind::Shell => panic!("the shell has no hook fixtures"),

@@ -23,4 +23,5 @@ mod real_claude_gate;
 mod real_copilot;
 mod real_droid;
 mod real_opencode;
+mod real_pi;
 mod real_qwen;

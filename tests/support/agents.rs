@@ -12,6 +12,8 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
+pub mod pi;
+
 use super::model_server::ModelServer;
 use attend::model::agents::{self, AgentRow};
 use serde_json::{json, Value};
@@ -51,16 +53,18 @@ pub enum Cli {
     Qwen,
     OpenCode,
     Copilot,
+    Pi,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 6] = [
+    pub const ALL: [Cli; 7] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
         Cli::Qwen,
         Cli::OpenCode,
         Cli::Copilot,
+        Cli::Pi,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
@@ -73,6 +77,7 @@ impl Cli {
             Cli::Qwen => "qwen",
             Cli::OpenCode => "opencode",
             Cli::Copilot => "copilot",
+            Cli::Pi => "pi",
         }
     }
 
@@ -175,7 +180,8 @@ impl Cli {
                 "SessionDelete",
             ],
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
-            Cli::OpenCode => &[],
+            // No hook commands: their events reach extensions (Attend's, `install-hooks`).
+            Cli::OpenCode | Cli::Pi => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
         }
     }
@@ -485,6 +491,7 @@ impl AgentHome {
             Cli::Qwen => ".qwen",
             Cli::OpenCode => ".config/opencode",
             Cli::Copilot => ".copilot",
+            Cli::Pi => ".pi/agent",
         })
     }
 
@@ -584,6 +591,7 @@ impl AgentHome {
                 &self.config_dir().join("config.json"),
                 &json!({"trustedFolders": [project]}),
             ),
+            Cli::Pi => pi::write_config(&self.config_dir(), &self.server_url),
         }
     }
 
@@ -621,6 +629,7 @@ impl AgentHome {
             .collect();
         match self.cli {
             Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
+            Cli::Pi => panic!("pi runs no hook commands: its events reach extensions"),
             Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
@@ -737,6 +746,7 @@ impl AgentHome {
                     copilot_cache().display().to_string(),
                 ));
             }
+            Cli::Pi => env.extend(pi::ENV.iter().map(|(k, v)| (k.to_string(), v.to_string()))),
         }
         args.extend(self.extra_args.iter().cloned());
         Launch {

@@ -91,9 +91,8 @@ impl Scenario {
                 after(&home);
             }
             (
-                // OpenCode has no hook commands to record beside Attend's (and no session
-                // end event).
-                (cli != Cli::Codex && cli != Cli::OpenCode)
+                // OpenCode and pi have no hook commands to record beside Attend's.
+                (cli != Cli::Codex && cli != Cli::OpenCode && cli != Cli::Pi)
                     .then(|| record_also(&home, session_end(cli))),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
@@ -336,6 +335,10 @@ impl Scenario {
             Cli::OpenCode => {
                 self.wait_screen("OpenCode's input box", |s| s.contains("ctrl+p commands"));
             }
+            Cli::Pi => {
+                // Its footer names the model once the editor is up.
+                self.wait_screen("pi's footer", |s| s.contains(super::agents::pi::MODEL));
+            }
             Cli::Copilot => {
                 self.wait_screen("Copilot's idle status row", |s| {
                     s.trim_end()
@@ -525,6 +528,7 @@ pub fn install_hooks(env: &Env, home: &AgentHome) {
         .env("CODEX_HOME", home.config_dir())
         .env("XDG_CONFIG_HOME", home.home.join(".config"))
         .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("PI_CODING_AGENT_DIR")
         .current_dir(&home.project)
         .output()
         .unwrap();

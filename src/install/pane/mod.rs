@@ -68,6 +68,9 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::OpenCode => None,
         AgentKind::Copilot => None,
         AgentKind::Droid => None,
+        // pi takes an extension file (`-e PATH`), not its text: panes report through
+        // `install-hooks pi` (docs/adapters.md, "pi").
+        AgentKind::Pi => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks
