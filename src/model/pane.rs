@@ -28,6 +28,9 @@ pub enum AgentKind {
     Copilot,
     /// Factory Droid (`droid`): Claude Code's hook schema, Droid's tool names.
     Droid,
+    /// Kimi Code CLI (`kimi`): Claude-style hooks in `config.toml` `[[hooks]]` tables, with
+    /// its own permission result and interrupt events.
+    Kimi,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -35,7 +38,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 9] = [
+    pub const ALL: [AgentKind; 10] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -44,6 +47,7 @@ impl AgentKind {
         AgentKind::OpenCode,
         AgentKind::Copilot,
         AgentKind::Droid,
+        AgentKind::Kimi,
         AgentKind::Shell,
     ];
 
@@ -58,6 +62,7 @@ impl AgentKind {
             AgentKind::OpenCode => "opencode",
             AgentKind::Copilot => "copilot",
             AgentKind::Droid => "droid",
+            AgentKind::Kimi => "kimi",
             AgentKind::Shell => "shell",
         }
     }
@@ -284,6 +289,7 @@ mod tests {
             ("opencode-ai", AgentKind::Shell),
             ("/opt/npm/bin/copilot", AgentKind::Copilot),
             ("/opt/npm/bin/droid", AgentKind::Droid),
+            ("/opt/npm/bin/kimi", AgentKind::Kimi),
             ("copilot-wrapper", AgentKind::Shell),
             ("htop", AgentKind::Shell),
         ] {
@@ -292,7 +298,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, kimi"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -22,5 +22,6 @@ mod real_claude_dialogs;
 mod real_claude_gate;
 mod real_copilot;
 mod real_droid;
+mod real_kimi;
 mod real_opencode;
 mod real_qwen;

@@ -12,6 +12,8 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
+pub mod kimi;
+
 use super::model_server::ModelServer;
 use attend::model::agents::{self, AgentRow};
 use serde_json::{json, Value};
@@ -51,16 +53,18 @@ pub enum Cli {
     Qwen,
     OpenCode,
     Copilot,
+    Kimi,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 6] = [
+    pub const ALL: [Cli; 7] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
         Cli::Qwen,
         Cli::OpenCode,
         Cli::Copilot,
+        Cli::Kimi,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
@@ -73,6 +77,7 @@ impl Cli {
             Cli::Qwen => "qwen",
             Cli::OpenCode => "opencode",
             Cli::Copilot => "copilot",
+            Cli::Kimi => "kimi",
         }
     }
 
@@ -177,6 +182,7 @@ impl Cli {
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
             Cli::OpenCode => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
+            Cli::Kimi => kimi::EVENTS,
         }
     }
 
@@ -485,6 +491,7 @@ impl AgentHome {
             Cli::Qwen => ".qwen",
             Cli::OpenCode => ".config/opencode",
             Cli::Copilot => ".copilot",
+            Cli::Kimi => ".kimi-code",
         })
     }
 
@@ -584,6 +591,9 @@ impl AgentHome {
                 &self.config_dir().join("config.json"),
                 &json!({"trustedFolders": [project]}),
             ),
+            Cli::Kimi => {
+                kimi::write_base_config(&self.config_dir(), &self.server_url, &self.project)
+            }
         }
     }
 
@@ -595,6 +605,10 @@ impl AgentHome {
     /// (`{type, bash, timeoutSec}` in `settings.json`) run `command` behind [`tag_event`],
     /// which records the event too.
     pub fn install_hooks(&mut self, command: &str) {
+        if self.cli == Cli::Kimi {
+            kimi::add_hooks(&self.config_dir(), self.cli.hook_events(), command);
+            return;
+        }
         if self.cli == Cli::Copilot {
             let hooks: serde_json::Map<String, Value> = self
                 .cli
@@ -621,6 +635,7 @@ impl AgentHome {
             .collect();
         match self.cli {
             Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
+            Cli::Kimi => unreachable!("written above"),
             Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
@@ -737,6 +752,7 @@ impl AgentHome {
                     copilot_cache().display().to_string(),
                 ));
             }
+            Cli::Kimi => env.extend(kimi::env()),
         }
         args.extend(self.extra_args.iter().cloned());
         Launch {
@@ -798,7 +814,7 @@ pub fn agent_path() -> String {
 }
 
 /// A TOML basic string (quoted, with `\` and `"` escaped).
-fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 

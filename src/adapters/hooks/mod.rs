@@ -9,7 +9,8 @@
 //! The per-agent tables live in `claude` (shared by Codex, Qwen Code and Factory Droid
 //! hooks, whose schemas copy Claude's), `codex` (`--notify` and the approval dialog),
 //! `qwen` (its approval dialog and resume), `droid` (its notifications and resume),
-//! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin) and `copilot`;
+//! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin), `copilot` and
+//! `kimi` (Claude-style events with its own permission result and interrupt);
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
@@ -20,6 +21,7 @@ mod copilot;
 mod cursor;
 mod droid;
 mod gemini;
+mod kimi;
 mod mapped;
 mod notification;
 mod opencode;
@@ -152,6 +154,7 @@ pub fn map_hook_with(
             claude::map(&event, &p, policy, claude::Dialect::Droid),
             droid::identity(&p),
         ),
+        AgentKind::Kimi => (kimi::map(&event, &p), kimi::identity(&p)),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);

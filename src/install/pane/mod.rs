@@ -68,6 +68,9 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::OpenCode => None,
         AgentKind::Copilot => None,
         AgentKind::Droid => None,
+        // No per-process hook layer: `KIMI_CODE_HOME` would replace its whole data
+        // directory (sessions, sign-in), not add hooks (docs/adapters.md).
+        AgentKind::Kimi => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks
