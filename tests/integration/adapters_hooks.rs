@@ -45,7 +45,7 @@ const COPILOT_COMMAND: &str = "echo hi > out.txt";
 /// hooks reference (the interactive mode asks for a Factory sign-in first).
 const DROID: &str = "droid/0.225.2";
 /// Kimi Code CLI's recorded payloads (tests/integration/adapters_hooks_kimi.rs).
-pub(crate) const KIMI: &str = "kimi/2.1.0/observed";
+const KIMI: &str = "kimi/2.1.0/observed";
 /// The session of the Droid recording's text turn.
 const DROID_SESSION: &str = "83538b0b-a5ca-4bf3-9786-0c31803e6eae";
 

@@ -83,7 +83,11 @@ fn kimi_install_writes_a_table_per_event_and_a_second_install_is_a_noop() {
     let tmp = tempfile::tempdir().unwrap();
     let d = dirs(tmp.path());
     let path = config(&d);
-    assert!(path.ends_with(".kimi-code/config.toml"), "{}", path.display());
+    assert!(
+        path.ends_with(".kimi-code/config.toml"),
+        "{}",
+        path.display()
+    );
     let plan = plan_install(AgentKind::Kimi, Scope::User, Path::new(EXE), &d).unwrap();
     assert!(!plan.is_noop());
     plan.apply().unwrap();
@@ -179,5 +183,8 @@ fn kimi_has_no_project_scope() {
     let tmp = tempfile::tempdir().unwrap();
     let d = dirs(tmp.path());
     let err = plan_install(AgentKind::Kimi, Scope::Project, Path::new(EXE), &d).unwrap_err();
-    assert!(err.to_string().contains("~/.kimi-code/config.toml"), "{err}");
+    assert!(
+        err.to_string().contains("~/.kimi-code/config.toml"),
+        "{err}"
+    );
 }
