@@ -154,3 +154,56 @@ fn kimi_3_review_then_quit_stays_done_none_with_one_notification() {
     let end = s.review_then_quit(&shown, "/exit", &["hook", "kimi"], &marker);
     assert_eq!(end["reason"], "exit", "{end}");
 }
+
+/// Scenario: Kimi's own question tool (`AskUserQuestion`) → blocked/input_required with
+/// the question and its options → `attend answer PANE 2` (its number as drawn, `[2] Blue`)
+/// → Kimi's review tab, whose `1` (Submit) is sent from Attend too → the answer reaches
+/// the model, which ends its turn done/unread.
+#[test]
+fn kimi_question_is_input_required_and_answered_from_attend() {
+    let question = serde_json::json!({"questions": [{"question": "Which color do you want?",
+        "header": "Color", "options": [{"label": "Red", "description": "warm"},
+        {"label": "Blue", "description": "cool"}]}]});
+    let Some(s) = Scenario::start(
+        "kimi-question",
+        Cli::Kimi,
+        vec![
+            Reply::Tool {
+                name: "AskUserQuestion".into(),
+                input_json: question.to_string(),
+            },
+            text(PICKED),
+        ],
+    ) else {
+        return;
+    };
+    s.wait_ready();
+    s.prompt("ask me");
+    let v = s.wait("the question", |v| v["attention"] == "input_required");
+    s.expect(&v, "blocked", "input_required", v["last_message"].as_str());
+    let d = &v["pending_decision"];
+    assert_eq!(d["prompt"], "Which color do you want?", "{v}");
+    assert_eq!(d["options"], serde_json::json!(["Red", "Blue"]), "{v}");
+    s.wait_screen("the question's options", |t| t.contains("[2] Blue"));
+    s.attend(&["answer", &s.pane, "2"]);
+    s.wait_screen("the review tab", |t| {
+        t.contains("Ready to submit your answers?")
+    });
+    s.attend(&["send", &s.pane, "1"]);
+    let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
+    s.expect(&v, "done", "unread", Some(PICKED));
+    assert!(v["pending_decision"].is_null(), "{v}");
+    let answered = s
+        .server
+        .turns()
+        .last()
+        .map(|r| r.body.clone())
+        .unwrap_or_default();
+    assert!(
+        answered.contains("Blue"),
+        "the model received the answer: {answered}"
+    );
+}
+
+/// The model's text after the question was answered.
+const PICKED: &str = "You picked Blue.";
