@@ -307,8 +307,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
         AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
         AgentKind::Kimi => Some(include_str!("../../data/manifests/kimi.toml")),
-        // Droid: its interactive screen was never seen (it asks for a Factory sign-in
-        // first; docs/adapters.md, "Factory Droid").
+        // Droid's interactive screen was never seen (docs/adapters.md, "Factory Droid").
         AgentKind::Cursor | AgentKind::Droid | AgentKind::Shell => None,
     }
 }
