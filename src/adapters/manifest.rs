@@ -287,6 +287,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
         AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
         AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
+        AgentKind::Kimi => Some(include_str!("../../data/manifests/kimi.toml")),
         // Droid: never seen (a Factory sign-in first); pi: no dialog of its own, its
         // extensions report `ui_prompt_start` (docs/adapters.md, "Factory Droid", "pi").
         AgentKind::Cursor | AgentKind::Droid | AgentKind::Pi | AgentKind::Shell => None,

@@ -163,6 +163,7 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
         AgentKind::Copilot => ((None, Absent), (Partial, Trial)),
         AgentKind::Droid => ((None, Absent), (Partial, Trial)),
         AgentKind::Pi => ((None, Absent), (Partial, Trial)),
+        AgentKind::Kimi => ((None, Absent), (Partial, Trial)),
         AgentKind::Shell => ((None, Absent), (None, Absent)),
     };
     let chrome = if agent == AgentKind::Shell {

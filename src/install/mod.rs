@@ -22,6 +22,7 @@ mod command;
 mod error;
 mod files;
 mod json;
+mod kimi;
 pub mod opencode;
 pub mod pane;
 pub mod pi;
@@ -260,6 +261,7 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
+        AgentKind::Kimi => vec![base(".kimi-code", &None).join("config.toml")],
         AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
         AgentKind::Pi => vec![pi::path(&pi_dirs(scope, dirs)[0])],
         AgentKind::Copilot => vec![match scope {
@@ -379,11 +381,40 @@ const COPILOT_EVENTS: &[&str] = &[
     "sessionEnd",
 ];
 
+/// Kimi Code CLI's hook events Attend maps (docs/adapters.md "Kimi Code CLI"): the 16
+/// events 2.1.0 accepts in `config.toml` (an unknown event name makes it refuse the whole
+/// file), but `PreCompact`, `PostCompact` and `Notification` (background tasks), which say
+/// nothing of the pane's state.
+const KIMI_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionResult",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "StopFailure",
+    "Interrupt",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionEnd",
+];
+
+/// The `timeout` (seconds) of Attend's Kimi hook tables. `PreToolUse`, `UserPromptSubmit`
+/// and `Stop` hold the agent until the hook exits; the client returns well within it.
+const KIMI_TIMEOUT_S: i64 = 5;
+
 /// How one file is edited.
 enum Editor<'a> {
     Json(JsonHooks<'a>),
     CodexNotify {
         argv: Vec<String>,
+        matcher: &'a Matcher,
+    },
+    /// Kimi Code CLI's `[[hooks]]` tables ([`kimi`]).
+    Kimi {
+        command: String,
         matcher: &'a Matcher,
     },
 }
@@ -399,20 +430,28 @@ impl Editor<'_> {
             (Editor::CodexNotify { matcher, .. }, Direction::Uninstall) => {
                 toml::uninstall(path, text, matcher)
             }
+            (Editor::Kimi { command, matcher }, Direction::Install) => {
+                kimi::install(path, text, KIMI_EVENTS, command, KIMI_TIMEOUT_S, matcher)
+            }
+            (Editor::Kimi { matcher, .. }, Direction::Uninstall) => {
+                kimi::uninstall(path, text, matcher)
+            }
         }
     }
 
     fn value(&self, text: &str) -> Option<serde_json::Value> {
         match self {
             Editor::Json(hooks) => hooks.value(text),
-            Editor::CodexNotify { .. } => toml::value(text),
+            Editor::CodexNotify { .. } | Editor::Kimi { .. } => toml::value(text),
         }
     }
 
     fn is_blank(&self, value: &serde_json::Value) -> bool {
         match self {
             Editor::Json(hooks) => hooks.is_blank(value),
-            Editor::CodexNotify { .. } => value.as_object().is_some_and(|m| m.is_empty()),
+            Editor::CodexNotify { .. } | Editor::Kimi { .. } => {
+                value.as_object().is_some_and(|m| m.is_empty())
+            }
         }
     }
 }
@@ -420,7 +459,7 @@ impl Editor<'_> {
 /// Timeouts: Claude 5 s, its global `PermissionRequest` entry
 /// [`attend_hook::gate::ENTRY_TIMEOUT_S`] (300 s: that run may wait for a choice made in
 /// Attend, docs/decisions/0015-answering-external-gates.md); Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
-/// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s. The hook client itself gives up after
+/// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s; Kimi 5 s. The hook client itself gives up after
 /// 300 ms. With `pane`, the entries Attend gives an agent it starts (`… --pane-hooks`,
 /// [`pane`]); `scope` picks the file's form where it differs (Copilot).
 fn editors<'a>(
@@ -502,6 +541,16 @@ fn editors<'a>(
             event_argument: true,
             matcher,
         })],
+        // Kimi reads hooks from its user `config.toml` only (no project layer).
+        AgentKind::Kimi if scope == Scope::Project => {
+            return Err(InstallError::Shape {
+                path: PathBuf::from(".kimi-code/config.toml"),
+                message: "Kimi Code CLI reads hooks only from the user's \
+                          ~/.kimi-code/config.toml (install without --project)"
+                    .into(),
+            })
+        }
+        AgentKind::Kimi => vec![Editor::Kimi { command, matcher }],
         // Not hook entries: a plugin file ([`opencode`]), an extension file ([`pi`]).
         AgentKind::OpenCode | AgentKind::Pi | AgentKind::Shell => {
             return Err(InstallError::Unsupported(agent))

@@ -30,6 +30,9 @@ pub enum AgentKind {
     Droid,
     /// pi (`pi`, the pi coding agent), reporting through Attend's TypeScript extension.
     Pi,
+    /// Kimi Code CLI (`kimi`): Claude-style hooks in `config.toml` `[[hooks]]` tables, with
+    /// its own permission result and interrupt events.
+    Kimi,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -37,7 +40,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 10] = [
+    pub const ALL: [AgentKind; 11] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -47,6 +50,7 @@ impl AgentKind {
         AgentKind::Copilot,
         AgentKind::Droid,
         AgentKind::Pi,
+        AgentKind::Kimi,
         AgentKind::Shell,
     ];
 
@@ -62,6 +66,7 @@ impl AgentKind {
             AgentKind::Copilot => "copilot",
             AgentKind::Droid => "droid",
             AgentKind::Pi => "pi",
+            AgentKind::Kimi => "kimi",
             AgentKind::Shell => "shell",
         }
     }
@@ -290,6 +295,7 @@ mod tests {
             ("/opt/npm/bin/droid", AgentKind::Droid),
             ("/opt/npm/bin/pi", AgentKind::Pi),
             ("pip", AgentKind::Shell),
+            ("/opt/npm/bin/kimi", AgentKind::Kimi),
             ("copilot-wrapper", AgentKind::Shell),
             ("htop", AgentKind::Shell),
         ] {
@@ -298,7 +304,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi, kimi"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -249,7 +249,8 @@ trust_level = "trusted"
     }
 }"#,
         ],
-        AgentKind::Shell => vec![],
+        // TOML `[[hooks]]` tables: tests/integration/install_kimi.rs.
+        AgentKind::Kimi | AgentKind::Shell => vec![],
     }
 }
 
@@ -295,7 +296,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::OpenCode | AgentKind::Pi => &[],
         AgentKind::Copilot => hook_events::COPILOT,
         AgentKind::Droid => hook_events::DROID,
-        AgentKind::Shell => &[],
+        AgentKind::Kimi | AgentKind::Shell => &[],
     }
 }
 
@@ -383,7 +384,9 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
-            AgentKind::OpenCode | AgentKind::Pi | AgentKind::Shell => unreachable!(),
+            AgentKind::OpenCode | AgentKind::Pi | AgentKind::Kimi | AgentKind::Shell => {
+                unreachable!()
+            }
         }
         for path in home.paths(agent) {
             assert!(read(&path).unwrap().ends_with('\n'), "{}", path.display());

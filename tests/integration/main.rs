@@ -30,6 +30,7 @@ fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 }
 
 mod adapters_hooks;
+mod adapters_hooks_kimi;
 mod adapters_opencode;
 mod adapters_pi;
 mod away;
@@ -56,6 +57,7 @@ mod engine_rules;
 mod engine_summary;
 mod engine_taxonomy;
 mod install_hooks;
+mod install_kimi;
 mod install_opencode;
 mod install_pi;
 mod killed_test_run;

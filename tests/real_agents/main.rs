@@ -22,6 +22,7 @@ mod real_claude_dialogs;
 mod real_claude_gate;
 mod real_copilot;
 mod real_droid;
+mod real_kimi;
 mod real_opencode;
 mod real_pi;
 mod real_qwen;

@@ -12,6 +12,7 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
+pub mod kimi;
 pub mod pi;
 
 use super::model_server::ModelServer;
@@ -54,10 +55,11 @@ pub enum Cli {
     OpenCode,
     Copilot,
     Pi,
+    Kimi,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 7] = [
+    pub const ALL: [Cli; 8] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -65,6 +67,7 @@ impl Cli {
         Cli::OpenCode,
         Cli::Copilot,
         Cli::Pi,
+        Cli::Kimi,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
@@ -78,6 +81,7 @@ impl Cli {
             Cli::OpenCode => "opencode",
             Cli::Copilot => "copilot",
             Cli::Pi => "pi",
+            Cli::Kimi => "kimi",
         }
     }
 
@@ -183,6 +187,7 @@ impl Cli {
             // No hook commands: their events reach extensions (Attend's, `install-hooks`).
             Cli::OpenCode | Cli::Pi => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
+            Cli::Kimi => kimi::EVENTS,
         }
     }
 
@@ -492,6 +497,7 @@ impl AgentHome {
             Cli::OpenCode => ".config/opencode",
             Cli::Copilot => ".copilot",
             Cli::Pi => ".pi/agent",
+            Cli::Kimi => ".kimi-code",
         })
     }
 
@@ -592,6 +598,9 @@ impl AgentHome {
                 &json!({"trustedFolders": [project]}),
             ),
             Cli::Pi => pi::write_config(&self.config_dir(), &self.server_url),
+            Cli::Kimi => {
+                kimi::write_base_config(&self.config_dir(), &self.server_url, &self.project)
+            }
         }
     }
 
@@ -603,6 +612,10 @@ impl AgentHome {
     /// (`{type, bash, timeoutSec}` in `settings.json`) run `command` behind [`tag_event`],
     /// which records the event too.
     pub fn install_hooks(&mut self, command: &str) {
+        if self.cli == Cli::Kimi {
+            kimi::add_hooks(&self.config_dir(), self.cli.hook_events(), command);
+            return;
+        }
         if self.cli == Cli::Copilot {
             let hooks: serde_json::Map<String, Value> = self
                 .cli
@@ -630,6 +643,7 @@ impl AgentHome {
         match self.cli {
             Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
             Cli::Pi => panic!("pi runs no hook commands: its events reach extensions"),
+            Cli::Kimi => unreachable!("written above"),
             Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
@@ -747,6 +761,7 @@ impl AgentHome {
                 ));
             }
             Cli::Pi => env.extend(pi::ENV.iter().map(|(k, v)| (k.to_string(), v.to_string()))),
+            Cli::Kimi => env.extend(kimi::env()),
         }
         args.extend(self.extra_args.iter().cloned());
         Launch {
@@ -808,7 +823,7 @@ pub fn agent_path() -> String {
 }
 
 /// A TOML basic string (quoted, with `\` and `"` escaped).
-fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
