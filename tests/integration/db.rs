@@ -312,6 +312,12 @@ fn every_pane_field_round_trips() {
         created_at: t(0),
         start_quiet: Some(StartQuiet::Timed { since: t(1) }),
         kill_requested_at: Some(t(8)),
+        tmux: Some(attend::model::TmuxLocation {
+            socket: "/tmp/tmux-1000/default".into(),
+            server_pid: 4242,
+            pane: "%3".into(),
+            place: "work:0.1".into(),
+        }),
     };
     let mut world = World::default();
     world.restore_pane(pane);

@@ -106,6 +106,7 @@ fn full() -> WirePane {
         }),
         host: Some("box".into()),
         offline: Some(true),
+        location: None,
         degraded: Some(false),
     }
 }
@@ -144,6 +145,7 @@ fn bare() -> WirePane {
         hold: None,
         host: None,
         offline: None,
+        location: None,
         degraded: None,
         ..full()
     }
