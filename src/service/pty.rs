@@ -47,6 +47,7 @@ mod drain;
 mod emulator;
 mod events;
 mod fdio;
+mod follow_spec;
 mod followed;
 mod history;
 pub mod holders;
@@ -60,7 +61,7 @@ mod spawn;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
-pub use followed::Followed;
+pub use follow_spec::Followed;
 pub use parsers::{parser_count, MAX_PARSERS, PARSE_QUEUE};
 pub use reactor::READ_TURN;
 pub use screen_log::{ScreenLog, SCREEN_LOG_BYTES};

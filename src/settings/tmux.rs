@@ -1,7 +1,7 @@
 //! `[tmux]` of `config.toml` (`docs/tmux.md#configuration`): whether Attend follows the
 //! user's tmux, which of its panes, and sockets to follow besides the default one.
 
-use super::Problem;
+use super::problem::Problem;
 use toml_edit::TableLike;
 
 /// Which tmux panes become Attend panes.

@@ -76,7 +76,7 @@ impl Reader {
     pub fn feed(&mut self, line: &[u8]) -> Option<Event> {
         if let Some(block) = &mut self.block {
             let end = guard(line, b"%end ").or_else(|| guard(line, b"%error "));
-            if let Some(number) = end.and_then(|rest| second_number(rest)) {
+            if let Some(number) = end.and_then(second_number) {
                 if number == block.number {
                     let ok = line.starts_with(b"%end ");
                     let block = self.block.take()?;

@@ -8,6 +8,7 @@
 //! ([`crate::service::tmux::TmuxKeys`]).
 
 use super::events::EventTx;
+use super::follow_spec::Followed;
 use super::reactor::{self, PaneIo, Watch};
 use super::shared::{Screen, Shared};
 use super::{emulator, Inner, Master, PtyHandle, SpawnError};
@@ -17,20 +18,6 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
-
-/// What a followed pane's handle is made of.
-pub struct Followed {
-    /// The read end of the pipe the control client writes the pane's output into.
-    pub output: OwnedFd,
-    /// The agent's process (its exit is the pane's).
-    pub agent_pid: u32,
-    /// The tmux pane's size (rows, cols).
-    pub size: (u16, u16),
-    /// Bytes that draw the pane's screen as it was when following began (fed first).
-    pub seed: Vec<u8>,
-    /// Where typed bytes go (`tmux send-keys`).
-    pub keys: Box<dyn io::Write + Send>,
-}
 
 /// Opens a pidfd for `pid` (`pidfd_open(2)`, Linux ≥ 5.3), non-blocking.
 fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {

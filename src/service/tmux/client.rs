@@ -4,11 +4,9 @@
 //! [`crate::adapters::tmux::control::Reader`]. It ends when tmux closes it (`%exit`, end
 //! of output: the session or the server ended).
 
-use super::server::Server;
 use crate::adapters::tmux::control::{Event, Notice, Reader};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command as Process, Stdio};
-use std::sync::Arc;
 
 /// Seconds a pane's output may lag behind before tmux pauses it for this client
 /// (`pause-after`); a paused pane is continued and its screen captured again.
@@ -17,12 +15,24 @@ pub const PAUSE_AFTER_S: u32 = 5;
 /// The subscription's name.
 const SUBSCRIPTION: &str = "attend-command";
 
-/// Runs the control client of `session` until it ends.
-pub(super) fn run(server: &Arc<Server>, session: &str) {
+/// What a control client reports to its server's follower.
+pub(super) trait Handler {
+    /// Bytes pane `pane` printed (seen by the client of `session`).
+    fn output(&self, session: &str, pane: u32, bytes: &[u8]);
+    /// The program in pane `pane` (whose own process is `shell`) changed.
+    fn check(&self, session: &str, pane: u32, shell: u32);
+    /// Pane `pane` was paused and is continued: its screen is to be drawn again.
+    fn reseed(&self, session: &str, pane: u32);
+    /// A session was created or destroyed.
+    fn sessions_changed(&self);
+}
+
+/// Runs the control client of `session` of the server at `socket` until it ends.
+pub(super) fn run(socket: &str, session: &str, server: &dyn Handler) {
     let flags = format!("ignore-size,pause-after={PAUSE_AFTER_S}");
     let child = Process::new("tmux")
         .arg("-S")
-        .arg(&server.socket)
+        .arg(socket)
         .args(["-C", "attach-session", "-t", session, "-f", &flags])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -31,7 +41,7 @@ pub(super) fn run(server: &Arc<Server>, session: &str) {
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            tracing::warn!(socket = %server.socket, "cannot start tmux's control client: {e}");
+            tracing::warn!(socket = %socket, "cannot start tmux's control client: {e}");
             return;
         }
     };

@@ -3,7 +3,7 @@
 //! ([`crate::adapters::tmux::keys::send_keys_argv`]); never while the pane is in a mode
 //! such as copy-mode (the keys would move tmux's cursor, not reach the agent).
 
-use super::server::tmux;
+use super::run::tmux;
 use std::io;
 
 /// Where a followed pane's typed bytes go: `tmux -S SOCKET send-keys -t %N …`.

@@ -14,42 +14,26 @@
 //! output, and the owner gets a [`Found`] ([`Command::TmuxFound`]) and makes it a pane
 //! whose terminal is fed from that pipe (src/service/pty/followed.rs).
 //!
-//! Files: [`server`] (a server's sessions and followed panes), [`client`] (one control
-//! client), [`keys`] (typing into a pane with `send-keys`).
+//! Files: `server` (a server's sessions and followed panes), `client` (one control
+//! client), `keys` (typing into a pane with `send-keys`), `run` (one tmux command),
+//! [`found`] (what the owner gets).
 
 mod client;
+pub mod found;
 mod keys;
+mod run;
 mod server;
 
+pub use found::Found;
 pub use keys::{in_mode, TmuxKeys};
 
-use crate::model::{AgentKind, TmuxLocation};
 use crate::service::command::Command;
-use crate::settings::{Tmux, TmuxPanes};
+use crate::settings::Tmux;
+use server::Shared;
 use std::collections::HashMap;
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use tokio::sync::mpsc;
-
-/// A tmux pane to follow, for the owner ([`Command::TmuxFound`]).
-#[derive(Debug)]
-pub struct Found {
-    pub location: TmuxLocation,
-    pub agent: AgentKind,
-    /// The agent's process (the pane's shell with `panes = "all"` and no agent).
-    pub agent_pid: u32,
-    /// The pane's working directory (`#{pane_current_path}`).
-    pub cwd: Option<String>,
-    /// The git top level of `cwd`, else `cwd` (the new pane's workspace).
-    pub workspace: String,
-    /// The pane's size (rows, cols).
-    pub size: (u16, u16),
-    /// Bytes that draw its screen as captured ([`crate::adapters::tmux::panes::seed`]).
-    pub seed: Vec<u8>,
-    /// The read end of the pipe its output is written into.
-    pub output: OwnedFd,
-}
 
 /// The `TMUX` value the daemon was started with (its own server's socket is followed
 /// too), taken out of its environment by [`take_own_env`].
@@ -80,14 +64,6 @@ fn default_socket() -> PathBuf {
         .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
     dir.join(format!("tmux-{}", nix::unistd::getuid()))
         .join("default")
-}
-
-/// State shared by the servers' threads.
-struct Shared {
-    tx: mpsc::Sender<Command>,
-    panes: TmuxPanes,
-    /// The servers followed, by socket path.
-    servers: Mutex<HashMap<String, Arc<server::Server>>>,
 }
 
 /// The follower of the user's tmux servers. Cheap to clone.

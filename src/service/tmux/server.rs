@@ -1,17 +1,26 @@
 //! One tmux server: its sessions' control clients and the panes followed in it.
 
-use super::client;
-use super::Shared;
+use super::client::{self, Handler};
+use super::run::tmux;
 use crate::adapters::tmux::panes::{find_agent, ProcInfo};
 use crate::model::{AgentKind, TmuxLocation};
+use crate::service::command::Command;
 use crate::service::processes::procfs;
 use crate::settings::TmuxPanes;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::OwnedFd;
 use std::process::{Command as Process, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::mpsc;
+
+/// State shared by the servers' threads.
+pub(super) struct Shared {
+    pub(super) tx: mpsc::Sender<Command>,
+    pub(super) panes: TmuxPanes,
+    /// The servers followed, by socket path.
+    pub(super) servers: Mutex<HashMap<String, Arc<Server>>>,
+}
 
 /// A pane followed: where its output goes and which process it follows.
 pub(super) struct Followed {
@@ -45,19 +54,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Runs `tmux -S SOCKET ARGS` and returns its stdout when it succeeded.
-pub(super) fn tmux(socket: &str, args: &[&str]) -> Option<Vec<u8>> {
-    let out = Process::new("tmux")
-        .arg("-S")
-        .arg(socket)
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then_some(out.stdout)
-}
-
 impl Server {
     pub(super) fn new(socket: String, shared: Arc<Shared>) -> Arc<Server> {
         Arc::new(Server {
@@ -80,6 +76,11 @@ impl Server {
     /// `%sessions-changed` (or the start): a control client for every session that has
     /// none yet.
     pub(super) fn sessions_changed(self: &Arc<Self>) {
+        self.list_sessions();
+    }
+
+    /// Lists the sessions and starts the missing clients.
+    fn list_sessions(self: &Arc<Self>) {
         let Some(out) = tmux(&self.socket, &["list-sessions", "-F", "#{session_id}"]) else {
             let mut st = lock(&self.state);
             if st.sessions.is_empty() {
@@ -100,7 +101,7 @@ impl Server {
             let spawned = std::thread::Builder::new()
                 .name("tmux-control".into())
                 .spawn(move || {
-                    client::run(&me, &id);
+                    client::run(&me.socket, &id, &me);
                     me.client_ended(&id);
                 });
             if let Err(e) = spawned {
@@ -235,7 +236,7 @@ impl Server {
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
         let cwd = (!f[8].is_empty()).then(|| f[8].to_string());
         let workspace = cwd.as_deref().map(toplevel).unwrap_or_default();
-        let found = super::Found {
+        let found = super::found::Found {
             location: TmuxLocation {
                 socket: f[6].to_string(),
                 server_pid: f[5].parse().unwrap_or(0),
@@ -253,17 +254,35 @@ impl Server {
         lock(&self.state).followed.insert(
             pane,
             Followed {
-                pipe: File::from(OwnedFd::from(write)),
+                pipe: File::from(write),
                 agent: proc,
                 session: session.to_string(),
             },
         );
         tracing::info!(socket = %self.socket, pane, agent = %agent, pid = proc.0, "following a tmux pane");
-        let cmd = crate::service::command::Command::TmuxFound(Box::new(found));
+        let cmd = Command::TmuxFound(Box::new(found));
         self.shared
             .tx
             .blocking_send(cmd)
             .map_err(|_| std::io::Error::other("the daemon is stopping"))
+    }
+}
+
+impl Handler for Arc<Server> {
+    fn output(&self, session: &str, pane: u32, bytes: &[u8]) {
+        Server::output(self, session, pane, bytes);
+    }
+
+    fn check(&self, session: &str, pane: u32, shell: u32) {
+        Server::check(self, session, pane, shell);
+    }
+
+    fn reseed(&self, session: &str, pane: u32) {
+        Server::reseed(self, session, pane);
+    }
+
+    fn sessions_changed(&self) {
+        self.list_sessions();
     }
 }
 
