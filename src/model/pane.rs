@@ -199,6 +199,34 @@ pub struct Pane {
     /// panel's Kill); the exit that follows soon after is the user's own act
     /// (`docs/lifecycle-attention.md#process-exited`). Cleared by the exit.
     pub kill_requested_at: Option<Timestamp>,
+    /// Where a pane followed in the user's tmux lives (`docs/tmux.md`); `None` for an
+    /// owned pane and a pane known through hooks only.
+    #[serde(default)]
+    pub tmux: Option<TmuxLocation>,
+}
+
+/// A tmux pane Attend follows (`docs/tmux.md#identity`): the server's socket and pid and
+/// the pane's id, which together name it for as long as it lives, and where it was last
+/// seen (`session:window.pane`, for people).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TmuxLocation {
+    /// The server's socket path (`#{socket_path}`; the first field of `TMUX`).
+    pub socket: String,
+    /// The server's pid (`#{pid}`).
+    pub server_pid: u32,
+    /// The pane's id, `%N` (`TMUX_PANE`).
+    pub pane: String,
+    /// `session:window.pane` when following began.
+    pub place: String,
+}
+
+impl TmuxLocation {
+    /// True when `other` names the same tmux pane (same server, same pane id).
+    pub fn same_pane(&self, other: &TmuxLocation) -> bool {
+        self.socket == other.socket
+            && self.server_pid == other.server_pid
+            && self.pane == other.pane
+    }
 }
 
 /// How a fresh interactive shell's start stays quiet
@@ -257,6 +285,7 @@ impl Pane {
             created_at: now,
             start_quiet: None,
             kill_requested_at: None,
+            tmux: None,
         }
     }
 

@@ -15,6 +15,7 @@ mod hooks;
 mod panes;
 mod remote;
 mod remove;
+mod tmux;
 
 use crate::adapters::terminal_signals::to_signal;
 use crate::engine::machine::Input;
@@ -153,6 +154,8 @@ pub struct Owner {
     auto_timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
     /// The answerable gates of external panes (src/service/owner/gates.rs).
     gates: HashMap<PaneId, Gate>,
+    /// The follower of the user's tmux (src/service/tmux/); `None` when off.
+    tmux: Option<crate::service::tmux::Follower>,
 }
 
 impl Owner {
@@ -185,7 +188,13 @@ impl Owner {
             exit_waiters: HashMap::new(),
             auto_timer: None,
             gates: HashMap::new(),
+            tmux: None,
         }
+    }
+
+    /// Follows the user's tmux through `follower` from now on (hooks name servers to it).
+    pub fn set_tmux(&mut self, follower: crate::service::tmux::Follower) {
+        self.tmux = Some(follower);
     }
 
     /// Feeds `surfaces` from now on, starting with the current state.

@@ -83,4 +83,5 @@ mod spool;
 mod sshd_harness;
 mod status;
 mod terminal_scanner;
+mod tmux_follow;
 mod tray;
