@@ -2,7 +2,7 @@
 //! of a pane's tree is a known agent ([`find_agent`]), and the bytes that draw a pane's
 //! captured screen on a fresh emulator ([`seed`]).
 
-use crate::model::agents::{table, AgentRow, NODE};
+use crate::model::agents::{names_process, table, AgentRow, NODE};
 use crate::model::AgentKind;
 
 /// One process of a tmux pane's tree, as read from `/proc`: its pid, names (`comm` and
@@ -14,15 +14,10 @@ pub struct ProcInfo {
     pub argv: Vec<String>,
 }
 
-/// True when a process name is one of `row`'s executables: the name itself, or the name
-/// followed by `-` or `.` (`claude.exe`, `codex-x86_64-unknown-linux-musl`).
+/// True when a process name is one of `row`'s executables, whole or before a separator
+/// ([`names_process`]: `claude.exe`, `codex-x86_64-unknown-linux-musl`; `pi` is not `pip`).
 fn is_executable(row: &AgentRow<'_>, name: &str) -> bool {
-    row.executables().any(|e| {
-        name == e
-            || name
-                .strip_prefix(e)
-                .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('.'))
-    })
+    row.executables().any(|e| names_process(e, name))
 }
 
 /// The agent a `node` process runs: its script (the first argument that is no option)
