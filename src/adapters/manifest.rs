@@ -306,6 +306,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
         AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
         AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
+        AgentKind::Kilo => Some(include_str!("../../data/manifests/kilo.toml")),
         // Droid: its interactive screen was never seen (it asks for a Factory sign-in
         // first; docs/adapters.md, "Factory Droid").
         AgentKind::Cursor | AgentKind::Droid | AgentKind::Shell => None,

@@ -37,10 +37,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
-    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`).
+    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `$XDG_CONFIG_HOME/kilo/`).
     User,
     /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.qwen/`,
-    /// `.opencode/`, `.github/hooks/` in the project).
+    /// `.opencode/`, `.github/hooks/`, `.kilo/` in the project).
     Project,
 }
 
@@ -55,8 +55,8 @@ pub struct Dirs {
     pub claude_config_dir: Option<PathBuf>,
     /// `$CODEX_HOME`: Codex's user directory instead of `~/.codex`.
     pub codex_home: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`: where OpenCode's user directory is (`<it>/opencode`) instead of
-    /// `~/.config/opencode`.
+    /// `$XDG_CONFIG_HOME`: where OpenCode's and Kilo Code's user directories are
+    /// (`<it>/opencode`, `<it>/kilo`) instead of `~/.config/opencode`, `~/.config/kilo`.
     pub config_home: Option<PathBuf>,
     /// `$COPILOT_HOME`: GitHub Copilot CLI's user directory instead of `~/.copilot`.
     pub copilot_home: Option<PathBuf>,
@@ -256,7 +256,10 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
-        AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
+        AgentKind::OpenCode | AgentKind::Kilo => match opencode::Host::of(agent) {
+            Some(host) => opencode::paths(&plugin_dir(host, scope, dirs)),
+            None => Vec::new(),
+        },
         AgentKind::Copilot => vec![match scope {
             Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
             Scope::Project => dirs.project.join(".github/hooks/attend.json"),
@@ -498,7 +501,9 @@ fn editors<'a>(
             matcher,
         })],
         // Not hook entries: a plugin file ([`opencode`]).
-        AgentKind::OpenCode | AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Shell => {
+            return Err(InstallError::Unsupported(agent))
+        }
     })
 }
 
@@ -510,8 +515,8 @@ fn plan(
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
-    if agent == AgentKind::OpenCode {
-        return plan_opencode(scope, attend_exe, form, dirs, direction);
+    if let Some(host) = opencode::Host::of(agent) {
+        return plan_plugin(host, scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
     let editors = editors(agent, scope, attend_exe, form, &matcher, false)?;
@@ -546,22 +551,24 @@ fn plan(
     })
 }
 
-/// OpenCode's configuration directory for `scope`: `$XDG_CONFIG_HOME/opencode` (by
-/// default `~/.config/opencode`) or the project's `.opencode`.
-fn opencode_dir(scope: Scope, dirs: &Dirs) -> PathBuf {
+/// The configuration directory of a plugin `host` for `scope`: `$XDG_CONFIG_HOME/opencode`
+/// (by default `~/.config/opencode`; Kilo's `…/kilo`) or the project's `.opencode`
+/// (Kilo's `.kilo`).
+fn plugin_dir(host: opencode::Host, scope: Scope, dirs: &Dirs) -> PathBuf {
     match scope {
         Scope::User => dirs
             .config_home
             .clone()
             .unwrap_or_else(|| dirs.home.join(".config"))
-            .join("opencode"),
-        Scope::Project => dirs.project.join(".opencode"),
+            .join(host.user_dir),
+        Scope::Project => dirs.project.join(host.project_dir),
     }
 }
 
-/// [`plan`] for OpenCode: Attend's plugin file, not hook entries ([`opencode`]); neither
-/// file is backed up (both are wholly Attend's).
-fn plan_opencode(
+/// [`plan`] for OpenCode and Kilo Code: Attend's plugin file, not hook entries
+/// ([`opencode`]); neither file is backed up (both are wholly Attend's).
+fn plan_plugin(
+    host: opencode::Host,
     scope: Scope,
     attend_exe: &Path,
     form: HookForm,
@@ -569,12 +576,12 @@ fn plan_opencode(
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
     let argv = match direction {
-        Direction::Install => Some(command::hook_argv(attend_exe, form, AgentKind::OpenCode)?),
+        Direction::Install => Some(command::hook_argv(attend_exe, form, host.agent)?),
         Direction::Uninstall => None,
     };
-    let planned = opencode::plan(&opencode_dir(scope, dirs), argv.as_deref())?;
+    let planned = opencode::plan(host, &plugin_dir(host, scope, dirs), argv.as_deref())?;
     Ok(InstallPlan {
-        agent: AgentKind::OpenCode,
+        agent: host.agent,
         files: planned
             .files
             .into_iter()

@@ -28,6 +28,8 @@ pub enum AgentKind {
     Copilot,
     /// Factory Droid (`droid`): Claude Code's hook schema, Droid's tool names.
     Droid,
+    /// Kilo Code CLI (`kilo`), an OpenCode fork reporting through the same JS plugin.
+    Kilo,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -35,7 +37,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 9] = [
+    pub const ALL: [AgentKind; 10] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -44,6 +46,7 @@ impl AgentKind {
         AgentKind::OpenCode,
         AgentKind::Copilot,
         AgentKind::Droid,
+        AgentKind::Kilo,
         AgentKind::Shell,
     ];
 
@@ -58,6 +61,7 @@ impl AgentKind {
             AgentKind::OpenCode => "opencode",
             AgentKind::Copilot => "copilot",
             AgentKind::Droid => "droid",
+            AgentKind::Kilo => "kilo",
             AgentKind::Shell => "shell",
         }
     }
@@ -284,6 +288,9 @@ mod tests {
             ("opencode-ai", AgentKind::Shell),
             ("/opt/npm/bin/copilot", AgentKind::Copilot),
             ("/opt/npm/bin/droid", AgentKind::Droid),
+            // Kilo's npm launcher, and the native binary it copies beside itself.
+            ("/opt/npm/bin/kilo", AgentKind::Kilo),
+            ("/opt/npm/lib/@kilocode/cli/bin/.kilo", AgentKind::Kilo),
             ("copilot-wrapper", AgentKind::Shell),
             ("htop", AgentKind::Shell),
         ] {
@@ -292,7 +299,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, kilo"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -185,6 +185,7 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Gemini => GEMINI,
         AgentKind::Qwen => QWEN,
         AgentKind::OpenCode => "opencode/1.18.33/plugin",
+        AgentKind::Kilo => "kilo/7.7.7/plugin",
         AgentKind::Copilot => COPILOT,
         AgentKind::Droid => DROID,
         AgentKind::Shell => panic!("the shell has no hook fixtures"),

@@ -212,8 +212,9 @@ trust_level = "trusted"
   }
 }"#,
         ],
-        // A plugin file, not hook entries: tests/integration/install_opencode.rs.
-        AgentKind::OpenCode => vec![],
+        // A plugin file, not hook entries: tests/integration/install_opencode.rs,
+        // tests/integration/install_kilo.rs.
+        AgentKind::OpenCode | AgentKind::Kilo => vec![],
         AgentKind::Copilot => vec![
             r#"{
   "model": "gpt-5",
@@ -291,7 +292,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "Notification",
         ],
         AgentKind::Qwen => hook_events::QWEN,
-        AgentKind::OpenCode => &[],
+        AgentKind::OpenCode | AgentKind::Kilo => &[],
         AgentKind::Copilot => hook_events::COPILOT,
         AgentKind::Droid => hook_events::DROID,
         AgentKind::Shell => &[],
@@ -382,7 +383,7 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
-            AgentKind::OpenCode | AgentKind::Shell => unreachable!(),
+            AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Shell => unreachable!(),
         }
         for path in home.paths(agent) {
             assert!(read(&path).unwrap().ends_with('\n'), "{}", path.display());

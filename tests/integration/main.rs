@@ -30,6 +30,7 @@ fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 }
 
 mod adapters_hooks;
+mod adapters_kilo;
 mod adapters_opencode;
 mod away;
 mod cli_output;
@@ -55,6 +56,7 @@ mod engine_rules;
 mod engine_summary;
 mod engine_taxonomy;
 mod install_hooks;
+mod install_kilo;
 mod install_opencode;
 mod killed_test_run;
 mod notifications;
