@@ -296,8 +296,7 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
     Ok(m)
 }
 
-/// The manifest text Attend ships for `agent` (`data/manifests/<agent>.toml`); `None`
-/// for shells and agents without one.
+/// The manifest text Attend ships for `agent` (`data/manifests/<agent>.toml`), if any.
 pub fn shipped(agent: AgentKind) -> Option<&'static str> {
     match agent {
         AgentKind::Claude => Some(include_str!("../../data/manifests/claude.toml")),

@@ -163,8 +163,7 @@ pub(super) fn plan(
         };
         (Some(plugin_text(argv)), lock_after)
     } else {
-        let seeded =
-            lock_before.as_deref() == Some(host.seed) && files::is_empty_dir(&modules);
+        let seeded = lock_before.as_deref() == Some(host.seed) && files::is_empty_dir(&modules);
         let plugin_after = if ours { None } else { plugin_before.clone() };
         let lock_after = if seeded { None } else { lock_before.clone() };
         // What is left in the directories once the plugin and the seed are gone.

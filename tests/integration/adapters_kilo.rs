@@ -115,7 +115,10 @@ fn kilo_permission_replied_once_approves_and_reject_dismisses() {
             tool_use_id: Some("call_1796636525523".into()),
         },
     );
-    assert_kind(&plugin("permission.replied-reject"), SignalKind::GateDismissed);
+    assert_kind(
+        &plugin("permission.replied-reject"),
+        SignalKind::GateDismissed,
+    );
 }
 
 #[test]

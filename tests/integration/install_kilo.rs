@@ -171,7 +171,10 @@ fn kilo_users_own_config_and_plugins_stay_byte_identical() {
     // Where Kilo installed its packages, nothing is seeded or removed.
     let lock = "{\"lockfileVersion\": 3, \"packages\": {\"\": {\"dependencies\": {\"@kilocode/plugin\": \"7.7.7\"}}}}\n";
     home.write(&dir.join("package-lock.json"), lock);
-    home.write(&dir.join("node_modules/@kilocode/plugin/package.json"), "{}");
+    home.write(
+        &dir.join("node_modules/@kilocode/plugin/package.json"),
+        "{}",
+    );
     let before = home.tree();
     home.install(KILO, Scope::User);
     assert_eq!(
@@ -226,7 +229,9 @@ fn kilo_dry_run_shows_the_change_and_writes_nothing() {
         dir.join("node_modules").display()
     )));
     assert!(diff.contains("+const HOOK = [\"/opt/attend/bin/attend-hook\", \"kilo\"];"));
-    assert!(diff.contains("+{\"packages\": {\"\": {\"dependencies\": {\"@kilocode/plugin\": \"*\"}}}}"));
+    assert!(
+        diff.contains("+{\"packages\": {\"\": {\"dependencies\": {\"@kilocode/plugin\": \"*\"}}}}")
+    );
     assert_eq!(home.tree(), before);
     plan.apply().unwrap();
     let diff = plan_uninstall(KILO, Scope::User, Path::new(EXE), &home.dirs)

@@ -30,7 +30,7 @@ use support::model_server::{ModelServer, Reply};
 const STEP: Duration = Duration::from_secs(90);
 /// OpenCode runs no hook commands, which this recorder waits on: its idle screen is
 /// recorded by hand (`negative/opencode/`), the rest not yet.
-const NOT_RECORDED: &str = "OpenCode's negative screens are not recorded by this test";
+const NOT_RECORDED: &str = "OpenCode's and Kilo's negative screens are not recorded by this test";
 /// The terminal size of every recorded screen.
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -136,7 +136,7 @@ impl Agent {
             Cli::Claude => "for shortcuts",
             Cli::Codex => "OpenAI Codex",
             Cli::Gemini | Cli::Qwen => "Type your message",
-            Cli::OpenCode => NOT_RECORDED,
+            Cli::OpenCode | Cli::Kilo => NOT_RECORDED,
             Cli::Copilot => "/ commands",
         }
     }
@@ -146,7 +146,7 @@ impl Agent {
         match self.cli {
             Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
-            Cli::OpenCode => NOT_RECORDED,
+            Cli::OpenCode | Cli::Kilo => NOT_RECORDED,
             Cli::Copilot => "agentStop",
         }
     }
@@ -192,7 +192,7 @@ impl Agent {
                 self.check(self.term.wait_for_text("Allow execution", STEP));
                 self.check(self.term.answer_dialog("Allow execution", "1"));
             }
-            Cli::OpenCode => unreachable!("{NOT_RECORDED}"),
+            Cli::OpenCode | Cli::Kilo => unreachable!("{NOT_RECORDED}"),
             // A reading command runs without a dialog; one that writes asks.
             Cli::Copilot => {
                 self.check(self.hooks.wait_for("preToolUse", before, STEP));
@@ -352,7 +352,7 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
             input_json: json!({"command": command, "description": "Look around"}).to_string(),
         },
         Cli::Qwen => Reply::qwen_shell(command, "Look around"),
-        Cli::OpenCode => Reply::opencode_bash(command, "Look around"),
+        Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Look around"),
         Cli::Copilot => Reply::copilot_shell(command, "Look around"),
     }
 }
@@ -369,7 +369,7 @@ fn allow_shell_commands(home: &mut AgentHome) {
         // Codex runs these in its workspace-write sandbox without asking. Gemini's
         // allow-list setting prints a deprecation warning on every screen, so its dialog is
         // answered instead ([`Agent::run_tool`]).
-        Cli::Codex | Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot => {}
+        Cli::Codex | Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot | Cli::Kilo => {}
     }
 }
 
@@ -481,7 +481,7 @@ fn record_agent(cli: Cli) {
             agent.save("shortcuts-help", &help);
             agent.term.keys(&["BSpace"]);
         }
-        Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot => {
+        Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot | Cli::Kilo => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

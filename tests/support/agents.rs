@@ -12,6 +12,9 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
+#[path = "agents/kilo.rs"]
+pub mod kilo;
+
 use super::model_server::ModelServer;
 use attend::model::agents::{self, AgentRow};
 use serde_json::{json, Value};
@@ -51,20 +54,22 @@ pub enum Cli {
     Qwen,
     OpenCode,
     Copilot,
+    Kilo,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 6] = [
+    pub const ALL: [Cli; 7] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
         Cli::Qwen,
         Cli::OpenCode,
         Cli::Copilot,
+        Cli::Kilo,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
-    /// `qwen`, `opencode`, `copilot`.
+    /// `qwen`, `opencode`, `copilot`, `kilo`.
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
@@ -73,6 +78,7 @@ impl Cli {
             Cli::Qwen => "qwen",
             Cli::OpenCode => "opencode",
             Cli::Copilot => "copilot",
+            Cli::Kilo => "kilo",
         }
     }
 
@@ -175,7 +181,7 @@ impl Cli {
                 "SessionDelete",
             ],
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
-            Cli::OpenCode => &[],
+            Cli::OpenCode | Cli::Kilo => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
         }
     }
@@ -476,7 +482,7 @@ impl AgentHome {
 
     /// The CLI's configuration directory: `home/.claude`, `home/.codex` (`CODEX_HOME`),
     /// `home/.gemini`, `home/.qwen`, `home/.config/opencode` (`XDG_CONFIG_HOME` is
-    /// `home/.config`), `home/.copilot`.
+    /// `home/.config`), `home/.copilot`, `home/.config/kilo`.
     pub fn config_dir(&self) -> PathBuf {
         self.home.join(match self.cli {
             Cli::Claude => ".claude",
@@ -485,6 +491,7 @@ impl AgentHome {
             Cli::Qwen => ".qwen",
             Cli::OpenCode => ".config/opencode",
             Cli::Copilot => ".copilot",
+            Cli::Kilo => ".config/kilo",
         })
     }
 
@@ -584,6 +591,10 @@ impl AgentHome {
                 &self.config_dir().join("config.json"),
                 &json!({"trustedFolders": [project]}),
             ),
+            Cli::Kilo => write_json(
+                &self.config_dir().join("kilo.json"),
+                &kilo::config(&self.server_url),
+            ),
         }
     }
 
@@ -620,7 +631,9 @@ impl AgentHome {
             .map(|event| (event.to_string(), groups.clone()))
             .collect();
         match self.cli {
-            Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
+            Cli::OpenCode | Cli::Kilo => {
+                panic!("OpenCode and Kilo run no hook commands: their events reach plugins")
+            }
             Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
@@ -721,6 +734,7 @@ impl AgentHome {
                     env.push((key.into(), "1".into()));
                 }
             }
+            Cli::Kilo => env.extend(kilo::env()),
             Cli::Copilot => {
                 // No GitHub sign-in, telemetry or update check; its own provider at the
                 // scripted server; the unpacked CLI shared between homes.
