@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the pinned real agent CLIs (Claude Code, Codex, Gemini, Qwen Code, GitHub Copilot CLI,
-# OpenCode, Kilo Code CLI) from the npm registry
+# OpenCode, pi, Kimi Code CLI, Kilo Code CLI) from the npm registry
 # into a cache directory, for the real-agent tests (tests/real_agents/real_agents.rs,
 # docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
 # release Attend still supports; the real-agent stage runs against both. The pins are the
@@ -20,7 +20,7 @@
 #       Installs these versions and runs the real-agent tests of those agents against them
 #       (ATTEND_AGENT_VERSIONS=NAME=VERSION,… cargo test --test real_agents …, filtered to
 #       the named agents). NAME is an agent with npm pins in data/agents.tsv: claude,
-#       codex, gemini, qwen, copilot, opencode or kilo.
+#       codex, gemini, qwen, copilot, opencode, pi, kimi or kilo.
 #   build-aux/agents.sh --older
 #       Prints NAME=VERSION for every pinned version that is not its agent's newest (the
 #       oldest supported ones), comma-separated: what the real-agent stage runs a second
@@ -169,7 +169,14 @@ done
 
 versions=$(printf '%s' "$extra" | awk -F'|' 'NF { printf "%s%s=%s", sep, $1, $3; sep="," }')
 filter=""
-for n in $names; do filter="$filter $n"; done
+# A filter matches test paths by substring: `pi` would also pick `claude_api_…`, so pi's
+# tests are picked by their module.
+for n in $names; do
+  case $n in
+  pi) filter="$filter real_pi::" ;;
+  *) filter="$filter $n" ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 echo "attend: real-agent tests with ATTEND_AGENT_VERSIONS=$versions" >&2
 export ATTEND_AGENT_VERSIONS="$versions" ATTEND_REQUIRE_REAL_AGENTS=1

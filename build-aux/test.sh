@@ -10,7 +10,7 @@
 #   its directory (tests/<stage>/main.rs; docs/reliability.md#test-binaries):
 #   integration (tests/integration/; sshd_harness.rs and the other remote-host tests
 #   start their own sshd on 127.0.0.1, docs/reliability.md#sshd-tests), real-agents
-#   (tests/real_agents/: the real Claude Code, Codex, Gemini, Qwen Code, OpenCode and Kilo CLIs),
+#   (tests/real_agents/: the real Claude Code, Codex, Gemini, Qwen Code, OpenCode, Kimi Code and Kilo CLIs),
 #   reliability (tests/reliability/), fuzz (tests/fuzz/: the corpus and a bounded
 #   mutation run), meson (data validation, the install list), package (the Debian
 #   packages: build, lintian, install, remove; docs/packaging.md).
@@ -114,7 +114,7 @@ stage reliability 480 cargo test --locked --no-fail-fast --test reliability
 stage fuzz 120 cargo test --locked --no-fail-fast --test fuzz
 # Also: `meson install` installs the man page and the bash, zsh and fish completions
 # (docs/cli.md#manual-page-and-completions).
-stage meson 60 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/attend/opencode/attend.js share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'
+stage meson 60 sh -c 'rm -rf _build/meson-check && meson setup _build/meson-check >/dev/null && ninja -C _build/meson-check io.github.attend.Attend.desktop io.github.attend.Attend.metainfo.xml >/dev/null && meson test -C _build/meson-check --no-rebuild validate-desktop validate-metainfo && installed=$(meson introspect _build/meson-check --installed) && for f in share/man/man1/attend.1 share/attend/opencode/attend.js share/attend/pi/attend.ts share/bash-completion/completions/attend share/zsh/site-functions/_attend share/fish/vendor_completions.d/attend.fish; do printf "%s" "$installed" | grep -q "\"[^\"]*/$f\"" || { echo "meson does not install $f"; exit 1; }; done && echo "meson setup, data validation and install list ok"'
 # Both Debian packages built (release), lintian, installed into a Debian 12 root,
 # exercised and removed (build-aux/package-test.sh, docs/packaging.md).
 stage package 840 build-aux/package-test.sh

@@ -30,14 +30,18 @@ pub fn main() -> i32 {
         Err(code) => return code,
     };
     match command {
-        Cmd::Daemon(a) => daemon::run(DaemonOptions {
-            no_tray: a.no_tray,
-            no_notifications: a.no_notifications,
-            state_dir: a.state_dir,
-            scrollback: a.scrollback,
-            holder_buffer: a.holder_buffer,
-            replace: a.replace,
-        }),
+        Cmd::Daemon(a) => {
+            // Still single-threaded: the panes the daemon runs never carry its tmux.
+            crate::service::tmux::take_own_env();
+            daemon::run(DaemonOptions {
+                no_tray: a.no_tray,
+                no_notifications: a.no_notifications,
+                state_dir: a.state_dir,
+                scrollback: a.scrollback,
+                holder_buffer: a.holder_buffer,
+                replace: a.replace,
+            })
+        }
         Cmd::Bridge { .. } => bridge::run_stdio(),
         other => cli::run(other),
     }

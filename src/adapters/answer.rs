@@ -305,6 +305,8 @@ mod tests {
                 "1\r",
                 "\u{1b}",
             ),
+            // "3. Reject" beside "4. Reject with feedback": the bare word.
+            (Kimi, "kimi/2.1.0/permission-dialog.txt", "1", "3"),
         ];
         for (agent, path, allow, deny) in table {
             let s = fixture(path);

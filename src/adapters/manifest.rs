@@ -51,12 +51,9 @@ use crate::model::{AgentKind, DecisionKind};
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
 
-/// Shortest run of line-drawing characters that counts as a horizontal rule.
-pub const RULE_MIN_LEN: usize = 8;
+mod screen;
 
-/// Characters a horizontal rule is drawn with (U+2500 family; never ASCII `-`, which
-/// prose uses).
-const RULE_CHARS: &[char] = &['─', '━', '═', '╌', '╍', '┄', '┅', '┈', '┉'];
+pub use screen::{is_rule, Region, Screen, RULE_MIN_LEN};
 
 /// A parsed manifest: the agent's dialog rules, in evaluation order.
 #[derive(Debug, Clone, Deserialize)]
@@ -146,22 +143,6 @@ pub struct AnswerSpec {
 
 fn permission() -> DecisionKind {
     DecisionKind::Permission
-}
-
-/// The part of the live screen a rule looks at.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Region {
-    /// The bottom `lines` non-empty rows.
-    Bottom { lines: usize },
-    /// The non-empty rows below the last horizontal rule (none when there is no rule),
-    /// at most `max_lines` of them from the top when given.
-    AfterLastRule {
-        #[serde(default)]
-        max_lines: Option<usize>,
-    },
-    /// The window title (OSC 0/2).
-    Title,
 }
 
 /// A condition on a region's text.
@@ -305,58 +286,12 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Qwen => Some(include_str!("../../data/manifests/qwen.toml")),
         AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
         AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
+        AgentKind::Kimi => Some(include_str!("../../data/manifests/kimi.toml")),
         AgentKind::Kilo => Some(include_str!("../../data/manifests/kilo.toml")),
-        // Droid: its interactive screen was never seen (it asks for a Factory sign-in
-        // first; docs/adapters.md, "Factory Droid").
-        AgentKind::Cursor | AgentKind::Droid | AgentKind::Shell => None,
+        // Droid: never seen (a Factory sign-in first); pi: no dialog of its own, its
+        // extensions report `ui_prompt_start` (docs/adapters.md, "Factory Droid", "pi").
+        AgentKind::Cursor | AgentKind::Droid | AgentKind::Pi | AgentKind::Shell => None,
     }
-}
-
-/// The live screen as rules see it: the visible rows top to bottom (never scrollback;
-/// trailing blanks are ignored) and the window title.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Screen {
-    pub rows: Vec<String>,
-    pub title: String,
-}
-
-impl Screen {
-    /// A screen from its text (rows separated by `\n`) and title.
-    pub fn new(text: &str, title: &str) -> Screen {
-        Screen {
-            rows: text.lines().map(|r| r.trim_end().to_string()).collect(),
-            title: title.to_string(),
-        }
-    }
-
-    /// The text of `region`: its rows joined by `\n` (the title for [`Region::Title`]).
-    pub fn region(&self, region: &Region) -> String {
-        let non_empty = |rows: &[String]| -> Vec<String> {
-            rows.iter().filter(|r| !r.is_empty()).cloned().collect()
-        };
-        match region {
-            Region::Title => self.title.clone(),
-            Region::Bottom { lines } => {
-                let rows = non_empty(&self.rows);
-                rows[rows.len().saturating_sub(*lines)..].join("\n")
-            }
-            Region::AfterLastRule { max_lines } => {
-                let Some(last) = self.rows.iter().rposition(|r| is_rule(r)) else {
-                    return String::new();
-                };
-                let rows = non_empty(&self.rows[last + 1..]);
-                let n = max_lines.unwrap_or(rows.len()).min(rows.len());
-                rows[..n].join("\n")
-            }
-        }
-    }
-}
-
-/// True for a row that is a horizontal rule: after trimming, at least [`RULE_MIN_LEN`]
-/// characters, all line-drawing characters.
-pub fn is_rule(row: &str) -> bool {
-    let t = row.trim();
-    t.chars().count() >= RULE_MIN_LEN && t.chars().all(|c| RULE_CHARS.contains(&c))
 }
 
 /// A rule that did not match, with how close it came.

@@ -10,4 +10,5 @@ pub mod mirror;
 pub mod notices;
 pub mod permission;
 pub mod terminal_signals;
+pub mod tmux;
 pub mod turn_errors;

@@ -45,6 +45,9 @@ static CODEX_REASON: LazyLock<Regex> =
 /// Codex's `"Reconnecting 1/5: <reason>"` (the reason cut before its `, url:`). `None` for
 /// other agents and screens.
 pub fn retry_notice(agent: AgentKind, screen: &str) -> Option<String> {
+    if !matches!(agent, AgentKind::Claude | AgentKind::Codex) {
+        return None;
+    }
     let rows: Vec<&str> = screen.lines().collect();
     let text = match agent {
         AgentKind::Claude => claude_retry(&rows),
@@ -60,7 +63,8 @@ pub fn retry_notice(agent: AgentKind, screen: &str) -> Option<String> {
 /// True for a full-width horizontal rule row (Claude draws one above and below its input).
 fn is_rule(row: &str) -> bool {
     let t = row.trim();
-    t.chars().count() >= 20 && t.chars().all(|c| c == '─')
+    // The character test first: it stops at a text row's first letter.
+    t.chars().all(|c| c == '─') && t.chars().count() >= 20
 }
 
 fn claude_retry(rows: &[&str]) -> Option<String> {

@@ -175,11 +175,12 @@ pub fn pick(choice: Choice, labels: &[String]) -> Result<usize, Vec<usize>> {
         },
         Choice::Deny => {
             let no = of(Meaning::No);
+            // The bare word ("No", Kimi's "Reject" beside "Reject with feedback").
             let plain = no.iter().copied().find(|&i| {
-                labels[i]
-                    .trim()
-                    .trim_end_matches('.')
-                    .eq_ignore_ascii_case("no")
+                let word = labels[i].trim().trim_end_matches('.');
+                ["no", "reject", "deny"]
+                    .iter()
+                    .any(|w| word.eq_ignore_ascii_case(w))
             });
             match (plain, &no[..]) {
                 (Some(i), _) | (None, &[i]) => Ok(i),
@@ -268,6 +269,14 @@ mod tests {
         ]);
         assert_eq!(pick(Choice::Allow, &qwen), Ok(0));
         assert_eq!(pick(Choice::Deny, &qwen), Ok(3));
+        let kimi = labels(&[
+            "Approve once",
+            "Approve for this session",
+            "Reject",
+            "Reject with feedback",
+        ]);
+        assert_eq!(pick(Choice::Allow, &kimi), Ok(0));
+        assert_eq!(pick(Choice::Deny, &kimi), Ok(2));
     }
 
     #[test]

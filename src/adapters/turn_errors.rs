@@ -52,6 +52,9 @@ static JSON_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
 /// The turn error drawn as the last history cell on `agent`'s live `screen` (rows joined
 /// by `\n`), if any. `None` for other agents and screens.
 pub fn turn_error(agent: AgentKind, screen: &str) -> Option<TurnError> {
+    if !matches!(agent, AgentKind::Codex | AgentKind::Gemini) {
+        return None;
+    }
     let rows: Vec<&str> = screen.lines().collect();
     let words = match agent {
         AgentKind::Codex => codex(&rows),

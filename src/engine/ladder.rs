@@ -162,6 +162,8 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
         AgentKind::OpenCode | AgentKind::Kilo => ((None, Absent), (Partial, Trial)),
         AgentKind::Copilot => ((None, Absent), (Partial, Trial)),
         AgentKind::Droid => ((None, Absent), (Partial, Trial)),
+        AgentKind::Pi => ((None, Absent), (Partial, Trial)),
+        AgentKind::Kimi => ((None, Absent), (Partial, Trial)),
         AgentKind::Shell => ((None, Absent), (None, Absent)),
     };
     let chrome = if agent == AgentKind::Shell {

@@ -156,14 +156,14 @@ impl PaneMachine {
 
     /// True when `self` and `other` differ in the pane's window title and nothing else:
     /// a title that animates with an agent's spinner, state the daemon stores with the
-    /// pane's next other change rather than once per frame.
-    pub fn differs_in_title_only(&self, other: &PaneMachine) -> bool {
+    /// pane's next other change rather than once per frame. Takes `self` (a copy taken
+    /// before a step) to compare without another copy of the machine.
+    pub fn differs_in_title_only(mut self, other: &PaneMachine) -> bool {
         if self.pane.title == other.pane.title {
             return false;
         }
-        let mut same_title = self.clone();
-        same_title.pane.title.clone_from(&other.pane.title);
-        same_title == *other
+        self.pane.title.clone_from(&other.pane.title);
+        self == *other
     }
 
     /// The pane's evidence ladder (read only).
@@ -651,8 +651,11 @@ mod tests {
         m.step_signal(&titled("✳ Claude Code", 1), &mut next);
         let before = m.clone();
         m.step_signal(&titled("◐ Claude Code", 2), &mut next);
-        assert!(before.differs_in_title_only(&m));
-        assert!(!before.differs_in_title_only(&before), "no change at all");
+        assert!(before.clone().differs_in_title_only(&m));
+        assert!(
+            !before.clone().differs_in_title_only(&before),
+            "no change at all"
+        );
         // The title and the lifecycle: more than the title.
         let working = Signal::new(
             SignalKind::TurnStarted,

@@ -34,6 +34,8 @@ pub use summary::{
     summarize, summarize_workspaces, workspace_name, Member, Summary, WorkspaceSummary,
 };
 pub use table::{clip, escape_controls, is_bidi_control, width, Column, Table};
-pub use transition::{apply_action, apply_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS};
+pub use transition::{
+    apply_action, apply_signal, output_is_signal, Emitted, KILLED_BY_YOU, KILL_INTENT_MS,
+};
 pub use view::{in_vocabulary, MESSAGE_COLUMN, NAME_COLUMN, TAB_COLUMN};
 pub use world::{EngineError, HookAgent, NewPane, World};

@@ -330,6 +330,14 @@ impl Ctx<'_> {
     }
 }
 
+/// True when printable PTY output is a signal for a pane running `agent` (the `Output`
+/// arm of [`apply_signal`]): a shell's output is its activity and ends its quiet start;
+/// an agent's output changes nothing there, it is evidence of the sampling rung only
+/// (`docs/taxonomy.md#rungs`), so the daemon does not step an agent's machine per chunk.
+pub fn output_is_signal(agent: crate::model::AgentKind) -> bool {
+    agent == crate::model::AgentKind::Shell
+}
+
 /// Applies one signal to `pane`. `next_decision` is the store-wide decision id counter.
 /// Returns the emitted events (without seq). Never fails: unknown combinations change
 /// nothing.

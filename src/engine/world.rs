@@ -270,6 +270,33 @@ impl World {
         (id, ev)
     }
 
+    /// Adds a pane followed in the user's tmux at `location` (`docs/tmux.md`): as
+    /// [`World::add_pane`] (not owned), with its location set.
+    pub fn add_tmux_pane(
+        &mut self,
+        spec: NewPane,
+        location: crate::model::TmuxLocation,
+        now: Timestamp,
+    ) -> (PaneId, Vec<Event>) {
+        let (id, events) = self.add_pane(spec, now);
+        if let Some(m) = self.panes.get_mut(&id) {
+            m.edit(|p| p.tmux = Some(location));
+        }
+        (id, events)
+    }
+
+    /// Binds an existing pane (one its hooks made before its tmux pane was found) to the
+    /// tmux pane at `location`. Errors: `NoSuchPane`.
+    pub fn set_tmux(
+        &mut self,
+        id: PaneId,
+        location: crate::model::TmuxLocation,
+    ) -> Result<(), EngineError> {
+        let m = self.panes.get_mut(&id).ok_or(EngineError::NoSuchPane(id))?;
+        m.edit(|p| p.tmux = Some(location));
+        Ok(())
+    }
+
     /// Forgets pane `id` at `now`, on behalf of `source` (the user, or the automatic
     /// removal): emits `pane.removed`; the pane's earlier events stay in the log, and its
     /// id is never handed out again (`last_pane` does not go back:

@@ -22,8 +22,10 @@ mod command;
 mod error;
 mod files;
 mod json;
+mod kimi;
 pub mod opencode;
 pub mod pane;
+pub mod pi;
 mod toml;
 
 use crate::model::AgentKind;
@@ -37,10 +39,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
-    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `$XDG_CONFIG_HOME/kilo/`).
+    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `~/.pi/agent/`,
+    /// `$XDG_CONFIG_HOME/kilo/`).
     User,
     /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.qwen/`,
-    /// `.opencode/`, `.github/hooks/`, `.kilo/` in the project).
+    /// `.opencode/`, `.github/hooks/`, `.pi/`, `.kilo/` in the project).
     Project,
 }
 
@@ -60,11 +63,13 @@ pub struct Dirs {
     pub config_home: Option<PathBuf>,
     /// `$COPILOT_HOME`: GitHub Copilot CLI's user directory instead of `~/.copilot`.
     pub copilot_home: Option<PathBuf>,
+    /// `$PI_CODING_AGENT_DIR`: pi's agent directory instead of `~/.pi/agent`.
+    pub pi_agent_dir: Option<PathBuf>,
 }
 
 impl Dirs {
     /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`,
-    /// `$CODEX_HOME`, `$COPILOT_HOME` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
+    /// `$CODEX_HOME`, `$COPILOT_HOME`, `$PI_CODING_AGENT_DIR` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
     /// or relative counts as unset, as the XDG rules say), and the given project directory.
     pub fn from_env(project: &Path) -> Dirs {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
@@ -80,6 +85,7 @@ impl Dirs {
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
             copilot_home: var("COPILOT_HOME").map(PathBuf::from),
+            pi_agent_dir: var("PI_CODING_AGENT_DIR").map(PathBuf::from),
         }
     }
 }
@@ -256,10 +262,12 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Gemini => vec![base(".gemini", &None).join("settings.json")],
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
+        AgentKind::Kimi => vec![base(".kimi-code", &None).join("config.toml")],
         AgentKind::OpenCode | AgentKind::Kilo => match opencode::Host::of(agent) {
             Some(host) => opencode::paths(&plugin_dir(host, scope, dirs)),
             None => Vec::new(),
         },
+        AgentKind::Pi => vec![pi::path(&pi_dirs(scope, dirs)[0])],
         AgentKind::Copilot => vec![match scope {
             Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
             Scope::Project => dirs.project.join(".github/hooks/attend.json"),
@@ -377,11 +385,40 @@ const COPILOT_EVENTS: &[&str] = &[
     "sessionEnd",
 ];
 
+/// Kimi Code CLI's hook events Attend maps (docs/adapters.md "Kimi Code CLI"): the 16
+/// events 2.1.0 accepts in `config.toml` (an unknown event name makes it refuse the whole
+/// file), but `PreCompact`, `PostCompact` and `Notification` (background tasks), which say
+/// nothing of the pane's state.
+const KIMI_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionResult",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "StopFailure",
+    "Interrupt",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionEnd",
+];
+
+/// The `timeout` (seconds) of Attend's Kimi hook tables. `PreToolUse`, `UserPromptSubmit`
+/// and `Stop` hold the agent until the hook exits; the client returns well within it.
+const KIMI_TIMEOUT_S: i64 = 5;
+
 /// How one file is edited.
 enum Editor<'a> {
     Json(JsonHooks<'a>),
     CodexNotify {
         argv: Vec<String>,
+        matcher: &'a Matcher,
+    },
+    /// Kimi Code CLI's `[[hooks]]` tables ([`kimi`]).
+    Kimi {
+        command: String,
         matcher: &'a Matcher,
     },
 }
@@ -397,20 +434,28 @@ impl Editor<'_> {
             (Editor::CodexNotify { matcher, .. }, Direction::Uninstall) => {
                 toml::uninstall(path, text, matcher)
             }
+            (Editor::Kimi { command, matcher }, Direction::Install) => {
+                kimi::install(path, text, KIMI_EVENTS, command, KIMI_TIMEOUT_S, matcher)
+            }
+            (Editor::Kimi { matcher, .. }, Direction::Uninstall) => {
+                kimi::uninstall(path, text, matcher)
+            }
         }
     }
 
     fn value(&self, text: &str) -> Option<serde_json::Value> {
         match self {
             Editor::Json(hooks) => hooks.value(text),
-            Editor::CodexNotify { .. } => toml::value(text),
+            Editor::CodexNotify { .. } | Editor::Kimi { .. } => toml::value(text),
         }
     }
 
     fn is_blank(&self, value: &serde_json::Value) -> bool {
         match self {
             Editor::Json(hooks) => hooks.is_blank(value),
-            Editor::CodexNotify { .. } => value.as_object().is_some_and(|m| m.is_empty()),
+            Editor::CodexNotify { .. } | Editor::Kimi { .. } => {
+                value.as_object().is_some_and(|m| m.is_empty())
+            }
         }
     }
 }
@@ -418,7 +463,7 @@ impl Editor<'_> {
 /// Timeouts: Claude 5 s, its global `PermissionRequest` entry
 /// [`attend_hook::gate::ENTRY_TIMEOUT_S`] (300 s: that run may wait for a choice made in
 /// Attend, docs/decisions/0015-answering-external-gates.md); Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
-/// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s. The hook client itself gives up after
+/// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s; Kimi 5 s. The hook client itself gives up after
 /// 300 ms. With `pane`, the entries Attend gives an agent it starts (`… --pane-hooks`,
 /// [`pane`]); `scope` picks the file's form where it differs (Copilot).
 fn editors<'a>(
@@ -500,8 +545,18 @@ fn editors<'a>(
             event_argument: true,
             matcher,
         })],
-        // Not hook entries: a plugin file ([`opencode`]).
-        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Shell => {
+        // Kimi reads hooks from its user `config.toml` only (no project layer).
+        AgentKind::Kimi if scope == Scope::Project => {
+            return Err(InstallError::Shape {
+                path: PathBuf::from(".kimi-code/config.toml"),
+                message: "Kimi Code CLI reads hooks only from the user's \
+                          ~/.kimi-code/config.toml (install without --project)"
+                    .into(),
+            })
+        }
+        AgentKind::Kimi => vec![Editor::Kimi { command, matcher }],
+        // Not hook entries: a plugin file ([`opencode`]), an extension file ([`pi`]).
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi | AgentKind::Shell => {
             return Err(InstallError::Unsupported(agent))
         }
     })
@@ -515,8 +570,8 @@ fn plan(
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
-    if let Some(host) = opencode::Host::of(agent) {
-        return plan_plugin(host, scope, attend_exe, form, dirs, direction);
+    if agent == AgentKind::Pi || opencode::Host::of(agent).is_some() {
+        return plan_file(agent, scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
     let editors = editors(agent, scope, attend_exe, form, &matcher, false)?;
@@ -565,10 +620,29 @@ fn plugin_dir(host: opencode::Host, scope: Scope, dirs: &Dirs) -> PathBuf {
     }
 }
 
-/// [`plan`] for OpenCode and Kilo Code: Attend's plugin file, not hook entries
-/// ([`opencode`]); neither file is backed up (both are wholly Attend's).
-fn plan_plugin(
-    host: opencode::Host,
+/// pi's directories for `scope`, innermost first, that an uninstall removes when it left
+/// them empty: the extensions directory of `$PI_CODING_AGENT_DIR` (the directory itself is
+/// the user's), else of `~/.pi/agent` and those two; the project's `.pi/extensions` and
+/// `.pi`.
+fn pi_dirs(scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
+    match (scope, &dirs.pi_agent_dir) {
+        (Scope::User, Some(agent)) => vec![agent.join("extensions")],
+        (Scope::User, None) => {
+            let pi = dirs.home.join(".pi");
+            vec![pi.join("agent/extensions"), pi.join("agent"), pi]
+        }
+        (Scope::Project, _) => {
+            let pi = dirs.project.join(".pi");
+            vec![pi.join("extensions"), pi]
+        }
+    }
+}
+
+/// [`plan`] for the agents that load a file of Attend's instead of running hook entries:
+/// OpenCode's and Kilo Code's plugin ([`opencode`]), pi's extension ([`pi`]); no file is
+/// backed up (each is wholly Attend's).
+fn plan_file(
+    agent: AgentKind,
     scope: Scope,
     attend_exe: &Path,
     form: HookForm,
@@ -576,12 +650,15 @@ fn plan_plugin(
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
     let argv = match direction {
-        Direction::Install => Some(command::hook_argv(attend_exe, form, host.agent)?),
+        Direction::Install => Some(command::hook_argv(attend_exe, form, agent)?),
         Direction::Uninstall => None,
     };
-    let planned = opencode::plan(host, &plugin_dir(host, scope, dirs), argv.as_deref())?;
+    let planned = match opencode::Host::of(agent) {
+        Some(host) => opencode::plan(host, &plugin_dir(host, scope, dirs), argv.as_deref())?,
+        None => pi::plan(&pi_dirs(scope, dirs), argv.as_deref())?,
+    };
     Ok(InstallPlan {
-        agent: host.agent,
+        agent,
         files: planned
             .files
             .into_iter()
@@ -633,6 +710,7 @@ mod tests {
             codex_home: None,
             config_home: None,
             copilot_home: None,
+            pi_agent_dir: None,
         };
         for agent in AgentKind::ALL {
             let table: Vec<PathBuf> = agent

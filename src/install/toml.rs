@@ -66,7 +66,7 @@ pub(super) fn value(text: &str) -> Option<serde_json::Value> {
     toml_edit::de::from_str(text).ok()
 }
 
-fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
+pub(super) fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
     text.parse::<DocumentMut>().map_err(|e| {
         let offset = e.span().map_or(0, |span| span.start);
         let (line, column) = line_column(text, offset);

@@ -229,6 +229,19 @@ pub fn by_program(program: &str) -> Option<&'static AgentRow<'static>> {
     table().iter().find(|r| r.executables().any(|e| e == name))
 }
 
+/// True when a process named `name` (its `comm` or executable file name) carries the
+/// process name `pattern` of a row's `processes`: the same name, or that name followed by
+/// a separator and more (`claude.exe`, `codex-x86_64-unknown-linux-musl`); the next
+/// character must not be a letter or digit, so `pi` is not `pip`, `ping` or `pinentry`. `comm` is cut to 15 bytes by the kernel, so a name of 15 bytes
+/// that is the start of `pattern` matches too.
+pub fn names_process(pattern: &str, name: &str) -> bool {
+    const COMM_LEN: usize = 15;
+    match name.strip_prefix(pattern) {
+        Some(rest) => !rest.starts_with(|c: char| c.is_ascii_alphanumeric()),
+        None => name.len() == COMM_LEN && pattern.starts_with(name),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,9 +253,25 @@ mod tests {
     }
 
     #[test]
+    fn a_process_name_matches_whole_or_before_a_separator() {
+        assert!(names_process("claude", "claude"));
+        assert!(names_process("claude", "claude.exe"));
+        assert!(names_process("codex", "codex-x86_64-unknown-linux-musl"));
+        assert!(names_process("pi", "pi"));
+        for other in ["pip", "ping", "pinentry", "pi2"] {
+            assert!(!names_process("pi", other), "{other}");
+        }
+        assert!(!names_process("claude", "claudex"));
+        assert!(!names_process("claude", "node"));
+        // `comm` holds 15 bytes at most.
+        assert!(names_process("cursor-agent-worker", "cursor-agent-wo"));
+        assert!(!names_process("cursor-agent-worker", "cursor"));
+    }
+
+    #[test]
     fn the_shipped_table_parses() {
         let rows = parse(TSV).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(rows.len(), 9);
+        assert_eq!(rows.len(), 11);
         assert_eq!(table(), rows.as_slice());
         let claude = row("claude").unwrap();
         assert_eq!(claude.display, "Claude Code");

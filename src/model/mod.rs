@@ -24,7 +24,7 @@ pub use decision::{
 pub use event::{Event, EventKind};
 pub use host::{no_such_pane_text, HostName, PaneRef, HOST_NAME_MAX};
 pub use lifecycle::{Lifecycle, Live};
-pub use pane::{AgentKind, Identity, Pane, StartQuiet};
+pub use pane::{AgentKind, Identity, Pane, StartQuiet, TmuxLocation};
 pub use pane_id::PaneId;
 pub use signal::{Action, GateRef, PromptMark, Signal, SignalKind};
 pub use source::{Rung, Source};

@@ -28,6 +28,11 @@ pub enum AgentKind {
     Copilot,
     /// Factory Droid (`droid`): Claude Code's hook schema, Droid's tool names.
     Droid,
+    /// pi (`pi`, the pi coding agent), reporting through Attend's TypeScript extension.
+    Pi,
+    /// Kimi Code CLI (`kimi`): Claude-style hooks in `config.toml` `[[hooks]]` tables, with
+    /// its own permission result and interrupt events.
+    Kimi,
     /// Kilo Code CLI (`kilo`), an OpenCode fork reporting through the same JS plugin.
     Kilo,
     /// A plain shell or any unrecognised program.
@@ -37,7 +42,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 10] = [
+    pub const ALL: [AgentKind; 12] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -46,6 +51,8 @@ impl AgentKind {
         AgentKind::OpenCode,
         AgentKind::Copilot,
         AgentKind::Droid,
+        AgentKind::Pi,
+        AgentKind::Kimi,
         AgentKind::Kilo,
         AgentKind::Shell,
     ];
@@ -61,6 +68,8 @@ impl AgentKind {
             AgentKind::OpenCode => "opencode",
             AgentKind::Copilot => "copilot",
             AgentKind::Droid => "droid",
+            AgentKind::Pi => "pi",
+            AgentKind::Kimi => "kimi",
             AgentKind::Kilo => "kilo",
             AgentKind::Shell => "shell",
         }
@@ -194,6 +203,34 @@ pub struct Pane {
     /// panel's Kill); the exit that follows soon after is the user's own act
     /// (`docs/lifecycle-attention.md#process-exited`). Cleared by the exit.
     pub kill_requested_at: Option<Timestamp>,
+    /// Where a pane followed in the user's tmux lives (`docs/tmux.md`); `None` for an
+    /// owned pane and a pane known through hooks only.
+    #[serde(default)]
+    pub tmux: Option<TmuxLocation>,
+}
+
+/// A tmux pane Attend follows (`docs/tmux.md#identity`): the server's socket and pid and
+/// the pane's id, which together name it for as long as it lives, and where it was last
+/// seen (`session:window.pane`, for people).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TmuxLocation {
+    /// The server's socket path (`#{socket_path}`; the first field of `TMUX`).
+    pub socket: String,
+    /// The server's pid (`#{pid}`).
+    pub server_pid: u32,
+    /// The pane's id, `%N` (`TMUX_PANE`).
+    pub pane: String,
+    /// `session:window.pane` when following began.
+    pub place: String,
+}
+
+impl TmuxLocation {
+    /// True when `other` names the same tmux pane (same server, same pane id).
+    pub fn same_pane(&self, other: &TmuxLocation) -> bool {
+        self.socket == other.socket
+            && self.server_pid == other.server_pid
+            && self.pane == other.pane
+    }
 }
 
 /// How a fresh interactive shell's start stays quiet
@@ -252,6 +289,7 @@ impl Pane {
             created_at: now,
             start_quiet: None,
             kill_requested_at: None,
+            tmux: None,
         }
     }
 
@@ -288,6 +326,9 @@ mod tests {
             ("opencode-ai", AgentKind::Shell),
             ("/opt/npm/bin/copilot", AgentKind::Copilot),
             ("/opt/npm/bin/droid", AgentKind::Droid),
+            ("/opt/npm/bin/pi", AgentKind::Pi),
+            ("pip", AgentKind::Shell),
+            ("/opt/npm/bin/kimi", AgentKind::Kimi),
             // Kilo's npm launcher, and the native binary it copies beside itself.
             ("/opt/npm/bin/kilo", AgentKind::Kilo),
             ("/opt/npm/lib/@kilocode/cli/bin/.kilo", AgentKind::Kilo),
@@ -299,7 +340,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, kilo"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi, kimi, kilo"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -93,6 +93,8 @@ pub enum Command {
     GetScreen(PaneId, Reply<String>),
     /// A git lookup for a changed cwd finished (no reply).
     Git(PaneId, String, GitInfo),
+    /// A tmux pane to follow was found (src/service/tmux/; no reply).
+    TmuxFound(Box<crate::service::tmux::found::Found>),
     /// The workspace lookup for the first sight of an external session (agent, session
     /// id) finished: the workspace key and the git facts of its cwd (no reply). The hooks
     /// of that session held back meanwhile are applied now, in arrival order.

@@ -348,6 +348,10 @@ pub async fn run_with_connection(
             .with_scopes(crate::service::processes::scope::Scopes::detect(&conn).await),
         },
     );
+    // The user's tmux (docs/tmux.md): its agent panes become panes.
+    if let Some(follower) = crate::service::tmux::Follower::start(cmd_tx.clone(), &settings.tmux) {
+        owner.set_tmux(follower);
+    }
     let adopting = std::time::Instant::now();
     let adopted = owner.adopt_holders();
     if adopted > 0 {

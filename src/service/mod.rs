@@ -21,6 +21,9 @@
 //! 8. [`surfaces`] — notifications, the tray, sounds and away pushes, fed by the owner's
 //!    commits.
 //!
+//! 9. [`tmux`] — following the user's tmux: control clients whose panes' output feeds
+//!    followed panes like a PTY's (`docs/tmux.md`).
+//!
 //! [`command`] is the channel into the owner (one `ask`); the clock, the state lock and
 //! the private files are shared with the clients (`crate::system`), as is `config.toml`
 //! (`crate::settings`).
@@ -35,3 +38,4 @@ pub mod pty;
 pub mod remotes;
 pub mod store;
 pub mod surfaces;
+pub mod tmux;

@@ -15,6 +15,7 @@ mod hooks;
 mod panes;
 mod remote;
 mod remove;
+mod tmux;
 
 use crate::adapters::terminal_signals::to_signal;
 use crate::engine::machine::Input;
@@ -153,6 +154,8 @@ pub struct Owner {
     auto_timer: Option<(Timestamp, tokio::task::JoinHandle<()>)>,
     /// The answerable gates of external panes (src/service/owner/gates.rs).
     gates: HashMap<PaneId, Gate>,
+    /// The follower of the user's tmux (src/service/tmux/); `None` when off.
+    tmux: Option<crate::service::tmux::Follower>,
 }
 
 impl Owner {
@@ -185,7 +188,13 @@ impl Owner {
             exit_waiters: HashMap::new(),
             auto_timer: None,
             gates: HashMap::new(),
+            tmux: None,
         }
+    }
+
+    /// Follows the user's tmux through `follower` from now on (hooks name servers to it).
+    pub fn set_tmux(&mut self, follower: crate::service::tmux::Follower) {
+        self.tmux = Some(follower);
     }
 
     /// Feeds `surfaces` from now on, starting with the current state.
@@ -406,16 +415,16 @@ impl Owner {
             .ladder
             .after_signal(&mut self.world, pane, signal, &events, now());
         let after = self.world.panes().get(&pane);
+        let old_cwd = before.as_ref().and_then(|p| p.cwd.clone());
         // A title that changed alone (an agent's spinner animates it) is stored with the
         // pane's next other change: no commit and no surface update per frame.
-        let changed = match (&before, after) {
-            (Some(b), Some(a)) => b != a && !b.differs_in_title_only(a),
+        let changed = match (before, after) {
+            (Some(b), Some(a)) => b != *a && !b.differs_in_title_only(a),
             (b, a) => b.as_ref() != a,
         };
         if !events.is_empty() || changed {
             batch.record(pane, events);
         }
-        let old_cwd = before.and_then(|p| p.cwd.clone());
         if let Some(new_cwd) = after.and_then(|p| p.cwd.clone()) {
             if Some(&new_cwd) != old_cwd.as_ref() {
                 self.lookup_git(pane, new_cwd);
@@ -457,7 +466,8 @@ impl Owner {
                         self.apply(pane, &signal, batch);
                     }
                 }
-                if printable {
+                let agent = self.world.pane(pane).map(|p| p.agent).unwrap_or_default();
+                if printable && crate::engine::output_is_signal(agent) {
                     let signal = Signal::new(SignalKind::Output, Source::terminal("output"), at);
                     self.apply(pane, &signal, batch);
                 }

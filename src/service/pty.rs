@@ -47,6 +47,8 @@ mod drain;
 mod emulator;
 mod events;
 mod fdio;
+mod follow_spec;
+mod followed;
 mod history;
 pub mod holders;
 pub mod pane_hooks;
@@ -59,6 +61,7 @@ mod spawn;
 
 pub use drain::EXIT_DRAIN_GRACE;
 pub use events::{event_channel, EventTx, PtyEvent, PtyExit, EVENT_QUEUE};
+pub use follow_spec::Followed;
 pub use parsers::{parser_count, MAX_PARSERS, PARSE_QUEUE};
 pub use reactor::READ_TURN;
 pub use screen_log::{ScreenLog, SCREEN_LOG_BYTES};
@@ -113,8 +116,8 @@ struct Inner {
     master: Mutex<Master>,
     writer: Mutex<Box<dyn Write + Send>>,
     shared: Arc<Shared>,
-    /// The connection to the pane's holder.
-    holder: std::os::unix::net::UnixStream,
+    /// The connection to the pane's holder; `None` for a pane followed in tmux.
+    holder: Option<std::os::unix::net::UnixStream>,
     /// The pane's screen log.
     screen_log: Option<std::path::PathBuf>,
     /// The reactor's id of the pane (src/service/pty/reactor.rs).

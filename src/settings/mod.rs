@@ -23,6 +23,11 @@
 //! enabled = true
 //! ntfy_topic = "attend-…"
 //!
+//! [tmux]
+//! # Follow the user's tmux (docs/tmux.md): on by default; "agents" or "all" panes.
+//! follow = true
+//! panes = "agents"
+//!
 //! [remote.buildbox]
 //! # Link to the Attend daemon of another machine (docs/decisions/0014-remote-link.md).
 //! target = "me@buildbox:22"
@@ -39,12 +44,14 @@ mod levels;
 mod problem;
 pub mod remote;
 mod sound;
+mod tmux;
 
 pub use away::{Away, Ntfy, Secret, DEFAULT_AWAY_DELAY, DEFAULT_NTFY_SERVER};
 pub use levels::level;
 pub use problem::Problem;
 pub use remote::{Remote, Target};
 pub use sound::{Sound, DEFAULT_THEME};
+pub use tmux::{Tmux, TmuxPanes};
 
 use crate::model::Attention;
 use std::collections::BTreeSet;
@@ -53,7 +60,7 @@ use std::time::Duration;
 use toml_edit::{DocumentMut, TableLike};
 
 /// The tables `config.toml` has.
-const TABLES: [&str; 5] = ["notifications", "panes", "sound", "away", "remote"];
+const TABLES: [&str; 6] = ["notifications", "panes", "sound", "away", "remote", "tmux"];
 
 /// Everything `config.toml` sets, defaults where it says nothing (or something bad).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +80,9 @@ pub struct Settings {
     /// `[remote.NAME]`: the other machines' Attend daemons to link to
     /// (`docs/decisions/0014-remote-link.md`), in file order; none by default.
     pub remotes: Vec<Remote>,
+    /// `[tmux]`: following the user's tmux (`docs/tmux.md#configuration`); on, for
+    /// agent panes, by default.
+    pub tmux: Tmux,
 }
 
 impl Default for Settings {
@@ -90,6 +100,7 @@ impl Default for Settings {
             sound: Sound::default(),
             away: Away::default(),
             remotes: Vec::new(),
+            tmux: Tmux::default(),
         }
     }
 }
@@ -124,6 +135,7 @@ impl Settings {
                 "sound" => settings.sound.read(table, &mut problems),
                 "away" => settings.away.read(table, &mut problems),
                 "remote" => remote::read(table, &mut settings.remotes, &mut problems),
+                "tmux" => settings.tmux.read(table, &mut problems),
                 other => problems.push(Problem::new(
                     format!("[{other}]"),
                     format!("unknown table (accepted: {})", TABLES.join(", ")),

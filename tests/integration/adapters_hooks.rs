@@ -44,6 +44,8 @@ const COPILOT_COMMAND: &str = "echo hi > out.txt";
 /// Factory Droid 0.225.2: `observed/` recorded from `droid exec`, `documented/` from its
 /// hooks reference (the interactive mode asks for a Factory sign-in first).
 const DROID: &str = "droid/0.225.2";
+/// Kimi Code CLI's recorded payloads (tests/integration/adapters_hooks_kimi.rs).
+const KIMI: &str = "kimi/2.1.0/observed";
 /// The session of the Droid recording's text turn.
 const DROID_SESSION: &str = "83538b0b-a5ca-4bf3-9786-0c31803e6eae";
 
@@ -185,9 +187,11 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Gemini => GEMINI,
         AgentKind::Qwen => QWEN,
         AgentKind::OpenCode => "opencode/1.18.33/plugin",
+        AgentKind::Pi => "pi/1.6.0/observed",
         AgentKind::Kilo => "kilo/7.7.7/plugin",
         AgentKind::Copilot => COPILOT,
         AgentKind::Droid => DROID,
+        AgentKind::Kimi => KIMI,
         AgentKind::Shell => panic!("the shell has no hook fixtures"),
     }
 }

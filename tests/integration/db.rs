@@ -312,6 +312,12 @@ fn every_pane_field_round_trips() {
         created_at: t(0),
         start_quiet: Some(StartQuiet::Timed { since: t(1) }),
         kill_requested_at: Some(t(8)),
+        tmux: Some(attend::model::TmuxLocation {
+            socket: "/tmp/tmux-1000/default".into(),
+            server_pid: 4242,
+            pane: "%3".into(),
+            place: "work:0.1".into(),
+        }),
     };
     let mut world = World::default();
     world.restore_pane(pane);
@@ -609,7 +615,7 @@ fn migrations_are_idempotent_and_the_file_is_in_wal_mode() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();

@@ -192,6 +192,23 @@ proptest! {
         });
     }
 
+    /// Printable output changes an agent's pane in no way (`output_is_signal` is false for
+    /// every agent but the shell, so the daemon does not step an agent's machine per PTY
+    /// chunk): whatever came before, the transition leaves the pane as it was and emits
+    /// nothing.
+    #[test]
+    fn prop_output_is_inert_where_it_is_no_signal(agent in agent(), oneshot in any::<bool>(), steps in prop::collection::vec(step(), 0..40)) {
+        run(agent, oneshot, &steps, |_, _, after, _| {
+            if attend::engine::output_is_signal(after.agent) { return; }
+            let mut pane = after.clone();
+            let mut next = 1_000;
+            let out = Signal::new(SignalKind::Output, Source::terminal("output"), Timestamp(1_000_000));
+            let emitted = attend::engine::apply_signal(&mut pane, &out, &mut next);
+            assert!(emitted.is_empty(), "{emitted:?}");
+            assert_eq!(&pane, after);
+        });
+    }
+
     /// mark_seen twice equals mark_seen once (except the recorded time) and emits nothing
     /// the second time.
     #[test]

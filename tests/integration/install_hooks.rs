@@ -43,6 +43,7 @@ impl Home {
             codex_home: None,
             config_home: None,
             copilot_home: None,
+            pi_agent_dir: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();
@@ -212,9 +213,10 @@ trust_level = "trusted"
   }
 }"#,
         ],
-        // A plugin file, not hook entries: tests/integration/install_opencode.rs,
-        // tests/integration/install_kilo.rs.
-        AgentKind::OpenCode | AgentKind::Kilo => vec![],
+        // A plugin file (or pi's extension), not hook entries:
+        // tests/integration/install_opencode.rs, tests/integration/install_kilo.rs,
+        // tests/integration/install_pi.rs.
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi => vec![],
         AgentKind::Copilot => vec![
             r#"{
   "model": "gpt-5",
@@ -249,7 +251,8 @@ trust_level = "trusted"
     }
 }"#,
         ],
-        AgentKind::Shell => vec![],
+        // TOML `[[hooks]]` tables: tests/integration/install_kimi.rs.
+        AgentKind::Kimi | AgentKind::Shell => vec![],
     }
 }
 
@@ -292,10 +295,10 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "Notification",
         ],
         AgentKind::Qwen => hook_events::QWEN,
-        AgentKind::OpenCode | AgentKind::Kilo => &[],
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi => &[],
         AgentKind::Copilot => hook_events::COPILOT,
         AgentKind::Droid => hook_events::DROID,
-        AgentKind::Shell => &[],
+        AgentKind::Kimi | AgentKind::Shell => &[],
     }
 }
 
@@ -383,7 +386,13 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
-            AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Shell => unreachable!(),
+            AgentKind::OpenCode
+            | AgentKind::Kilo
+            | AgentKind::Pi
+            | AgentKind::Kimi
+            | AgentKind::Shell => {
+                unreachable!()
+            }
         }
         for path in home.paths(agent) {
             assert!(read(&path).unwrap().ends_with('\n'), "{}", path.display());

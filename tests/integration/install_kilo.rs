@@ -33,6 +33,7 @@ impl Home {
             codex_home: None,
             config_home: None,
             copilot_home: None,
+            pi_agent_dir: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();

@@ -30,8 +30,10 @@ fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 }
 
 mod adapters_hooks;
+mod adapters_hooks_kimi;
 mod adapters_kilo;
 mod adapters_opencode;
+mod adapters_pi;
 mod away;
 mod cli_output;
 mod daemon_attach;
@@ -57,7 +59,9 @@ mod engine_summary;
 mod engine_taxonomy;
 mod install_hooks;
 mod install_kilo;
+mod install_kimi;
 mod install_opencode;
+mod install_pi;
 mod killed_test_run;
 mod notifications;
 #[cfg(feature = "gui")]
@@ -81,4 +85,5 @@ mod spool;
 mod sshd_harness;
 mod status;
 mod terminal_scanner;
+mod tmux_follow;
 mod tray;

@@ -30,7 +30,8 @@ use support::model_server::{ModelServer, Reply};
 const STEP: Duration = Duration::from_secs(90);
 /// OpenCode runs no hook commands, which this recorder waits on: its idle screen is
 /// recorded by hand (`negative/opencode/`), the rest not yet.
-const NOT_RECORDED: &str = "OpenCode's and Kilo's negative screens are not recorded by this test";
+const NOT_RECORDED: &str =
+    "OpenCode's, pi's, Kimi Code CLI's and Kilo's negative screens are not recorded by this test";
 /// The terminal size of every recorded screen.
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -136,7 +137,7 @@ impl Agent {
             Cli::Claude => "for shortcuts",
             Cli::Codex => "OpenAI Codex",
             Cli::Gemini | Cli::Qwen => "Type your message",
-            Cli::OpenCode | Cli::Kilo => NOT_RECORDED,
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => NOT_RECORDED,
             Cli::Copilot => "/ commands",
         }
     }
@@ -146,7 +147,7 @@ impl Agent {
         match self.cli {
             Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
-            Cli::OpenCode | Cli::Kilo => NOT_RECORDED,
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => NOT_RECORDED,
             Cli::Copilot => "agentStop",
         }
     }
@@ -192,7 +193,7 @@ impl Agent {
                 self.check(self.term.wait_for_text("Allow execution", STEP));
                 self.check(self.term.answer_dialog("Allow execution", "1"));
             }
-            Cli::OpenCode | Cli::Kilo => unreachable!("{NOT_RECORDED}"),
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => unreachable!("{NOT_RECORDED}"),
             // A reading command runs without a dialog; one that writes asks.
             Cli::Copilot => {
                 self.check(self.hooks.wait_for("preToolUse", before, STEP));
@@ -354,6 +355,8 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
         Cli::Qwen => Reply::qwen_shell(command, "Look around"),
         Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Look around"),
         Cli::Copilot => Reply::copilot_shell(command, "Look around"),
+        Cli::Pi => unreachable!("{NOT_RECORDED}"),
+        Cli::Kimi => Reply::claude_bash(command, "Look around"),
     }
 }
 
@@ -369,7 +372,14 @@ fn allow_shell_commands(home: &mut AgentHome) {
         // Codex runs these in its workspace-write sandbox without asking. Gemini's
         // allow-list setting prints a deprecation warning on every screen, so its dialog is
         // answered instead ([`Agent::run_tool`]).
-        Cli::Codex | Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot | Cli::Kilo => {}
+        Cli::Codex
+        | Cli::Gemini
+        | Cli::Qwen
+        | Cli::OpenCode
+        | Cli::Copilot
+        | Cli::Pi
+        | Cli::Kimi
+        | Cli::Kilo => {}
     }
 }
 
@@ -481,7 +491,13 @@ fn record_agent(cli: Cli) {
             agent.save("shortcuts-help", &help);
             agent.term.keys(&["BSpace"]);
         }
-        Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot | Cli::Kilo => {
+        Cli::Gemini
+        | Cli::Qwen
+        | Cli::OpenCode
+        | Cli::Copilot
+        | Cli::Pi
+        | Cli::Kimi
+        | Cli::Kilo => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

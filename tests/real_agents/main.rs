@@ -23,5 +23,7 @@ mod real_claude_gate;
 mod real_copilot;
 mod real_droid;
 mod real_kilo;
+mod real_kimi;
 mod real_opencode;
+mod real_pi;
 mod real_qwen;

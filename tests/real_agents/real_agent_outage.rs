@@ -145,6 +145,8 @@ fn waiting_tool(cli: Cli) -> Reply {
         Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
         Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Wait for the go file"),
         Cli::Copilot => Reply::copilot_shell(command, "Wait for the go file"),
+        Cli::Pi => panic!("no outage scenario runs pi"),
+        Cli::Kimi => Reply::claude_bash(command, "Wait for the go file"),
     }
 }
 
@@ -169,6 +171,8 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         }),
         // Its allow list is a command-line flag (`--allow-tool`), not a setting.
         Cli::Copilot => panic!("no outage scenario runs Copilot"),
+        Cli::Pi => panic!("no outage scenario runs pi"),
+        Cli::Kimi => panic!("no outage scenario runs Kimi Code CLI"),
     }
 }
 

@@ -714,6 +714,13 @@ const SPAWNS: &[(&str, &str, &str)] = &[
          never a shell",
     ),
     (
+        "data/pi/attend.ts",
+        "spawn(HOOK[0], [...HOOK.slice(1), event]",
+        "the hook argv install-hooks wrote (the absolute attend-hook path and `pi`) and the \
+         event's name from the extension's fixed list; the payload goes on stdin; never a \
+         shell",
+    ),
+    (
         "src/service/processes/fd_limit.rs",
         "Command::new(\"sleep\")",
         "unit test only: a fixed `sleep 30` whose limits the test reads",
@@ -786,6 +793,7 @@ fn every_process_the_source_starts_is_known() {
     rust_files(&root.join("src"), &mut files);
     rust_files(&root.join("crates/attend-hook/src"), &mut files);
     files.push(root.join("data/opencode/attend.js"));
+    files.push(root.join("data/pi/attend.ts"));
     let mut unknown = Vec::new();
     let mut seen = 0;
     for file in &files {

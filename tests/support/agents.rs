@@ -12,8 +12,9 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
-#[path = "agents/kilo.rs"]
 pub mod kilo;
+pub mod kimi;
+pub mod pi;
 
 use super::model_server::ModelServer;
 use attend::model::agents::{self, AgentRow};
@@ -54,17 +55,21 @@ pub enum Cli {
     Qwen,
     OpenCode,
     Copilot,
+    Pi,
+    Kimi,
     Kilo,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 7] = [
+    pub const ALL: [Cli; 9] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
         Cli::Qwen,
         Cli::OpenCode,
         Cli::Copilot,
+        Cli::Pi,
+        Cli::Kimi,
         Cli::Kilo,
     ];
 
@@ -78,6 +83,8 @@ impl Cli {
             Cli::Qwen => "qwen",
             Cli::OpenCode => "opencode",
             Cli::Copilot => "copilot",
+            Cli::Pi => "pi",
+            Cli::Kimi => "kimi",
             Cli::Kilo => "kilo",
         }
     }
@@ -181,8 +188,11 @@ impl Cli {
                 "SessionDelete",
             ],
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
-            Cli::OpenCode | Cli::Kilo => &[],
+            // No hook commands: their events reach plugins or extensions (Attend's,
+            // `install-hooks`).
+            Cli::OpenCode | Cli::Kilo | Cli::Pi => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
+            Cli::Kimi => kimi::EVENTS,
         }
     }
 
@@ -491,6 +501,8 @@ impl AgentHome {
             Cli::Qwen => ".qwen",
             Cli::OpenCode => ".config/opencode",
             Cli::Copilot => ".copilot",
+            Cli::Pi => ".pi/agent",
+            Cli::Kimi => ".kimi-code",
             Cli::Kilo => ".config/kilo",
         })
     }
@@ -591,6 +603,10 @@ impl AgentHome {
                 &self.config_dir().join("config.json"),
                 &json!({"trustedFolders": [project]}),
             ),
+            Cli::Pi => pi::write_config(&self.config_dir(), &self.server_url),
+            Cli::Kimi => {
+                kimi::write_base_config(&self.config_dir(), &self.server_url, &self.project)
+            }
             Cli::Kilo => write_json(
                 &self.config_dir().join("kilo.json"),
                 &kilo::config(&self.server_url),
@@ -606,6 +622,10 @@ impl AgentHome {
     /// (`{type, bash, timeoutSec}` in `settings.json`) run `command` behind [`tag_event`],
     /// which records the event too.
     pub fn install_hooks(&mut self, command: &str) {
+        if self.cli == Cli::Kimi {
+            kimi::add_hooks(&self.config_dir(), self.cli.hook_events(), command);
+            return;
+        }
         if self.cli == Cli::Copilot {
             let hooks: serde_json::Map<String, Value> = self
                 .cli
@@ -634,6 +654,8 @@ impl AgentHome {
             Cli::OpenCode | Cli::Kilo => {
                 panic!("OpenCode and Kilo run no hook commands: their events reach plugins")
             }
+            Cli::Pi => panic!("pi runs no hook commands: its events reach extensions"),
+            Cli::Kimi => unreachable!("written above"),
             Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
@@ -751,6 +773,8 @@ impl AgentHome {
                     copilot_cache().display().to_string(),
                 ));
             }
+            Cli::Pi => env.extend(pi::ENV.iter().map(|(k, v)| (k.to_string(), v.to_string()))),
+            Cli::Kimi => env.extend(kimi::env()),
         }
         args.extend(self.extra_args.iter().cloned());
         Launch {
@@ -812,7 +836,7 @@ pub fn agent_path() -> String {
 }
 
 /// A TOML basic string (quoted, with `\` and `"` escaped).
-fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 

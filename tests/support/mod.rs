@@ -233,6 +233,14 @@ impl Env {
         self.dir.path().join(name)
     }
 
+    /// The `TMUX_TMPDIR` of every program of the test: its tmux servers' sockets are
+    /// under it, so the daemon follows those and never the user's own tmux.
+    pub fn tmux_dir(&self) -> PathBuf {
+        let d = self.path("tmux");
+        let _ = std::fs::create_dir_all(&d);
+        d
+    }
+
     pub fn state_dir(&self) -> PathBuf {
         self.path("state")
     }
@@ -252,6 +260,10 @@ impl Env {
             .env("XDG_RUNTIME_DIR", self.path("run"))
             .env("HOME", &self.home)
             .env(TETHER_ENV, std::process::id().to_string())
+            // The test's own tmux servers only (docs/tmux.md): never the user's.
+            .env("TMUX_TMPDIR", self.tmux_dir())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
             .env_remove("ATTEND_PANE");
         for (k, v) in &self.vars {
             match v {

@@ -91,9 +91,9 @@ impl Scenario {
                 after(&home);
             }
             (
-                // OpenCode and Kilo have no hook commands to record beside Attend's (and
-                // no session end event).
-                (cli != Cli::Codex && cli != Cli::OpenCode && cli != Cli::Kilo)
+                // OpenCode, Kilo and pi have no hook commands to record beside Attend's
+                // (and OpenCode and Kilo no session end event).
+                (cli != Cli::Codex && cli != Cli::OpenCode && cli != Cli::Kilo && cli != Cli::Pi)
                     .then(|| record_also(&home, session_end(cli))),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
@@ -326,6 +326,13 @@ impl Scenario {
     /// loads its hooks after it drew its input box (`● Loading: 15 hooks` in the status
     /// row): for it, until the status row is the idle one.
     pub fn wait_ready(&self) {
+        // Kimi creates its session (SessionStart) with the first prompt and sets no
+        // window title: its input box is the sign.
+        if self.cli == Cli::Kimi {
+            self.wait_screen("Kimi's input box", |s| s.contains("│ >"));
+            std::thread::sleep(Duration::from_millis(1500));
+            return;
+        }
         self.wait("the CLI is up", |v| {
             !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
         });
@@ -335,6 +342,10 @@ impl Scenario {
             }
             Cli::OpenCode | Cli::Kilo => {
                 self.wait_screen("OpenCode's input box", |s| s.contains("ctrl+p commands"));
+            }
+            Cli::Pi => {
+                // Its footer names the model once the editor is up.
+                self.wait_screen("pi's footer", |s| s.contains(super::agents::pi::MODEL));
             }
             Cli::Copilot => {
                 self.wait_screen("Copilot's idle status row", |s| {
@@ -408,6 +419,11 @@ impl Scenario {
             });
             self.wait_screen("Qwen's dialog with its options", |s| {
                 s.contains("No, suggest changes") && s.contains("Waiting for user")
+            });
+        } else if self.cli == Cli::Kimi {
+            // PermissionRequest fires as the dialog opens; it sets no window title.
+            self.wait_screen("Kimi's approval with its options", |s| {
+                s.contains("1. Approve once") && s.contains("↵ confirm")
             });
         } else if self.cli == Cli::Copilot {
             // Its title does not change; the notification hook comes with the dialog.
@@ -525,6 +541,7 @@ pub fn install_hooks(env: &Env, home: &AgentHome) {
         .env("CODEX_HOME", home.config_dir())
         .env("XDG_CONFIG_HOME", home.home.join(".config"))
         .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("PI_CODING_AGENT_DIR")
         .current_dir(&home.project)
         .output()
         .unwrap();
@@ -549,6 +566,10 @@ pub fn session_end(cli: Cli) -> &'static str {
 /// [`tag_event`]), to count what the CLI fired.
 pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
     let recorder = HookRecorder::new(home.dir.path().join(format!("recorded-{event}")));
+    if home.cli == Cli::Kimi {
+        super::agents::kimi::record_also(&home.config_dir(), &recorder, event);
+        return recorder;
+    }
     let path = home.config_dir().join("settings.json");
     let mut settings: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

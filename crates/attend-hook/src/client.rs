@@ -232,7 +232,10 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
 ///   docs/adapters.md, "GitHub Copilot CLI");
 /// - Factory Droid's `Stop` carries no reply text either: the turn's last reply is read
 ///   from its transcript and added as `last_assistant_message`
-///   ([`crate::droid_transcript`]; docs/adapters.md, "Factory Droid").
+///   ([`crate::droid_transcript`]; docs/adapters.md, "Factory Droid");
+/// - Kimi Code CLI's `Stop` carries no reply text either: the turn's last reply is read
+///   from the session's wire log and added as `last_assistant_message`
+///   ([`crate::kimi_transcript`]; docs/adapters.md, "Kimi Code CLI").
 ///
 /// Every other payload, and one that is not such a JSON object, is returned as it is (the
 /// checks that follow refuse what is malformed).
@@ -243,6 +246,10 @@ pub fn digest(agent: &str, event: &str, payload: String) -> String {
     }
     if agent == "droid" && names_event(event, &payload, "Stop") {
         return crate::droid_transcript::with_last_message(payload);
+    }
+    if agent == "kimi" && names_event(event, &payload, "Stop") {
+        let home = crate::kimi_transcript::home_from_env();
+        return crate::kimi_transcript::with_last_message(payload, home.as_deref());
     }
     let named = event == BEFORE_MODEL || (event.is_empty() && payload.contains(BEFORE_MODEL));
     if agent != "gemini" || !named {

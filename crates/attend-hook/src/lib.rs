@@ -3,8 +3,8 @@
 //! the daemon shares with it — the fixed names ([`names`]), the state and runtime
 //! directories ([`paths`]), the spool format and its writer ([`spool`]), the payload
 //! limit, the terminal environment names and the `/proc` stat reader ([`procstat`]), and
-//! the reply text of a Copilot or Droid turn read from its transcript ([`transcript`],
-//! [`droid_transcript`]) (docs/decisions/0004-hook-executable.md).
+//! the reply text of a Copilot, Droid or Kimi turn read from its transcript ([`transcript`],
+//! [`droid_transcript`], [`kimi_transcript`]) (docs/decisions/0004-hook-executable.md).
 //!
 //! Its dependencies are `libc`, `serde`, `serde_json` and `dbus` (the bindings to libdbus,
 //! the library `dbus-send` uses; [`bus`]) only: no async runtime, no SQLite, no argument
@@ -17,6 +17,7 @@ pub mod context;
 pub mod droid_transcript;
 pub mod event;
 pub mod gate;
+pub mod kimi_transcript;
 pub mod names;
 pub mod paths;
 pub mod procstat;

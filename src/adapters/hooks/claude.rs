@@ -158,7 +158,7 @@ fn scoped_tool_id(p: &Payload<'_>) -> Option<String> {
 /// may be missing (then `question`/`header` on the input itself), options may be plain
 /// strings; extra questions are counted in the prompt. Answer keys are left empty: the
 /// picker's keys are not observed yet (a screen manifest may supply them).
-fn question(input: Option<&Value>) -> SignalKind {
+pub(super) fn question(input: Option<&Value>) -> SignalKind {
     let questions = input
         .and_then(|i| i.get("questions"))
         .and_then(Value::as_array);

@@ -10,7 +10,8 @@
 //! hooks, whose schemas copy Claude's), `codex` (`--notify` and the approval dialog),
 //! `qwen` (its approval dialog and resume), `droid` (its notifications and resume),
 //! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin, which Kilo Code
-//! runs too: `kilo`) and `copilot`;
+//! runs too: `kilo`), `pi` (those of Attend's pi extension), `copilot` and `kimi`
+//! (Claude-style events with its own permission result and interrupt);
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
@@ -22,10 +23,12 @@ mod cursor;
 mod droid;
 mod gemini;
 mod kilo;
+mod kimi;
 mod mapped;
 mod notification;
 mod opencode;
 mod payload;
+mod pi;
 mod qwen;
 
 pub use notification::{NotificationAction, NotificationPolicy};
@@ -155,6 +158,8 @@ pub fn map_hook_with(
             claude::map(&event, &p, policy, claude::Dialect::Droid),
             droid::identity(&p),
         ),
+        AgentKind::Pi => (pi::map(&event, &p), pi::identity(&p)),
+        AgentKind::Kimi => (kimi::map(&event, &p), kimi::identity(&p)),
         AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);

@@ -124,6 +124,7 @@ pub fn remote_pane(p: &MirroredPane) -> WirePane {
                 .unwrap_or_default(),
         ),
         offline: Some(p.offline),
+        location: None,
         degraded: Some(p.is_degraded()),
     }
 }

@@ -237,6 +237,10 @@ pub struct WirePane {
     pub offline: Option<bool>,
     /// A mirrored pane with a value this side does not know, shown raw.
     pub degraded: Option<bool>,
+    /// Where the pane lives (this machine's panes; `docs/tmux.md#identity`): `kind`
+    /// `owned`, `tmux` (with `socket`, `server_pid`, `pane` `%N` and `place`
+    /// `session:window.pane`) or `external`.
+    pub location: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl WirePane {
@@ -282,6 +286,7 @@ impl WirePane {
             host: None,
             offline: None,
             degraded: None,
+            location: Some(location(p)),
         }
     }
 
@@ -289,6 +294,27 @@ impl WirePane {
     pub fn is_offline(&self) -> bool {
         self.offline == Some(true)
     }
+}
+
+/// The `location` dictionary of pane `p` (see [`WirePane::location`]).
+fn location(p: &Pane) -> std::collections::BTreeMap<String, String> {
+    let mut m = std::collections::BTreeMap::new();
+    match (&p.tmux, p.owned) {
+        (Some(l), _) => {
+            m.insert("kind".into(), "tmux".into());
+            m.insert("socket".into(), l.socket.clone());
+            m.insert("server_pid".into(), l.server_pid.to_string());
+            m.insert("pane".into(), l.pane.clone());
+            m.insert("place".into(), l.place.clone());
+        }
+        (None, true) => {
+            m.insert("kind".into(), "owned".into());
+        }
+        (None, false) => {
+            m.insert("kind".into(), "external".into());
+        }
+    }
+    m
 }
 
 #[cfg(test)]

@@ -68,6 +68,12 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::OpenCode | AgentKind::Kilo => None,
         AgentKind::Copilot => None,
         AgentKind::Droid => None,
+        // pi takes an extension file (`-e PATH`), not its text: panes report through
+        // `install-hooks pi` (docs/adapters.md, "pi").
+        AgentKind::Pi => None,
+        // No per-process hook layer: `KIMI_CODE_HOME` would replace its whole data
+        // directory (sessions, sign-in), not add hooks (docs/adapters.md).
+        AgentKind::Kimi => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks

@@ -321,6 +321,15 @@ impl LadderHost {
         out
     }
 
+    /// The pane whose agent process (made known by a hook, or by following its tmux
+    /// pane) is `pid`, if any.
+    pub fn pane_of_process(&self, pid: u32) -> Option<PaneId> {
+        self.panes
+            .iter()
+            .find(|(_, st)| st.agent_proc.is_some_and(|p| p.0 == pid))
+            .map(|(id, _)| *id)
+    }
+
     /// The user's interrupt key (a lone Esc, Ctrl-C) is being written into `pane` at
     /// `now`: the self-report going idle after it corrects at once
     /// (`crate::engine::ladder::INTERRUPT_WINDOW_MS`).

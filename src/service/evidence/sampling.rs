@@ -12,7 +12,12 @@
 //!
 //! Chrome pacing: the needs-input chrome is evaluated when the screen changed, at most
 //! once per [`CHROME_MIN_INTERVAL_MS`]; output inside that interval leaves an evaluation
-//! pending, due when the interval ends (so the last screen of a burst is always seen).
+//! pending. The next output after the interval evaluates it; if none comes, it is due
+//! [`CHROME_MIN_INTERVAL_MS`] after the last output (so the last screen of a burst is
+//! always seen, and a screen is evaluated at most an interval plus one output gap after
+//! it changed). A spinner redrawn faster than the interval thus never wakes the pane's
+//! timer: each frame moves the pending deadline later, and the frame after the interval
+//! evaluates.
 
 use crate::engine::ladder::Activity;
 use crate::model::Timestamp;
@@ -50,6 +55,9 @@ pub struct Step {
 pub struct Sampler {
     phase: Phase,
     last_output: Option<Timestamp>,
+    /// The last output of any kind (escape sequences too): what a pending chrome
+    /// evaluation waits to settle after.
+    last_change: Option<Timestamp>,
     last_chrome: Option<Timestamp>,
     chrome_pending: bool,
 }
@@ -66,6 +74,7 @@ impl Sampler {
         Sampler {
             phase: Phase::Quiet,
             last_output: None,
+            last_change: None,
             last_chrome: None,
             chrome_pending: false,
         }
@@ -87,6 +96,7 @@ impl Sampler {
             self.phase = Phase::Active;
             self.last_output = Some(at);
         }
+        self.last_change = Some(at);
         match self.last_chrome {
             Some(t) if at.millis_since(t) < CHROME_MIN_INTERVAL_MS => self.chrome_pending = true,
             _ => {
@@ -99,7 +109,7 @@ impl Sampler {
     }
 
     /// The chrome evaluation the last step asked for could not run (the screen was busy):
-    /// it stays pending, due [`CHROME_MIN_INTERVAL_MS`] after that step.
+    /// it stays pending, due [`CHROME_MIN_INTERVAL_MS`] after the last output.
     pub fn chrome_deferred(&mut self) {
         self.chrome_pending = true;
     }
@@ -112,24 +122,27 @@ impl Sampler {
             (Phase::Suspect(since), _) => Some(Timestamp(since.0 + IDLE_DEBOUNCE_MS)),
             _ => None,
         };
-        let chrome = self
-            .chrome_pending
-            .then(|| Timestamp(self.last_chrome.map_or(0, |t| t.0) + CHROME_MIN_INTERVAL_MS));
+        let chrome = self.chrome_due();
         match (sampling, chrome) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
 
+    /// When the pending chrome evaluation is due: [`CHROME_MIN_INTERVAL_MS`] after the
+    /// last output (and after the last evaluation); `None` when none is pending.
+    fn chrome_due(&self) -> Option<Timestamp> {
+        self.chrome_pending.then(|| {
+            let since = self.last_change.max(self.last_chrome).map_or(0, |t| t.0);
+            Timestamp(since + CHROME_MIN_INTERVAL_MS)
+        })
+    }
+
     /// The timer fired at `now` (early or late wakeups are fine: only what is due
     /// happens).
     pub fn tick(&mut self, now: Timestamp) -> Step {
         let mut step = Step::default();
-        if self.chrome_pending
-            && self
-                .last_chrome
-                .map_or(true, |t| now.millis_since(t) >= CHROME_MIN_INTERVAL_MS)
-        {
+        if self.chrome_due().is_some_and(|due| now >= due) {
             step.evaluate_chrome = true;
             self.chrome_pending = false;
             self.last_chrome = Some(now);
@@ -242,9 +255,35 @@ mod tests {
         assert!(s.output(t(0), false).evaluate_chrome);
         assert_eq!(s.deadline(), None, "escape sequences alone arm nothing");
         assert!(!s.output(t(50), false).evaluate_chrome);
-        assert_eq!(s.deadline(), Some(t(CHROME_MIN_INTERVAL_MS)));
-        assert!(s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(50 + CHROME_MIN_INTERVAL_MS)));
+        assert!(!s.tick(t(50 + CHROME_MIN_INTERVAL_MS - 1)).evaluate_chrome);
+        assert!(s.tick(t(50 + CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
         assert_eq!(s.deadline(), None);
         assert!(s.output(t(1000), false).evaluate_chrome, "interval passed");
+    }
+
+    /// A spinner frame every 110 ms: the timer is never due before the next frame (the
+    /// owner is never woken by it while frames come), and every first frame past the
+    /// interval evaluates; when the frames stop, the last screen is due one interval
+    /// after the last frame.
+    #[test]
+    fn a_spinner_faster_than_the_interval_evaluates_from_output_alone() {
+        const FRAME: i64 = 110;
+        let mut s = Sampler::new();
+        let mut evaluated = Vec::new();
+        for frame in 0..20 {
+            let at = frame * FRAME;
+            if s.output(t(at), true).evaluate_chrome {
+                evaluated.push(at);
+            }
+            let due = s.deadline().expect("active");
+            assert!(due > t(at + FRAME), "due before the next frame at {at}");
+        }
+        let every_second: Vec<i64> = (0..10).map(|i| i * 2 * FRAME).collect();
+        assert_eq!(evaluated, every_second);
+        // The frames stop after 2090 with that frame's screen pending.
+        let last = 19 * FRAME;
+        assert_eq!(s.deadline(), Some(t(last + CHROME_MIN_INTERVAL_MS)));
+        assert!(s.tick(t(last + CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
     }
 }

@@ -137,6 +137,7 @@ impl Owner {
                 batch.respond(reply, r);
             }
             Command::Git(id, cwd, info) => self.git_facts(id, &cwd, &info, batch),
+            Command::TmuxFound(found) => self.tmux_found(*found, batch),
             Command::FirstSight(agent, session, workspace, info) => {
                 self.first_sight((agent, session), workspace, info, batch)
             }
@@ -179,7 +180,7 @@ impl Owner {
     /// `InvalidArgument` when its process has exited.
     pub(super) fn handle(&self, id: PaneId) -> Result<PtyHandle, Attend1Error> {
         let pane = self.world.pane(id)?;
-        if !pane.owned {
+        if !pane.owned && pane.tmux.is_none() {
             return Err(Attend1Error::NotOwned(format!(
                 "pane {id} runs outside Attend (known through hooks only)"
             )));

@@ -191,6 +191,10 @@ impl Owner {
             }
             return Ok(Target::Pane(id));
         }
+        // A followed tmux pane: its agent's hooks join it (`docs/tmux.md#identity`).
+        if let Some(id) = self.tmux_pane_of_hook(req) {
+            return Ok(Target::Pane(id));
+        }
         let key = m.require_session.as_ref().or(m.session_id.as_ref());
         let Some(session) = key else {
             return Err(no_session());

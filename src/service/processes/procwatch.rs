@@ -84,11 +84,15 @@ pub fn claim_holds(
 }
 
 /// True when a command name or executable file name looks like `agent`'s process: it
-/// starts with one of the agent's process names ([`AgentKind::process_names`], its row of
+/// carries one of the agent's process names ([`AgentKind::process_names`], its row of
 /// `data/agents.tsv`: `claude.exe`, `codex-x86_64-…`, and `node` for the agents whose npm
-/// launcher runs under it).
+/// launcher runs under it), whole or before a separator
+/// ([`crate::model::agents::names_process`]: `pi` is not `pip`).
 pub fn looks_like(agent: AgentKind, name: &str) -> bool {
-    agent.process_names().iter().any(|n| name.starts_with(n))
+    agent
+        .process_names()
+        .iter()
+        .any(|n| crate::model::agents::names_process(n, name))
 }
 
 /// The agent's process among a hook's ancestors `pids` (nearest first): the nearest whose

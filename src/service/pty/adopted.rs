@@ -114,7 +114,7 @@ impl PtyHandle {
                 master: Mutex::new(Master(master)),
                 writer: Mutex::new(writer),
                 shared,
-                holder: sock,
+                holder: Some(sock),
                 screen_log: log,
                 io_id,
             }),
@@ -124,7 +124,9 @@ impl PtyHandle {
     /// Tells the pane's holder that its program's exit is recorded, so it ends, and
     /// removes the pane's screen log.
     pub fn collected(&self) {
-        let _ = Frame::Collected.write_to(&mut &self.inner.holder);
+        if let Some(holder) = &self.inner.holder {
+            let _ = Frame::Collected.write_to(&mut &*holder);
+        }
         if let Some(path) = &self.inner.screen_log {
             ScreenLog::remove(path);
         }

@@ -12,6 +12,12 @@
 //! grow, and is taken at once when it reaches [`FLOOD_BATCH_BYTES`]. Output after a quiet
 //! moment (a keystroke's echo, an agent's redraw, the first bytes of a flood) is taken at
 //! once: interactive latency is unchanged.
+//!
+//! A small chunk after a quiet moment, with nothing queued for its pane, is parsed by the
+//! reactor on its own thread ([`parse_inline`]): an agent's spinner frame then wakes one
+//! thread (the owner) instead of two (a parser, then the owner), as tmux parses in the
+//! thread that reads. Anything larger, or part of a flood, goes to the parsers, so a
+//! flood never holds up the reads of the other panes.
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +34,33 @@ pub const FLOOD_DELAY: Duration = Duration::from_millis(10);
 /// lines that most of them can be coalesced (a 2 000-line history of 94-byte lines is
 /// ≈ 190 KB).
 pub const FLOOD_BATCH_BYTES: usize = 1024 * 1024;
+
+/// Most bytes of a chunk the reactor parses itself ([`parse_inline`]): a redraw of a
+/// spinner or a status line (an agent's frame is 0.1–2 KiB), never a flood's read.
+pub const INLINE_MAX_BYTES: usize = 4 * 1024;
+
+/// What the reactor knows of a pane when a chunk of `bytes` was read ([`parse_inline`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Arrival {
+    /// Screen bytes of the chunk.
+    pub(super) bytes: usize,
+    /// Nothing is queued for the pane and no parser has it (queued, working or put
+    /// aside), so parsing here keeps the pane's order.
+    pub(super) idle: bool,
+    /// When the pane's previous batch ended (`None`: never parsed).
+    pub(super) last_batch: Option<Instant>,
+    /// The screen log holds a flood's output back (it is written by the parsers).
+    pub(super) log_holds: bool,
+}
+
+/// True when the reactor parses the chunk of `a` itself, at `now` (the module docs give
+/// the rule): small, its pane idle, and not part of a flood.
+pub(super) fn parse_inline(a: Arrival, now: Instant) -> bool {
+    let hot = a
+        .last_batch
+        .is_some_and(|last| now.saturating_duration_since(last) < HOT_GAP);
+    a.idle && !hot && !a.log_holds && a.bytes <= INLINE_MAX_BYTES
+}
 
 /// What a pane's parse queue knows when a parser is about to take it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +164,47 @@ mod tests {
             ..queued(t0, Some(99), 100, 10)
         };
         assert_eq!(decide(urgent, t0 + ms(100)), Take::Now);
+    }
+
+    #[test]
+    fn only_a_small_chunk_of_an_idle_quiet_pane_is_parsed_inline() {
+        let t0 = Instant::now();
+        let frame = Arrival {
+            bytes: 180,
+            idle: true,
+            last_batch: Some(t0),
+            log_holds: false,
+        };
+        assert!(parse_inline(frame, t0 + ms(110)), "a spinner frame");
+        assert!(parse_inline(
+            Arrival {
+                last_batch: None,
+                ..frame
+            },
+            t0
+        ));
+        assert!(!parse_inline(frame, t0 + ms(2)), "a flood's next read");
+        assert!(!parse_inline(
+            Arrival {
+                idle: false,
+                ..frame
+            },
+            t0 + ms(110)
+        ));
+        assert!(!parse_inline(
+            Arrival {
+                log_holds: true,
+                ..frame
+            },
+            t0 + ms(110)
+        ));
+        assert!(!parse_inline(
+            Arrival {
+                bytes: INLINE_MAX_BYTES + 1,
+                ..frame
+            },
+            t0 + ms(110)
+        ));
     }
 
     #[test]

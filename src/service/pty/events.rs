@@ -60,6 +60,12 @@ impl EventTx {
         self.0.blocking_send(ev).is_ok()
     }
 
+    /// Room for one event, or `None` when the queue is full (or closed): for a thread that
+    /// must never wait (the reactor parsing a chunk itself, src/service/pty/batching.rs).
+    pub fn try_reserve(&self) -> Option<mpsc::Permit<'_, PtyEvent>> {
+        self.0.try_reserve().ok()
+    }
+
     /// Sends from async code, waiting for room in the queue. False once the receiver is
     /// gone.
     pub async fn send(&self, ev: PtyEvent) -> bool {

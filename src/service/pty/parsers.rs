@@ -8,7 +8,9 @@
 //! one `Output`, then puts the pane back at the end of the run queue if more came meanwhile
 //! (panes printing at once take turns). A pane flooding its terminal is put aside for a
 //! moment instead, so that its output is parsed in larger batches
-//! (src/service/pty/batching.rs).
+//! (src/service/pty/batching.rs). A small chunk of a pane with nothing queued, after a
+//! quiet moment, is parsed by the reactor itself in the same steps (one `Output`), so
+//! that an agent's spinner frame wakes no parser ([`batching::parse_inline`]).
 //!
 //! Back-pressure: a pane's queue takes at most [`PARSE_QUEUE`] chunks; when it is
 //! full the reactor stops reading that pane (its program waits) until a parser has taken
@@ -24,7 +26,7 @@ use super::screen_log::ScreenLog;
 use super::shared::{lock, Shared};
 use crate::model::PaneId;
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// Chunks (of at most 16 KiB; PTY reads mostly return a few KiB) queued per pane between
@@ -226,7 +228,10 @@ impl PaneQueue {
     /// Queues a chunk from the reactor; gives it back when the queue is full (a parser
     /// calls [`Resume`] once it has room again).
     pub(super) fn push_chunk(self: &Arc<Self>, pool: &Pool, chunk: Chunk) -> Result<(), Chunk> {
-        let mut s = lock(&self.state);
+        let (mut s, chunk) = match self.try_inline(lock(&self.state), chunk) {
+            Ok(()) => return Ok(()),
+            Err(back) => back,
+        };
         if s.chunks >= pool.capacity {
             s.reader_waiting = true;
             return Err(chunk);
@@ -242,6 +247,43 @@ impl PaneQueue {
             pool.promote(self);
         }
         self.wake(pool, s);
+        Ok(())
+    }
+
+    /// Parses `chunk` on the calling thread (the reactor's) when
+    /// [`batching::parse_inline`] allows and the owner's queue has room, so that no parser
+    /// is woken; gives the state lock `s` and the chunk back otherwise. Nothing else can
+    /// queue for the pane meanwhile: only the reactor queues, and it is here.
+    fn try_inline<'a>(
+        &'a self,
+        mut s: MutexGuard<'a, QueueState>,
+        chunk: Chunk,
+    ) -> Result<(), (MutexGuard<'a, QueueState>, Chunk)> {
+        let arrival = batching::Arrival {
+            bytes: chunk.screen.len(),
+            idle: s.items.is_empty() && !s.scheduled && !s.delayed,
+            last_batch: s.last_batch,
+            log_holds: lock(&self.log).as_ref().is_some_and(ScreenLog::holds),
+        };
+        if !batching::parse_inline(arrival, Instant::now()) {
+            return Err((s, chunk));
+        }
+        // The owner is behind: the chunk waits in the queue (back-pressure, module docs).
+        let Some(permit) = self.tx.try_reserve() else {
+            return Err((s, chunk));
+        };
+        // No parser takes the pane while the screen is fed here.
+        s.scheduled = true;
+        drop(s);
+        permit.send(output(
+            self.pane,
+            vec![chunk],
+            &self.shared,
+            (&self.log, false),
+        ));
+        let mut s = lock(&self.state);
+        s.scheduled = false;
+        s.last_batch = Some(Instant::now());
         Ok(())
     }
 
@@ -328,7 +370,8 @@ impl PaneQueue {
             }
         }
         if !batch.is_empty() {
-            output(self.pane, batch, &self.shared, &self.tx, (&self.log, flood));
+            let ev = output(self.pane, batch, &self.shared, (&self.log, flood));
+            let _ = self.tx.blocking_send(ev);
         }
         if let Some(exit) = exit {
             *lock(&self.shared.exit) = Some(exit);
@@ -357,16 +400,16 @@ impl PaneQueue {
     }
 }
 
-/// One batch of chunks → screen + screen log + broadcast → one `Output` (waiting while
-/// the owner is behind: back-pressure, see the module docs). The chunks of a flood that
-/// the screen can no longer show are never joined nor parsed (`Terminal::unread_head`).
+/// One batch of chunks → screen + screen log + broadcast → the one `Output` to send (the
+/// caller sends it, a parser waiting while the owner is behind: back-pressure, see the
+/// module docs). The chunks of a flood that the screen can no longer show are never
+/// joined nor parsed (`Terminal::unread_head`).
 fn output(
     pane: PaneId,
     batch: Vec<Chunk>,
     shared: &Shared,
-    tx: &EventTx,
     (log, flood): (&Mutex<Option<ScreenLog>>, bool),
-) {
+) -> PtyEvent {
     let slices: Vec<&[u8]> = batch.iter().map(|c| c.screen.as_slice()).collect();
     let mut screen = lock(&shared.screen);
     let (unread, bytes) = screen.term.feed_batch(&slices);
@@ -393,9 +436,105 @@ fn output(
         events.extend(c.events);
         printable |= c.printable;
     }
-    let _ = tx.blocking_send(PtyEvent::Output {
+    PtyEvent::Output {
         pane,
         events,
         printable,
-    });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::pty::emulator::Terminal;
+    use crate::service::pty::shared::Screen;
+    use std::sync::atomic::AtomicBool;
+    use tokio::sync::mpsc;
+
+    struct NoResume;
+    impl Resume for NoResume {
+        fn resume(&self, _: u64) {}
+    }
+
+    fn queue(tx: mpsc::Sender<PtyEvent>) -> Arc<PaneQueue> {
+        let shared = Arc::new(Shared {
+            screen: Mutex::new(Screen {
+                term: Terminal::new(24, 80, 100),
+                broadcast: None,
+            }),
+            wants_focus: AtomicBool::new(false),
+            reaped: AtomicBool::new(false),
+            exit: Mutex::new(None),
+            exit_at: Mutex::new(None),
+        });
+        PaneQueue::new(PaneId(1), 1, shared, EventTx::from(tx), None)
+    }
+
+    fn chunk(text: &str) -> Chunk {
+        Chunk {
+            screen: text.as_bytes().to_vec(),
+            raw: None,
+            events: Vec::new(),
+            printable: true,
+        }
+    }
+
+    fn screen_text(q: &PaneQueue) -> String {
+        lock(&q.shared.screen).term.screen().contents()
+    }
+
+    /// A pool with no parser threads: what reaches the screen and the owner did so on the
+    /// reactor's (here: the test's) thread.
+    #[test]
+    fn a_small_chunk_of_an_idle_pane_is_parsed_by_the_reader_and_reported_at_once() {
+        let pool = Pool::new(PARSE_QUEUE);
+        let (tx, mut rx) = mpsc::channel(4);
+        let q = queue(tx);
+        assert!(q.push_chunk(&pool, chunk("frame 1")).is_ok());
+        assert!(screen_text(&q).contains("frame 1"));
+        assert!(matches!(
+            rx.try_recv(),
+            Ok(PtyEvent::Output {
+                printable: true,
+                ..
+            })
+        ));
+        assert!(lock(&pool.run).ready.is_empty(), "no parser was asked");
+    }
+
+    #[test]
+    fn a_big_chunk_or_a_floods_next_read_goes_to_the_parsers() {
+        let pool: &'static Pool = Box::leak(Box::new(Pool::new(PARSE_QUEUE)));
+        let (tx, mut rx) = mpsc::channel(4);
+        let q = queue(tx);
+        let big = "x".repeat(batching::INLINE_MAX_BYTES + 1);
+        assert!(q.push_chunk(pool, chunk(&big)).is_ok());
+        assert!(rx.try_recv().is_err(), "queued, not parsed here");
+        assert_eq!(lock(&pool.run).ready.len(), 1, "a parser is asked");
+        // A parser takes it; a small chunk right after is a flood's next read.
+        let next = lock(&pool.run).ready.pop_front().expect("scheduled");
+        next.parse_batch(pool, &NoResume);
+        assert!(matches!(rx.try_recv(), Ok(PtyEvent::Output { .. })));
+        assert!(q.push_chunk(pool, chunk("right after")).is_ok());
+        assert!(rx.try_recv().is_err(), "a flood's read is queued");
+        assert!(!screen_text(&q).contains("right after"));
+    }
+
+    #[test]
+    fn a_small_chunk_waits_for_a_parser_while_the_owner_is_behind() {
+        let pool = Pool::new(PARSE_QUEUE);
+        let (tx, mut rx) = mpsc::channel(1);
+        let q = queue(tx.clone());
+        tx.try_send(PtyEvent::Exited {
+            pane: PaneId(9),
+            code: Some(0),
+            signal: None,
+        })
+        .expect("room for one");
+        assert!(q.push_chunk(&pool, chunk("owner behind")).is_ok());
+        assert!(!screen_text(&q).contains("owner behind"), "not parsed here");
+        assert_eq!(lock(&pool.run).ready.len(), 1, "a parser is asked");
+        assert!(matches!(rx.try_recv(), Ok(PtyEvent::Exited { .. })));
+        assert!(rx.try_recv().is_err(), "nothing sent past the full queue");
+    }
 }

@@ -58,6 +58,10 @@ pub(super) enum Watch {
         child: u32,
         known: Option<ExitRecord>,
     },
+    /// A process this daemon did not start (the agent of a pane followed in tmux):
+    /// its `pidfd` becomes readable when it ends (code and signal unknown). Its output
+    /// ends with it: what its terminal shows after is no longer the agent's.
+    Pidfd(OwnedFd),
 }
 
 /// A pane handed to the reactor: where its output comes from and where it goes.
@@ -153,6 +157,7 @@ enum ExitSource {
         child: u32,
         buf: Vec<u8>,
     },
+    Pidfd(OwnedFd),
     Done,
 }
 
@@ -340,6 +345,14 @@ impl Reactor {
                     buf: Vec::new(),
                 }
             }
+            Watch::Pidfd(fd) => {
+                let _ = registry.register(
+                    &mut SourceFd(&fd.as_raw_fd()),
+                    watch_token(id),
+                    Interest::READABLE,
+                );
+                ExitSource::Pidfd(fd)
+            }
         };
         let queue = PaneQueue::new(pane, id, shared.clone(), tx, log);
         self.panes.insert(
@@ -410,6 +423,7 @@ impl Reactor {
             return;
         };
         let mut hang_up = false;
+        let mut agent_ended = false;
         let exit = match &mut p.source {
             ExitSource::Holder { sock, child, buf } => {
                 read_holder(sock, buf).map(|record| match record {
@@ -431,7 +445,21 @@ impl Reactor {
                     }
                 })
             }
+            ExitSource::Pidfd(_) => {
+                agent_ended = true;
+                Some(PtyExit {
+                    code: None,
+                    signal: None,
+                })
+            }
             ExitSource::Done => None,
+        };
+        if agent_ended {
+            // The agent ended: what its terminal shows from now on is not its own.
+            self.end_of_output(id);
+        }
+        let Some(p) = self.panes.get_mut(&id) else {
+            return;
         };
         p.hang_up |= hang_up;
         if let Some(exit) = exit {
@@ -448,9 +476,14 @@ impl Reactor {
             return;
         }
         let registry = self.poll.registry();
-        if let ExitSource::Holder { sock, .. } = std::mem::replace(&mut p.source, ExitSource::Done)
-        {
-            let _ = registry.deregister(&mut SourceFd(&sock.as_raw_fd()));
+        match std::mem::replace(&mut p.source, ExitSource::Done) {
+            ExitSource::Holder { sock, .. } => {
+                let _ = registry.deregister(&mut SourceFd(&sock.as_raw_fd()));
+            }
+            ExitSource::Pidfd(fd) => {
+                let _ = registry.deregister(&mut SourceFd(&fd.as_raw_fd()));
+            }
+            ExitSource::Done => {}
         }
         p.shared
             .reaped

@@ -106,6 +106,7 @@ fn full() -> WirePane {
         }),
         host: Some("box".into()),
         offline: Some(true),
+        location: Some([("kind".to_string(), "owned".to_string())].into()),
         degraded: Some(false),
     }
 }
@@ -144,6 +145,7 @@ fn bare() -> WirePane {
         hold: None,
         host: None,
         offline: None,
+        location: None,
         degraded: None,
         ..full()
     }
@@ -236,6 +238,7 @@ fn every_key_has_its_documented_type() {
         s("host", "s"),
         s("offline", "b"),
         s("degraded", "b"),
+        s("location", "a{ss}"),
     ];
     want.sort();
     assert_eq!(sig(&to_dict(&full())), want);
@@ -391,7 +394,7 @@ prop_compose! {
             attention_changed_at, done_at, exited_at, created_at, session_id, cwd, title,
             repo, branch, limit_reason, resume_argv: argvs.0, command: argvs.1, focused,
             oneshot, owned, hooks_seen, taxonomy, diagnoses, tasks, hold, host, offline,
-            degraded,
+            degraded, location: None,
         }
     }
 }

@@ -10,8 +10,21 @@ use rusqlite_migration::{Migrations, M};
 
 /// Every migration, oldest first.
 pub(super) fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4), M::up(V5)])
+    Migrations::new(vec![
+        M::up(V1),
+        M::up(V2),
+        M::up(V3),
+        M::up(V4),
+        M::up(V5),
+        M::up(V6),
+    ])
 }
+
+/// Version 6: where a pane followed in the user's tmux lives (`docs/tmux.md#identity`):
+/// JSON `TmuxLocation`, NULL for every other pane.
+const V6: &str = r#"
+ALTER TABLE panes ADD COLUMN tmux TEXT;
+"#;
 
 /// Version 5: remote events stamped into the log (`docs/remote.md#how-remote-panes-are-mirrored`):
 /// an event of a remote host's pane names the host and its seq in that host's log (both
@@ -245,7 +258,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 5);
+        assert_eq!(version, 6);
         conn.prepare("SELECT start_quiet, kill_requested_at FROM panes")
             .expect("version 3 adds the quiet start and the kill request");
         conn.prepare("SELECT exited_at FROM panes")

@@ -10,7 +10,7 @@ use rusqlite::{named_params, params, ErrorCode, Transaction};
 use std::sync::LazyLock;
 
 /// The columns of `panes`, in schema order; `id` first.
-const PANE_COLUMNS: [&str; 32] = [
+const PANE_COLUMNS: [&str; 33] = [
     "id",
     "workspace",
     "tab",
@@ -43,6 +43,7 @@ const PANE_COLUMNS: [&str; 32] = [
     "start_quiet",
     "kill_requested_at",
     "exited_at",
+    "tmux",
 ];
 
 /// `INSERT INTO panes (…) VALUES (:id, …) ON CONFLICT (id) DO UPDATE SET …`: an upsert
@@ -191,6 +192,7 @@ fn write_pane(tx: &Transaction, pane: &Pane) -> Result<(), DbError> {
         ":start_quiet": pane.start_quiet.as_ref().map(Json),
         ":kill_requested_at": millis(pane.kill_requested_at),
         ":exited_at": millis(pane.exited_at),
+        ":tmux": pane.tmux.as_ref().map(Json),
     })?;
 
     let open = pane.pending_decision.as_ref();

@@ -1,0 +1,313 @@
+//! One tmux server: its sessions' control clients and the panes followed in it.
+
+use super::client::{self, Handler};
+use super::run::tmux;
+use crate::adapters::tmux::panes::{find_agent, ProcInfo};
+use crate::model::{AgentKind, TmuxLocation};
+use crate::service::command::Command;
+use crate::service::processes::procfs;
+use crate::settings::TmuxPanes;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::Write;
+use std::process::{Command as Process, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::mpsc;
+
+/// State shared by the servers' threads.
+pub(super) struct Shared {
+    pub(super) tx: mpsc::Sender<Command>,
+    pub(super) panes: TmuxPanes,
+    /// The servers followed, by socket path.
+    pub(super) servers: Mutex<HashMap<String, Arc<Server>>>,
+}
+
+/// A pane followed: where its output goes and which process it follows.
+pub(super) struct Followed {
+    /// The write end of the pane's output pipe.
+    pipe: File,
+    /// The agent's process (pid, start time).
+    agent: (u32, u64),
+    /// The session whose control client writes it (a window linked into two sessions
+    /// sends its output to both).
+    session: String,
+}
+
+/// A server followed.
+pub(super) struct Server {
+    pub(super) socket: String,
+    shared: Arc<Shared>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Sessions (`$N`) with a running control client.
+    sessions: HashSet<String>,
+    /// Panes followed, by tmux pane number.
+    followed: HashMap<u32, Followed>,
+    /// Set once no session is left: the server ended (or never answered).
+    dead: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Server {
+    pub(super) fn new(socket: String, shared: Arc<Shared>) -> Arc<Server> {
+        Arc::new(Server {
+            socket,
+            shared,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    /// False once the server ended.
+    pub(super) fn alive(&self) -> bool {
+        !lock(&self.state).dead
+    }
+
+    /// Starts a control client for each session.
+    pub(super) fn start(self: &Arc<Self>) {
+        self.sessions_changed();
+    }
+
+    /// `%sessions-changed` (or the start): a control client for every session that has
+    /// none yet.
+    pub(super) fn sessions_changed(self: &Arc<Self>) {
+        self.list_sessions();
+    }
+
+    /// Lists the sessions and starts the missing clients.
+    fn list_sessions(self: &Arc<Self>) {
+        let Some(out) = tmux(&self.socket, &["list-sessions", "-F", "#{session_id}"]) else {
+            let mut st = lock(&self.state);
+            if st.sessions.is_empty() {
+                st.dead = true;
+            }
+            return;
+        };
+        let ids: Vec<String> = String::from_utf8_lossy(&out)
+            .lines()
+            .map(str::to_string)
+            .filter(|l| l.starts_with('$'))
+            .collect();
+        for id in ids {
+            if !lock(&self.state).sessions.insert(id.clone()) {
+                continue;
+            }
+            let me = self.clone();
+            let spawned = std::thread::Builder::new()
+                .name("tmux-control".into())
+                .spawn(move || {
+                    client::run(&me.socket, &id, &me);
+                    me.client_ended(&id);
+                });
+            if let Err(e) = spawned {
+                tracing::warn!(socket = %self.socket, "cannot start a tmux control client: {e}");
+            }
+        }
+    }
+
+    /// A control client ended (its session or the server ended).
+    fn client_ended(&self, session: &str) {
+        let mut st = lock(&self.state);
+        st.sessions.remove(session);
+        st.followed.retain(|_, f| f.session != session);
+        if st.sessions.is_empty() {
+            st.dead = true;
+            tracing::info!(socket = %self.socket, "tmux server no longer followed (it ended)");
+        }
+    }
+
+    /// Output of pane `pane` seen by the control client of `session`: written to the
+    /// pane's pipe when it is followed (a pipe whose reader went, the agent ended, stops
+    /// the following).
+    pub(super) fn output(&self, session: &str, pane: u32, bytes: &[u8]) {
+        let mut st = lock(&self.state);
+        let Some(f) = st.followed.get_mut(&pane).filter(|f| f.session == session) else {
+            return;
+        };
+        if f.pipe.write_all(bytes).is_err() {
+            st.followed.remove(&pane);
+        }
+    }
+
+    /// Pane `pane` was paused and continued: its screen is drawn again from a capture.
+    pub(super) fn reseed(&self, session: &str, pane: u32) {
+        if !lock(&self.state).followed.contains_key(&pane) {
+            return;
+        }
+        let target = format!("%{pane}");
+        let Some(info) = tmux(
+            &self.socket,
+            &[
+                "display-message",
+                "-p",
+                "-t",
+                &target,
+                "#{cursor_x} #{cursor_y} #{alternate_on}",
+            ],
+        ) else {
+            return;
+        };
+        let info = String::from_utf8_lossy(&info).to_string();
+        let f: Vec<u16> = info
+            .split_whitespace()
+            .map(|w| w.parse().unwrap_or(0))
+            .collect();
+        let captured =
+            tmux(&self.socket, &["capture-pane", "-p", "-e", "-t", &target]).unwrap_or_default();
+        let (x, y, alt) = (
+            f.first().copied().unwrap_or(0),
+            f.get(1).copied().unwrap_or(0),
+            f.get(2) == Some(&1),
+        );
+        let seed = crate::adapters::tmux::panes::seed(&captured, (x, y), alt);
+        self.output(session, pane, &seed);
+    }
+
+    /// The program in pane `pane` (whose own process is `shell`) changed: follows it
+    /// when it runs a known agent (any pane with `panes = "all"`) and is not followed yet.
+    pub(super) fn check(&self, session: &str, pane: u32, shell: u32) {
+        {
+            let mut st = lock(&self.state);
+            if let Some(f) = st.followed.get(&pane) {
+                if procfs::alive(f.agent) {
+                    return;
+                }
+                st.followed.remove(&pane);
+            }
+        }
+        let tree: Vec<ProcInfo> = procfs::tree(shell)
+            .into_iter()
+            .map(|pid| ProcInfo {
+                pid,
+                names: procfs::names(pid),
+                argv: cmdline(pid),
+            })
+            .collect();
+        let found = find_agent(&tree)
+            .or_else(|| (self.shared.panes == TmuxPanes::All).then_some((AgentKind::Shell, shell)));
+        let Some((agent, pid)) = found else {
+            return;
+        };
+        let Some(start) = procfs::living_start(pid) else {
+            return;
+        };
+        if let Err(e) = self.follow(session, pane, agent, (pid, start)) {
+            tracing::warn!(socket = %self.socket, pane, "cannot follow the tmux pane: {e}");
+        }
+    }
+
+    /// Starts following pane `pane`: its place, size and screen, a pipe, the owner told.
+    fn follow(
+        &self,
+        session: &str,
+        pane: u32,
+        agent: AgentKind,
+        proc: (u32, u64),
+    ) -> std::io::Result<()> {
+        let target = format!("%{pane}");
+        let format = "#{pane_width}\t#{pane_height}\t#{cursor_x}\t#{cursor_y}\t#{alternate_on}\t\
+                      #{pid}\t#{socket_path}\t#{session_name}:#{window_index}.#{pane_index}\t\
+                      #{pane_current_path}";
+        let info = tmux(
+            &self.socket,
+            &["display-message", "-p", "-t", &target, format],
+        )
+        .ok_or_else(|| std::io::Error::other("the pane is gone"))?;
+        let info = String::from_utf8_lossy(&info)
+            .trim_end_matches('\n')
+            .to_string();
+        let f: Vec<&str> = info.splitn(9, '\t').collect();
+        if f.len() < 9 {
+            return Err(std::io::Error::other(format!(
+                "unexpected pane facts {info:?}"
+            )));
+        }
+        let num = |s: &str| s.parse::<u16>().unwrap_or(0);
+        let (cols, rows) = (num(f[0]), num(f[1]));
+        let cursor = (num(f[2]), num(f[3]));
+        let captured =
+            tmux(&self.socket, &["capture-pane", "-p", "-e", "-t", &target]).unwrap_or_default();
+        let seed = crate::adapters::tmux::panes::seed(&captured, cursor, f[4] == "1");
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+        let cwd = (!f[8].is_empty()).then(|| f[8].to_string());
+        let workspace = cwd.as_deref().map(toplevel).unwrap_or_default();
+        let found = super::found::Found {
+            location: TmuxLocation {
+                socket: f[6].to_string(),
+                server_pid: f[5].parse().unwrap_or(0),
+                pane: target,
+                place: f[7].to_string(),
+            },
+            agent,
+            agent_pid: proc.0,
+            cwd,
+            workspace,
+            size: (rows, cols),
+            seed,
+            output: read,
+        };
+        lock(&self.state).followed.insert(
+            pane,
+            Followed {
+                pipe: File::from(write),
+                agent: proc,
+                session: session.to_string(),
+            },
+        );
+        tracing::info!(socket = %self.socket, pane, agent = %agent, pid = proc.0, "following a tmux pane");
+        let cmd = Command::TmuxFound(Box::new(found));
+        self.shared
+            .tx
+            .blocking_send(cmd)
+            .map_err(|_| std::io::Error::other("the daemon is stopping"))
+    }
+}
+
+impl Handler for Arc<Server> {
+    fn output(&self, session: &str, pane: u32, bytes: &[u8]) {
+        Server::output(self, session, pane, bytes);
+    }
+
+    fn check(&self, session: &str, pane: u32, shell: u32) {
+        Server::check(self, session, pane, shell);
+    }
+
+    fn reseed(&self, session: &str, pane: u32) {
+        Server::reseed(self, session, pane);
+    }
+
+    fn sessions_changed(&self) {
+        self.list_sessions();
+    }
+}
+
+/// The argv of `pid` (`/proc/PID/cmdline`); empty when unreadable.
+fn cmdline(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|c| *c == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The git top level of `cwd`, else `cwd` (`docs/lifecycle-attention.md#workspace-key`).
+fn toplevel(cwd: &str) -> String {
+    Process::new("git")
+        .args(["-C", cwd, "rev-parse", "--show-toplevel"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| cwd.to_string())
+}
