@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the pinned real agent CLIs (Claude Code, Codex, Gemini, Qwen Code, GitHub Copilot CLI,
-# OpenCode, pi, Kimi Code CLI) from the npm registry
+# OpenCode, pi, Kimi Code CLI, Kilo Code CLI) from the npm registry
 # into a cache directory, for the real-agent tests (tests/real_agents/real_agents.rs,
 # docs/real-agents.md). Each agent is pinned to its newest release and to the oldest
 # release Attend still supports; the real-agent stage runs against both. The pins are the
@@ -20,7 +20,7 @@
 #       Installs these versions and runs the real-agent tests of those agents against them
 #       (ATTEND_AGENT_VERSIONS=NAME=VERSION,… cargo test --test real_agents …, filtered to
 #       the named agents). NAME is an agent with npm pins in data/agents.tsv: claude,
-#       codex, gemini, qwen, copilot, opencode, pi or kimi.
+#       codex, gemini, qwen, copilot, opencode, pi, kimi or kilo.
 #   build-aux/agents.sh --older
 #       Prints NAME=VERSION for every pinned version that is not its agent's newest (the
 #       oldest supported ones), comma-separated: what the real-agent stage runs a second

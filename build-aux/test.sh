@@ -10,7 +10,7 @@
 #   its directory (tests/<stage>/main.rs; docs/reliability.md#test-binaries):
 #   integration (tests/integration/; sshd_harness.rs and the other remote-host tests
 #   start their own sshd on 127.0.0.1, docs/reliability.md#sshd-tests), real-agents
-#   (tests/real_agents/: the real Claude Code, Codex, Gemini, Qwen Code, OpenCode and Kimi Code CLIs),
+#   (tests/real_agents/: the real Claude Code, Codex, Gemini, Qwen Code, OpenCode, Kimi Code and Kilo CLIs),
 #   reliability (tests/reliability/), fuzz (tests/fuzz/: the corpus and a bounded
 #   mutation run), meson (data validation, the install list), package (the Debian
 #   packages: build, lintian, install, remove; docs/packaging.md).

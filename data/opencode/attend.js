@@ -4,12 +4,15 @@
 // .opencode/plugin/) and calls it for every event on its bus — many per streamed token.
 // This plugin forwards only the lifecycle ones, each as one short-lived process,
 // `attend-hook opencode EVENT` with the JSON payload on stdin, one after the other in the
-// order they happened; it never waits for them and never fails OpenCode.
+// order they happened; it never waits for them and never fails OpenCode. Kilo Code,
+// OpenCode's fork, loads the same file from ~/.config/kilo/plugin/ (docs/adapters.md,
+// "Kilo Code CLI"), where it runs `attend-hook kilo EVENT`.
 
 import { spawn } from "node:child_process";
 
-// `attend install-hooks opencode` writes this file with the absolute path of the
-// attend-hook installed beside attend in the line below; `--uninstall` removes it.
+// `attend install-hooks opencode` (or `kilo`) writes this file with the absolute path of
+// the attend-hook installed beside attend, and the agent, in the line below;
+// `--uninstall` removes it.
 const HOOK = ["attend-hook", "opencode"];
 
 // Longest string kept in a payload (characters): tool outputs and diffs are not Attend's

@@ -277,8 +277,7 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
     Ok(m)
 }
 
-/// The manifest text Attend ships for `agent` (`data/manifests/<agent>.toml`); `None`
-/// for shells and agents without one.
+/// The manifest text Attend ships for `agent` (`data/manifests/<agent>.toml`), if any.
 pub fn shipped(agent: AgentKind) -> Option<&'static str> {
     match agent {
         AgentKind::Claude => Some(include_str!("../../data/manifests/claude.toml")),
@@ -288,6 +287,7 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::OpenCode => Some(include_str!("../../data/manifests/opencode.toml")),
         AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
         AgentKind::Kimi => Some(include_str!("../../data/manifests/kimi.toml")),
+        AgentKind::Kilo => Some(include_str!("../../data/manifests/kilo.toml")),
         // Droid: never seen (a Factory sign-in first); pi: no dialog of its own, its
         // extensions report `ui_prompt_start` (docs/adapters.md, "Factory Droid", "pi").
         AgentKind::Cursor | AgentKind::Droid | AgentKind::Pi | AgentKind::Shell => None,

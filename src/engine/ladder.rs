@@ -159,7 +159,7 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
         AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen => {
             ((None, Absent), (Partial, Trial))
         }
-        AgentKind::OpenCode => ((None, Absent), (Partial, Trial)),
+        AgentKind::OpenCode | AgentKind::Kilo => ((None, Absent), (Partial, Trial)),
         AgentKind::Copilot => ((None, Absent), (Partial, Trial)),
         AgentKind::Droid => ((None, Absent), (Partial, Trial)),
         AgentKind::Pi => ((None, Absent), (Partial, Trial)),

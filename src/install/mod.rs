@@ -39,10 +39,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
-    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `~/.pi/agent/`).
+    /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `~/.pi/agent/`,
+    /// `$XDG_CONFIG_HOME/kilo/`).
     User,
     /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.qwen/`,
-    /// `.opencode/`, `.github/hooks/`, `.pi/` in the project).
+    /// `.opencode/`, `.github/hooks/`, `.pi/`, `.kilo/` in the project).
     Project,
 }
 
@@ -57,8 +58,8 @@ pub struct Dirs {
     pub claude_config_dir: Option<PathBuf>,
     /// `$CODEX_HOME`: Codex's user directory instead of `~/.codex`.
     pub codex_home: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`: where OpenCode's user directory is (`<it>/opencode`) instead of
-    /// `~/.config/opencode`.
+    /// `$XDG_CONFIG_HOME`: where OpenCode's and Kilo Code's user directories are
+    /// (`<it>/opencode`, `<it>/kilo`) instead of `~/.config/opencode`, `~/.config/kilo`.
     pub config_home: Option<PathBuf>,
     /// `$COPILOT_HOME`: GitHub Copilot CLI's user directory instead of `~/.copilot`.
     pub copilot_home: Option<PathBuf>,
@@ -262,7 +263,10 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
         AgentKind::Kimi => vec![base(".kimi-code", &None).join("config.toml")],
-        AgentKind::OpenCode => opencode::paths(&opencode_dir(scope, dirs)),
+        AgentKind::OpenCode | AgentKind::Kilo => match opencode::Host::of(agent) {
+            Some(host) => opencode::paths(&plugin_dir(host, scope, dirs)),
+            None => Vec::new(),
+        },
         AgentKind::Pi => vec![pi::path(&pi_dirs(scope, dirs)[0])],
         AgentKind::Copilot => vec![match scope {
             Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
@@ -552,7 +556,7 @@ fn editors<'a>(
         }
         AgentKind::Kimi => vec![Editor::Kimi { command, matcher }],
         // Not hook entries: a plugin file ([`opencode`]), an extension file ([`pi`]).
-        AgentKind::OpenCode | AgentKind::Pi | AgentKind::Shell => {
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi | AgentKind::Shell => {
             return Err(InstallError::Unsupported(agent))
         }
     })
@@ -566,7 +570,7 @@ fn plan(
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
-    if agent == AgentKind::OpenCode || agent == AgentKind::Pi {
+    if agent == AgentKind::Pi || opencode::Host::of(agent).is_some() {
         return plan_file(agent, scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
@@ -602,16 +606,17 @@ fn plan(
     })
 }
 
-/// OpenCode's configuration directory for `scope`: `$XDG_CONFIG_HOME/opencode` (by
-/// default `~/.config/opencode`) or the project's `.opencode`.
-fn opencode_dir(scope: Scope, dirs: &Dirs) -> PathBuf {
+/// The configuration directory of a plugin `host` for `scope`: `$XDG_CONFIG_HOME/opencode`
+/// (by default `~/.config/opencode`; Kilo's `…/kilo`) or the project's `.opencode`
+/// (Kilo's `.kilo`).
+fn plugin_dir(host: opencode::Host, scope: Scope, dirs: &Dirs) -> PathBuf {
     match scope {
         Scope::User => dirs
             .config_home
             .clone()
             .unwrap_or_else(|| dirs.home.join(".config"))
-            .join("opencode"),
-        Scope::Project => dirs.project.join(".opencode"),
+            .join(host.user_dir),
+        Scope::Project => dirs.project.join(host.project_dir),
     }
 }
 
@@ -634,8 +639,8 @@ fn pi_dirs(scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
 }
 
 /// [`plan`] for the agents that load a file of Attend's instead of running hook entries:
-/// OpenCode's plugin ([`opencode`]), pi's extension ([`pi`]); no file is backed up (each
-/// is wholly Attend's).
+/// OpenCode's and Kilo Code's plugin ([`opencode`]), pi's extension ([`pi`]); no file is
+/// backed up (each is wholly Attend's).
 fn plan_file(
     agent: AgentKind,
     scope: Scope,
@@ -648,10 +653,9 @@ fn plan_file(
         Direction::Install => Some(command::hook_argv(attend_exe, form, agent)?),
         Direction::Uninstall => None,
     };
-    let planned = if agent == AgentKind::Pi {
-        pi::plan(&pi_dirs(scope, dirs), argv.as_deref())?
-    } else {
-        opencode::plan(&opencode_dir(scope, dirs), argv.as_deref())?
+    let planned = match opencode::Host::of(agent) {
+        Some(host) => opencode::plan(host, &plugin_dir(host, scope, dirs), argv.as_deref())?,
+        None => pi::plan(&pi_dirs(scope, dirs), argv.as_deref())?,
     };
     Ok(InstallPlan {
         agent,

@@ -1,17 +1,20 @@
-//! `install-hooks opencode`. OpenCode runs no hook commands; it loads plugins: Attend's
-//! plugin (`data/opencode/attend.js`, compiled in, the one source of the file Meson also
-//! installs) is written as `plugin/attend.js` into OpenCode's user directory
-//! (`$XDG_CONFIG_HOME/opencode`, by default `~/.config/opencode`) or the project's
-//! `.opencode/`, with the hook argv (`<dir>/attend-hook opencode`, absolute) in its
-//! `const HOOK = …` line (docs/adapters.md "OpenCode").
+//! `install-hooks opencode` and `install-hooks kilo`. OpenCode runs no hook commands; it
+//! loads plugins, and so does its fork Kilo Code ([`Host`]): Attend's plugin
+//! (`data/opencode/attend.js`, compiled in, the one source of the file Meson also
+//! installs) is written as `plugin/attend.js` into the agent's user directory
+//! (`$XDG_CONFIG_HOME/opencode`, by default `~/.config/opencode`; Kilo's `…/kilo`) or the
+//! project's `.opencode/` (Kilo's `.kilo/`), with the hook argv (`<dir>/attend-hook
+//! opencode`, absolute; `… kilo`) in its `const HOOK = …` line (docs/adapters.md
+//! "OpenCode", "Kilo Code CLI").
 //!
 //! At start OpenCode runs an npm install into every configuration directory that has no
-//! `node_modules/` (or whose `package-lock.json` does not name `@opencode-ai/plugin`),
-//! and waits for it: offline that stalls its start by over a minute. Where the directory
-//! has none of `node_modules/`, `package-lock.json` and `package.json` (nothing was ever
-//! installed there, e.g. the `.opencode/` this install creates), the install seeds an
-//! empty `node_modules/` and a `package-lock.json` naming the plugin package ([`SEED`]);
-//! anywhere else those belong to the user or to OpenCode and are left alone.
+//! `node_modules/` (or whose `package-lock.json` does not name `@opencode-ai/plugin`;
+//! Kilo's `@kilocode/plugin`), and waits for it: offline that stalls its start by over a
+//! minute. Where the directory has none of `node_modules/`, `package-lock.json` and
+//! `package.json` (nothing was ever installed there, e.g. the `.opencode/` this install
+//! creates), the install seeds an empty `node_modules/` and a `package-lock.json` naming
+//! the plugin package ([`SEED`], [`KILO_SEED`]); anywhere else those belong to the user or
+//! to the agent and are left alone.
 //!
 //! Uninstall deletes the plugin file (a file of that name whose first line is not the
 //! plugin's marker is the user's: an install refuses to replace it, an uninstall keeps
@@ -21,7 +24,43 @@
 
 use super::error::InstallError;
 use super::files;
+use crate::model::AgentKind;
 use std::path::{Path, PathBuf};
+
+/// An agent that loads Attend's plugin: where its configuration directories are and the
+/// lock its start-up npm install is satisfied by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Host {
+    /// The agent (its wire name is the plugin's hook argument).
+    pub agent: AgentKind,
+    /// The user directory's name under `$XDG_CONFIG_HOME` (`opencode`, `kilo`).
+    pub user_dir: &'static str,
+    /// The project directory's name (`.opencode`, `.kilo`).
+    pub project_dir: &'static str,
+    /// The `package-lock.json` seeded beside an empty `node_modules/`.
+    pub seed: &'static str,
+}
+
+impl Host {
+    /// The host of `agent`'s plugin: OpenCode or Kilo Code; `None` for every other agent.
+    pub fn of(agent: AgentKind) -> Option<Host> {
+        match agent {
+            AgentKind::OpenCode => Some(Host {
+                agent,
+                user_dir: "opencode",
+                project_dir: ".opencode",
+                seed: SEED,
+            }),
+            AgentKind::Kilo => Some(Host {
+                agent,
+                user_dir: "kilo",
+                project_dir: ".kilo",
+                seed: KILO_SEED,
+            }),
+            _ => None,
+        }
+    }
+}
 
 /// The plugin as shipped (`const HOOK = ["attend-hook", "opencode"];`: found on `PATH`).
 pub const PLUGIN: &str = include_str!("../../data/opencode/attend.js");
@@ -44,6 +83,10 @@ const PACKAGE: &str = "package.json";
 /// imports nothing).
 pub const SEED: &str =
     "{\"packages\": {\"\": {\"dependencies\": {\"@opencode-ai/plugin\": \"*\"}}}}\n";
+
+/// [`SEED`] for Kilo Code, whose start-up install adds `@kilocode/plugin` (7.7.7).
+pub const KILO_SEED: &str =
+    "{\"packages\": {\"\": {\"dependencies\": {\"@kilocode/plugin\": \"*\"}}}}\n";
 
 /// A planned install or uninstall in one configuration directory: every file it
 /// touches as (path, text before, text after; `None`: absent), and the directories it
@@ -83,13 +126,17 @@ fn is_ours(text: &str) -> bool {
     text.starts_with(MARKER)
 }
 
-/// Plans installing Attend's OpenCode plugin into the configuration directory `dir`
-/// with the hook argv `install` (program first), or removing it (`None`); see the module
-/// docs. Reads, writes nothing.
+/// Plans installing Attend's plugin into `host`'s configuration directory `dir` with the
+/// hook argv `install` (program first), or removing it (`None`); see the module docs.
+/// Reads, writes nothing.
 ///
 /// Errors: [`InstallError::Shape`] when a plugin file of that name is not Attend's
 /// (install only), [`InstallError::Io`].
-pub(super) fn plan(dir: &Path, install: Option<&[String]>) -> Result<Planned, InstallError> {
+pub(super) fn plan(
+    host: Host,
+    dir: &Path,
+    install: Option<&[String]>,
+) -> Result<Planned, InstallError> {
     let dir = dir.to_path_buf();
     let plugin = files::resolve(dir.join(PLUGIN_DIR).join(PLUGIN_FILE));
     let lock = dir.join(LOCK);
@@ -110,13 +157,13 @@ pub(super) fn plan(dir: &Path, install: Option<&[String]>) -> Result<Planned, In
             dir_changes.push((modules.clone(), true));
         }
         let lock_after = if seed {
-            Some(SEED.to_string())
+            Some(host.seed.to_string())
         } else {
             lock_before.clone()
         };
         (Some(plugin_text(argv)), lock_after)
     } else {
-        let seeded = lock_before.as_deref() == Some(SEED) && files::is_empty_dir(&modules);
+        let seeded = lock_before.as_deref() == Some(host.seed) && files::is_empty_dir(&modules);
         let plugin_after = if ours { None } else { plugin_before.clone() };
         let lock_after = if seeded { None } else { lock_before.clone() };
         // What is left in the directories once the plugin and the seed are gone.

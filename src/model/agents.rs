@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn the_shipped_table_parses() {
         let rows = parse(TSV).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(rows.len(), 10);
+        assert_eq!(rows.len(), 11);
         assert_eq!(table(), rows.as_slice());
         let claude = row("claude").unwrap();
         assert_eq!(claude.display, "Claude Code");

@@ -33,6 +33,8 @@ pub enum AgentKind {
     /// Kimi Code CLI (`kimi`): Claude-style hooks in `config.toml` `[[hooks]]` tables, with
     /// its own permission result and interrupt events.
     Kimi,
+    /// Kilo Code CLI (`kilo`), an OpenCode fork reporting through the same JS plugin.
+    Kilo,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -40,7 +42,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 11] = [
+    pub const ALL: [AgentKind; 12] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -51,6 +53,7 @@ impl AgentKind {
         AgentKind::Droid,
         AgentKind::Pi,
         AgentKind::Kimi,
+        AgentKind::Kilo,
         AgentKind::Shell,
     ];
 
@@ -67,6 +70,7 @@ impl AgentKind {
             AgentKind::Droid => "droid",
             AgentKind::Pi => "pi",
             AgentKind::Kimi => "kimi",
+            AgentKind::Kilo => "kilo",
             AgentKind::Shell => "shell",
         }
     }
@@ -325,6 +329,9 @@ mod tests {
             ("/opt/npm/bin/pi", AgentKind::Pi),
             ("pip", AgentKind::Shell),
             ("/opt/npm/bin/kimi", AgentKind::Kimi),
+            // Kilo's npm launcher, and the native binary it copies beside itself.
+            ("/opt/npm/bin/kilo", AgentKind::Kilo),
+            ("/opt/npm/lib/@kilocode/cli/bin/.kilo", AgentKind::Kilo),
             ("copilot-wrapper", AgentKind::Shell),
             ("htop", AgentKind::Shell),
         ] {
@@ -333,7 +340,7 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi, kimi"));
+        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi, kimi, kilo"));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -188,6 +188,7 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Qwen => QWEN,
         AgentKind::OpenCode => "opencode/1.18.33/plugin",
         AgentKind::Pi => "pi/1.6.0/observed",
+        AgentKind::Kilo => "kilo/7.7.7/plugin",
         AgentKind::Copilot => COPILOT,
         AgentKind::Droid => DROID,
         AgentKind::Kimi => KIMI,

@@ -391,8 +391,11 @@ fn ladder_inventory_matches_contract_7() {
     // Droid's hooks stay on trial: its interactive events are documented, not recorded.
     assert_eq!(t(Droid, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(Droid, Rung::SelfReport), Trust::Absent);
+    // Kilo runs OpenCode's plugin: its hooks on trial until measured.
+    assert_eq!(t(Kilo, Rung::LifecycleHooks), Trust::Trial);
+    assert_eq!(t(Kilo, Rung::SelfReport), Trust::Absent);
     for a in [
-        Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot, Droid,
+        Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot, Droid, Kilo,
     ] {
         assert_eq!(t(a, Rung::NeedsInputChrome), Trust::Authoritative);
         assert_eq!(t(a, Rung::WindowSampling), Trust::Authoritative);

@@ -213,8 +213,10 @@ trust_level = "trusted"
   }
 }"#,
         ],
-        // A plugin file, not hook entries: tests/integration/install_opencode.rs.
-        AgentKind::OpenCode | AgentKind::Pi => vec![],
+        // A plugin file (or pi's extension), not hook entries:
+        // tests/integration/install_opencode.rs, tests/integration/install_kilo.rs,
+        // tests/integration/install_pi.rs.
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi => vec![],
         AgentKind::Copilot => vec![
             r#"{
   "model": "gpt-5",
@@ -293,7 +295,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
             "Notification",
         ],
         AgentKind::Qwen => hook_events::QWEN,
-        AgentKind::OpenCode | AgentKind::Pi => &[],
+        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi => &[],
         AgentKind::Copilot => hook_events::COPILOT,
         AgentKind::Droid => hook_events::DROID,
         AgentKind::Kimi | AgentKind::Shell => &[],
@@ -384,7 +386,11 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
-            AgentKind::OpenCode | AgentKind::Pi | AgentKind::Kimi | AgentKind::Shell => {
+            AgentKind::OpenCode
+            | AgentKind::Kilo
+            | AgentKind::Pi
+            | AgentKind::Kimi
+            | AgentKind::Shell => {
                 unreachable!()
             }
         }

@@ -31,6 +31,7 @@ fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 
 mod adapters_hooks;
 mod adapters_hooks_kimi;
+mod adapters_kilo;
 mod adapters_opencode;
 mod adapters_pi;
 mod away;
@@ -57,6 +58,7 @@ mod engine_rules;
 mod engine_summary;
 mod engine_taxonomy;
 mod install_hooks;
+mod install_kilo;
 mod install_kimi;
 mod install_opencode;
 mod install_pi;

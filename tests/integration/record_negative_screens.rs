@@ -31,7 +31,7 @@ const STEP: Duration = Duration::from_secs(90);
 /// OpenCode runs no hook commands, which this recorder waits on: its idle screen is
 /// recorded by hand (`negative/opencode/`), the rest not yet.
 const NOT_RECORDED: &str =
-    "OpenCode's, pi's and Kimi Code CLI's negative screens are not recorded by this test";
+    "OpenCode's, pi's, Kimi Code CLI's and Kilo's negative screens are not recorded by this test";
 /// The terminal size of every recorded screen.
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -137,7 +137,7 @@ impl Agent {
             Cli::Claude => "for shortcuts",
             Cli::Codex => "OpenAI Codex",
             Cli::Gemini | Cli::Qwen => "Type your message",
-            Cli::OpenCode | Cli::Pi | Cli::Kimi => NOT_RECORDED,
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => NOT_RECORDED,
             Cli::Copilot => "/ commands",
         }
     }
@@ -147,7 +147,7 @@ impl Agent {
         match self.cli {
             Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
-            Cli::OpenCode | Cli::Pi | Cli::Kimi => NOT_RECORDED,
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => NOT_RECORDED,
             Cli::Copilot => "agentStop",
         }
     }
@@ -193,7 +193,7 @@ impl Agent {
                 self.check(self.term.wait_for_text("Allow execution", STEP));
                 self.check(self.term.answer_dialog("Allow execution", "1"));
             }
-            Cli::OpenCode | Cli::Pi | Cli::Kimi => unreachable!("{NOT_RECORDED}"),
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => unreachable!("{NOT_RECORDED}"),
             // A reading command runs without a dialog; one that writes asks.
             Cli::Copilot => {
                 self.check(self.hooks.wait_for("preToolUse", before, STEP));
@@ -353,7 +353,7 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
             input_json: json!({"command": command, "description": "Look around"}).to_string(),
         },
         Cli::Qwen => Reply::qwen_shell(command, "Look around"),
-        Cli::OpenCode => Reply::opencode_bash(command, "Look around"),
+        Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Look around"),
         Cli::Copilot => Reply::copilot_shell(command, "Look around"),
         Cli::Pi => unreachable!("{NOT_RECORDED}"),
         Cli::Kimi => Reply::claude_bash(command, "Look around"),
@@ -378,7 +378,8 @@ fn allow_shell_commands(home: &mut AgentHome) {
         | Cli::OpenCode
         | Cli::Copilot
         | Cli::Pi
-        | Cli::Kimi => {}
+        | Cli::Kimi
+        | Cli::Kilo => {}
     }
 }
 
@@ -490,7 +491,13 @@ fn record_agent(cli: Cli) {
             agent.save("shortcuts-help", &help);
             agent.term.keys(&["BSpace"]);
         }
-        Cli::Gemini | Cli::Qwen | Cli::OpenCode | Cli::Copilot | Cli::Pi | Cli::Kimi => {
+        Cli::Gemini
+        | Cli::Qwen
+        | Cli::OpenCode
+        | Cli::Copilot
+        | Cli::Pi
+        | Cli::Kimi
+        | Cli::Kilo => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

@@ -25,12 +25,13 @@ use std::path::{Path, PathBuf};
 const KNOWN_FALSE_POSITIVES: &[(&str, &str, &str)] = &[];
 
 /// The agents that ship a manifest.
-const AGENTS: [AgentKind; 5] = [
+const AGENTS: [AgentKind; 6] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Gemini,
     AgentKind::OpenCode,
     AgentKind::Copilot,
+    AgentKind::Kilo,
 ];
 
 /// Window titles each agent sets while it is idle or working, as recorded with the screens

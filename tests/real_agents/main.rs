@@ -1,5 +1,5 @@
 //! The real-agent tests (CI stage `real-agents`, `build-aux/test.sh --real-agents`): the
-//! real Claude Code, Codex, Gemini, Qwen Code, Copilot and OpenCode CLIs in Attend panes
+//! real Claude Code, Codex, Gemini, Qwen Code, Copilot, OpenCode and Kilo CLIs in Attend panes
 //! against the scripted model (docs/real-agents.md). One test binary; each module is one
 //! file of this directory. A test's name starts with its agent (`claude_…`), so
 //! `cargo test --test real_agents -- claude` runs one agent's tests, and
@@ -22,6 +22,7 @@ mod real_claude_dialogs;
 mod real_claude_gate;
 mod real_copilot;
 mod real_droid;
+mod real_kilo;
 mod real_kimi;
 mod real_opencode;
 mod real_pi;

@@ -143,7 +143,7 @@ fn waiting_tool(cli: Cli) -> Reply {
         },
         Cli::Gemini => Reply::gemini_shell(command, "Wait for the go file"),
         Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
-        Cli::OpenCode => Reply::opencode_bash(command, "Wait for the go file"),
+        Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Wait for the go file"),
         Cli::Copilot => Reply::copilot_shell(command, "Wait for the go file"),
         Cli::Pi => panic!("no outage scenario runs pi"),
         Cli::Kimi => Reply::claude_bash(command, "Wait for the go file"),
@@ -164,6 +164,9 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
             v["tools"]["approvalMode"] = json!("yolo");
         }),
         Cli::OpenCode => edit_json(&home.config_dir().join("opencode.json"), |v| {
+            v["permission"]["bash"] = json!("allow");
+        }),
+        Cli::Kilo => edit_json(&home.config_dir().join("kilo.json"), |v| {
             v["permission"]["bash"] = json!("allow");
         }),
         // Its allow list is a command-line flag (`--allow-tool`), not a setting.

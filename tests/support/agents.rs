@@ -12,6 +12,7 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
+pub mod kilo;
 pub mod kimi;
 pub mod pi;
 
@@ -56,10 +57,11 @@ pub enum Cli {
     Copilot,
     Pi,
     Kimi,
+    Kilo,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 8] = [
+    pub const ALL: [Cli; 9] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -68,10 +70,11 @@ impl Cli {
         Cli::Copilot,
         Cli::Pi,
         Cli::Kimi,
+        Cli::Kilo,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
-    /// `qwen`, `opencode`, `copilot`.
+    /// `qwen`, `opencode`, `copilot`, `kilo`.
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
@@ -82,6 +85,7 @@ impl Cli {
             Cli::Copilot => "copilot",
             Cli::Pi => "pi",
             Cli::Kimi => "kimi",
+            Cli::Kilo => "kilo",
         }
     }
 
@@ -184,8 +188,9 @@ impl Cli {
                 "SessionDelete",
             ],
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
-            // No hook commands: their events reach extensions (Attend's, `install-hooks`).
-            Cli::OpenCode | Cli::Pi => &[],
+            // No hook commands: their events reach plugins or extensions (Attend's,
+            // `install-hooks`).
+            Cli::OpenCode | Cli::Kilo | Cli::Pi => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
             Cli::Kimi => kimi::EVENTS,
         }
@@ -487,7 +492,7 @@ impl AgentHome {
 
     /// The CLI's configuration directory: `home/.claude`, `home/.codex` (`CODEX_HOME`),
     /// `home/.gemini`, `home/.qwen`, `home/.config/opencode` (`XDG_CONFIG_HOME` is
-    /// `home/.config`), `home/.copilot`.
+    /// `home/.config`), `home/.copilot`, `home/.config/kilo`.
     pub fn config_dir(&self) -> PathBuf {
         self.home.join(match self.cli {
             Cli::Claude => ".claude",
@@ -498,6 +503,7 @@ impl AgentHome {
             Cli::Copilot => ".copilot",
             Cli::Pi => ".pi/agent",
             Cli::Kimi => ".kimi-code",
+            Cli::Kilo => ".config/kilo",
         })
     }
 
@@ -601,6 +607,10 @@ impl AgentHome {
             Cli::Kimi => {
                 kimi::write_base_config(&self.config_dir(), &self.server_url, &self.project)
             }
+            Cli::Kilo => write_json(
+                &self.config_dir().join("kilo.json"),
+                &kilo::config(&self.server_url),
+            ),
         }
     }
 
@@ -641,7 +651,9 @@ impl AgentHome {
             .map(|event| (event.to_string(), groups.clone()))
             .collect();
         match self.cli {
-            Cli::OpenCode => panic!("OpenCode runs no hook commands: its events reach plugins"),
+            Cli::OpenCode | Cli::Kilo => {
+                panic!("OpenCode and Kilo run no hook commands: their events reach plugins")
+            }
             Cli::Pi => panic!("pi runs no hook commands: its events reach extensions"),
             Cli::Kimi => unreachable!("written above"),
             Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
@@ -744,6 +756,7 @@ impl AgentHome {
                     env.push((key.into(), "1".into()));
                 }
             }
+            Cli::Kilo => env.extend(kilo::env()),
             Cli::Copilot => {
                 // No GitHub sign-in, telemetry or update check; its own provider at the
                 // scripted server; the unpacked CLI shared between homes.

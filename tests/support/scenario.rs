@@ -91,8 +91,9 @@ impl Scenario {
                 after(&home);
             }
             (
-                // OpenCode and pi have no hook commands to record beside Attend's.
-                (cli != Cli::Codex && cli != Cli::OpenCode && cli != Cli::Pi)
+                // OpenCode, Kilo and pi have no hook commands to record beside Attend's
+                // (and OpenCode and Kilo no session end event).
+                (cli != Cli::Codex && cli != Cli::OpenCode && cli != Cli::Kilo && cli != Cli::Pi)
                     .then(|| record_also(&home, session_end(cli))),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
@@ -207,9 +208,9 @@ impl Scenario {
         }
     }
 
-    /// The bound of one step: [`STEP`], [`OPENCODE_STEP`] for OpenCode.
+    /// The bound of one step: [`STEP`], [`OPENCODE_STEP`] for OpenCode and its fork Kilo.
     pub fn step(&self) -> Duration {
-        if self.cli == Cli::OpenCode {
+        if matches!(self.cli, Cli::OpenCode | Cli::Kilo) {
             OPENCODE_STEP
         } else {
             STEP
@@ -339,7 +340,7 @@ impl Scenario {
             Cli::Qwen => {
                 self.wait_screen("Qwen's input box", |s| s.contains("Type your message"));
             }
-            Cli::OpenCode => {
+            Cli::OpenCode | Cli::Kilo => {
                 self.wait_screen("OpenCode's input box", |s| s.contains("ctrl+p commands"));
             }
             Cli::Pi => {
@@ -406,7 +407,7 @@ impl Scenario {
         // (docs/adapters.md); Claude fires PermissionRequest as its dialog opens.
         if self.cli == Cli::Claude {
             std::thread::sleep(Duration::from_millis(500));
-        } else if self.cli == Cli::OpenCode {
+        } else if matches!(self.cli, Cli::OpenCode | Cli::Kilo) {
             // The plugin reports the gate as the dialog opens; it takes keys once drawn.
             self.wait_screen("the dialog's options", |s| {
                 s.contains("Allow once") && s.contains("enter confirm")

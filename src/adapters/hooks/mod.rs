@@ -9,9 +9,9 @@
 //! The per-agent tables live in `claude` (shared by Codex, Qwen Code and Factory Droid
 //! hooks, whose schemas copy Claude's), `codex` (`--notify` and the approval dialog),
 //! `qwen` (its approval dialog and resume), `droid` (its notifications and resume),
-//! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin), `pi` (those of
-//! Attend's pi extension), `copilot` and `kimi` (Claude-style events with its own
-//! permission result and interrupt);
+//! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin, which Kilo Code
+//! runs too: `kilo`), `pi` (those of Attend's pi extension), `copilot` and `kimi`
+//! (Claude-style events with its own permission result and interrupt);
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
@@ -22,6 +22,7 @@ mod copilot;
 mod cursor;
 mod droid;
 mod gemini;
+mod kilo;
 mod kimi;
 mod mapped;
 mod notification;
@@ -151,6 +152,7 @@ pub fn map_hook_with(
             qwen::identity(&p),
         ),
         AgentKind::OpenCode => (opencode::map(&event, &p), opencode::identity(&event, &p)),
+        AgentKind::Kilo => (opencode::map(&event, &p), kilo::identity(&event, &p)),
         AgentKind::Copilot => (copilot::map(&event, &p, policy), copilot::identity(&p)),
         AgentKind::Droid => (
             claude::map(&event, &p, policy, claude::Dialect::Droid),
@@ -180,7 +182,7 @@ pub fn map_hook_with(
 /// The event name: the payload's `hook_event_name`, else the EVENT argument (cleaned
 /// like the payload's strings, [`clean_text`]: it reaches the event log and every surface),
 /// else `"notify"` for a Codex payload that carries the notify `type` field, else an
-/// OpenCode bus event's own `type`.
+/// OpenCode (or Kilo) bus event's own `type`.
 fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Option<String> {
     if let Some(name) = p.str("hook_event_name") {
         return Some(name.to_string());
@@ -190,7 +192,7 @@ fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Opt
     }
     match agent {
         AgentKind::Codex => p.str("type").map(|_| codex::NOTIFY_EVENT.to_string()),
-        AgentKind::OpenCode => p.str("type").map(str::to_string),
+        AgentKind::OpenCode | AgentKind::Kilo => p.str("type").map(str::to_string),
         _ => None,
     }
 }

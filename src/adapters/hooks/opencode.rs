@@ -23,6 +23,12 @@ const ABORTED: &str = "MessageAbortedError";
 /// pane's session as `parentID`), resume argv `["opencode","--session",<id>]`, `cwd` (the
 /// plugin's directory, else the session's `directory`).
 pub(super) fn identity(event: &str, p: &Payload<'_>) -> Identity {
+    identity_of("opencode", event, p)
+}
+
+/// [`identity`] of an agent that runs the same plugin (OpenCode, or its fork Kilo Code),
+/// `program` first in the resume argv (`[program,"--session",<id>]`).
+pub(super) fn identity_of(program: &str, event: &str, p: &Payload<'_>) -> Identity {
     let session = p
         .str("parentID")
         .or_else(|| p.at(&["properties", "sessionID"]).and_then(non_empty))
@@ -37,7 +43,7 @@ pub(super) fn identity(event: &str, p: &Payload<'_>) -> Identity {
             .and_then(non_empty)
     });
     identity_with(session, cwd, |id| {
-        vec!["opencode".into(), "--session".into(), id.into()]
+        vec![program.into(), "--session".into(), id.into()]
     })
 }
 

@@ -13,8 +13,8 @@
 //! `GEMINI_CLI_SYSTEM_SETTINGS_PATH`) is skipped with a security warning unless it and
 //! every directory above it belong to root and only root can write them; Qwen Code has no
 //! settings flag either (its `QWEN_CODE_SYSTEM_SETTINGS_PATH` would replace the
-//! machine's system settings, not add to them); Cursor has neither; OpenCode reports
-//! through a plugin file, not hook entries. Their panes report through `attend
+//! machine's system settings, not add to them); Cursor has neither; OpenCode and Kilo
+//! Code report through a plugin file, not hook entries. Their panes report through `attend
 //! install-hooks`.
 //!
 //! GitHub Copilot CLI gets nothing either: it reads hooks from its settings, the
@@ -65,7 +65,7 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         AgentKind::Claude => claude::plan(setup, &located)?,
         AgentKind::Codex => codex::plan(setup, &located, &var)?,
         AgentKind::Gemini | AgentKind::Cursor | AgentKind::Qwen | AgentKind::Shell => None,
-        AgentKind::OpenCode => None,
+        AgentKind::OpenCode | AgentKind::Kilo => None,
         AgentKind::Copilot => None,
         AgentKind::Droid => None,
         // pi takes an extension file (`-e PATH`), not its text: panes report through
