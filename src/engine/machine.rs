@@ -114,6 +114,10 @@ pub struct PaneMachine {
     answered_at: Option<Timestamp>,
     /// When the pane's last decision resolved by a signal (`Seen::closed_at`).
     closed_at: Option<Timestamp>,
+    /// When a hook last resolved the pane's decision (the agent said its dialog was
+    /// answered): the screen may still show that dialog for a moment, so it settles as
+    /// an answer Attend typed does ([`ANSWER_SETTLE_MS`](super::dialogs::ANSWER_SETTLE_MS)).
+    hook_closed_at: Option<Timestamp>,
     /// The self-report evidence (source, seq) that already produced a correction.
     corrected: Option<(String, u64)>,
     /// Seq of the last evidence the machine numbers itself (hooks, chrome).
@@ -141,6 +145,7 @@ impl PaneMachine {
             dialog_seen_at: None,
             answered_at: None,
             closed_at: None,
+            hook_closed_at: None,
             corrected: None,
             seq: 0,
             retries: ModelRetries::default(),
@@ -436,6 +441,12 @@ impl PaneMachine {
             .any(|(k, _)| matches!(k, EventKind::DecisionResolved { .. }));
         if closed && self.pane.pending_decision.is_none() {
             self.closed_at = Some(at);
+            let by_hook = emitted.iter().any(|(k, src)| {
+                matches!(k, EventKind::DecisionResolved { .. }) && src.rung == Rung::LifecycleHooks
+            });
+            if by_hook {
+                self.hook_closed_at = Some(at);
+            }
         }
     }
 
@@ -461,9 +472,11 @@ impl PaneMachine {
             return self.correction(now);
         }
         let verdict = self.verdict(now);
+        // A dialog a hook closed settles like one Attend answered: the chrome may read it
+        // for the first time just after the hook (`docs/lifecycle-attention.md#one-verdict`).
         let seen = Seen {
             shown: self.shown.as_ref(),
-            answered_at: self.answered_at,
+            answered_at: self.answered_at.max(self.hook_closed_at),
         };
         let step = verdict_step(&self.pane, &verdict, seen, now)
             .map(|kind| (step_rung(&verdict, seen, &kind), kind))
@@ -666,5 +679,63 @@ mod tests {
         m.step_signal(&titled("◑ Claude Code", 3), &mut next);
         assert_ne!(before.lifecycle, m.lifecycle);
         assert!(!before.differs_in_title_only(&m));
+    }
+
+    /// The timeline of a real OpenCode run: its hook opened the gate, the user's Enter
+    /// and its hook closed it 91 ms later, and only then did the chrome first read the
+    /// dialog, still drawn on its way out. That reading opens nothing; the same dialog
+    /// still drawn once the answer settled is open again.
+    #[test]
+    fn a_dialog_first_read_just_after_its_hook_closed_it_opens_nothing() {
+        use crate::engine::dialogs::{ShownDialog, ANSWER_SETTLE_MS};
+        use crate::model::{DecisionKind, Rung};
+        let mut next = 0;
+        let pane = Pane::new(
+            PaneId(1),
+            "/w",
+            "main",
+            "",
+            AgentKind::OpenCode,
+            Timestamp(0),
+        );
+        let mut m = PaneMachine::new(pane);
+        let hook =
+            |kind, at| Signal::new(kind, Source::new(Rung::LifecycleHooks, "t"), Timestamp(at));
+        m.step_signal(&hook(SignalKind::TurnStarted, 100), &mut next);
+        let asked = SignalKind::PermissionRequested {
+            prompt: "bash: echo hi".into(),
+            options: Vec::new(),
+            answer_keys: Vec::new(),
+            tool_use_id: None,
+        };
+        m.step_signal(&hook(asked, 447), &mut next);
+        assert!(m.pending_decision.is_some());
+        let replied = SignalKind::ToolFinished {
+            tool: None,
+            tool_use_id: None,
+        };
+        m.step_signal(&hook(replied, 538), &mut next);
+        assert!(m.pending_decision.is_none(), "the hook closed it");
+        let shown = ShownDialog {
+            rule: "permission-dialog".into(),
+            kind: DecisionKind::Permission,
+            prompt: "permission prompt".into(),
+            reason: "permission prompt".into(),
+            options: vec!["Allow once".into(), "Reject".into()],
+            choices: vec!["allow".into(), "deny".into()],
+        };
+        let chrome = |changed| Input::Chrome {
+            shown: Some(shown.clone()),
+            closed: None,
+            changed,
+        };
+        let out = m.step(chrome(true), Timestamp(568), &mut next).unwrap();
+        assert!(m.pending_decision.is_none(), "{:?}", out.events);
+        let out = m.step(chrome(false), Timestamp(650), &mut next).unwrap();
+        assert!(m.pending_decision.is_none(), "{:?}", out.events);
+        // Still drawn once the answer settled: the dialog did not take the answer.
+        m.step(chrome(false), Timestamp(538 + ANSWER_SETTLE_MS), &mut next)
+            .unwrap();
+        assert!(m.pending_decision.is_some(), "open again after the settle");
     }
 }

@@ -76,7 +76,8 @@ fn opencode_1_prompt_ends_done_unread_with_the_models_text_in_few_hook_processes
     s.expect_gate();
     s.attend(&["send", &s.pane, "", "--enter"]);
     s.expect_tool_ran("unread");
-    assert_eq!(resolutions(&s.events_since(before)), ["approved"]);
+    let events = s.events_since(before);
+    assert_eq!(resolutions(&events), ["approved"], "{events:#?}");
     let second = hook_processes(&s.home)[first.len()..].to_vec();
     assert_eq!(
         second,

@@ -621,6 +621,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[
          Attend's own hook command (`attend-hook copilot EVENT`, a fixed event name), \
          nothing is run here",
     ),
+    (
+        "src/adapters/tmux/panes.rs",
+        "p(10, &[\"bash\", \"bash\"], &[\"-bash\"])",
+        "unit test data: a tmux pane's login shell as `/proc` names it, nothing is run",
+    ),
 ];
 
 /// Every `.rs` file under `dir`.

@@ -300,7 +300,10 @@ fn an_unknown_agent_is_refused_by_the_hook_client() {
     let out = hook_cli(&env, "nobody", stop("s-x", "x").as_bytes(), &[]);
     assert_refused(
         &out,
-        "unknown agent \"nobody\" (claude, codex, cursor, gemini, qwen, opencode, copilot, droid)",
+        &format!(
+            "unknown agent \"nobody\" ({})",
+            attend::model::AgentKind::names(true)
+        ),
     );
     // A shell has no hooks either.
     let out = hook_cli(&env, "shell", stop("s-x", "x").as_bytes(), &[]);
