@@ -100,6 +100,13 @@ pub enum StepError {
     NoDecision,
 }
 
+/// After a hook resolved a pane's decision whose dialog the chrome had not read, the
+/// chrome's first reading of a dialog within this long (ms) is that dialog still drawn
+/// on its way out, and counts no needs-input. Measured: OpenCode 1.18.33's
+/// `permission.replied` came 91 ms after its dialog was drawn and the chrome's first
+/// reading 30 ms after the hook, the dialog gone 190 ms after it.
+pub const HOOK_CLOSE_LAG_MS: i64 = 500;
+
 /// One pane's state, evidence and dialog memory (module doc).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaneMachine {
@@ -114,10 +121,10 @@ pub struct PaneMachine {
     answered_at: Option<Timestamp>,
     /// When the pane's last decision resolved by a signal (`Seen::closed_at`).
     closed_at: Option<Timestamp>,
-    /// When a hook last resolved the pane's decision (the agent said its dialog was
-    /// answered): the screen may still show that dialog for a moment, so it settles as
-    /// an answer Attend typed does ([`ANSWER_SETTLE_MS`](super::dialogs::ANSWER_SETTLE_MS)).
-    hook_closed_at: Option<Timestamp>,
+    /// When a hook last resolved the pane's decision while the chrome read no dialog (the
+    /// agent said its dialog was answered before the screen was read): a first reading
+    /// of that dialog within [`HOOK_CLOSE_LAG_MS`] is the dialog on its way out.
+    hook_closed_unread_at: Option<Timestamp>,
     /// The self-report evidence (source, seq) that already produced a correction.
     corrected: Option<(String, u64)>,
     /// Seq of the last evidence the machine numbers itself (hooks, chrome).
@@ -145,7 +152,7 @@ impl PaneMachine {
             dialog_seen_at: None,
             answered_at: None,
             closed_at: None,
-            hook_closed_at: None,
+            hook_closed_unread_at: None,
             corrected: None,
             seq: 0,
             retries: ModelRetries::default(),
@@ -193,7 +200,13 @@ impl PaneMachine {
                     .flatten()
                     .max(),
             };
-            spent.is_some_and(|t| e.observed_at <= t)
+            // The chrome's first reading of a dialog a hook closed a moment before
+            // (`docs/lifecycle-attention.md#one-verdict`, "Closed is closed").
+            let on_its_way_out = e.rung == Rung::NeedsInputChrome
+                && self.hook_closed_unread_at.is_some_and(|t| {
+                    e.observed_at > t && e.observed_at.millis_since(t) <= HOOK_CLOSE_LAG_MS
+                });
+            spent.is_some_and(|t| e.observed_at <= t) || on_its_way_out
         });
         if stale && v.needs_input.count > 0 {
             v.needs_input = Default::default();
@@ -444,8 +457,8 @@ impl PaneMachine {
             let by_hook = emitted.iter().any(|(k, src)| {
                 matches!(k, EventKind::DecisionResolved { .. }) && src.rung == Rung::LifecycleHooks
             });
-            if by_hook {
-                self.hook_closed_at = Some(at);
+            if by_hook && self.shown.is_none() {
+                self.hook_closed_unread_at = Some(at);
             }
         }
     }
@@ -472,11 +485,9 @@ impl PaneMachine {
             return self.correction(now);
         }
         let verdict = self.verdict(now);
-        // A dialog a hook closed settles like one Attend answered: the chrome may read it
-        // for the first time just after the hook (`docs/lifecycle-attention.md#one-verdict`).
         let seen = Seen {
             shown: self.shown.as_ref(),
-            answered_at: self.answered_at.max(self.hook_closed_at),
+            answered_at: self.answered_at,
         };
         let step = verdict_step(&self.pane, &verdict, seen, now)
             .map(|kind| (step_rung(&verdict, seen, &kind), kind))
@@ -687,7 +698,7 @@ mod tests {
     /// still drawn once the answer settled is open again.
     #[test]
     fn a_dialog_first_read_just_after_its_hook_closed_it_opens_nothing() {
-        use crate::engine::dialogs::{ShownDialog, ANSWER_SETTLE_MS};
+        use crate::engine::dialogs::ShownDialog;
         use crate::model::{DecisionKind, Rung};
         let mut next = 0;
         let pane = Pane::new(
@@ -733,9 +744,19 @@ mod tests {
         assert!(m.pending_decision.is_none(), "{:?}", out.events);
         let out = m.step(chrome(false), Timestamp(650), &mut next).unwrap();
         assert!(m.pending_decision.is_none(), "{:?}", out.events);
-        // Still drawn once the answer settled: the dialog did not take the answer.
-        m.step(chrome(false), Timestamp(538 + ANSWER_SETTLE_MS), &mut next)
-            .unwrap();
-        assert!(m.pending_decision.is_some(), "open again after the settle");
+        // A dialog read anew later is a new dialog.
+        let none = Input::Chrome {
+            shown: None,
+            closed: None,
+            changed: true,
+        };
+        m.step(none, Timestamp(725), &mut next).unwrap();
+        m.step(
+            chrome(true),
+            Timestamp(538 + HOOK_CLOSE_LAG_MS + 1),
+            &mut next,
+        )
+        .unwrap();
+        assert!(m.pending_decision.is_some(), "a new dialog opens");
     }
 }
