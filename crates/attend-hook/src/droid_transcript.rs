@@ -54,15 +54,28 @@ pub fn with_last_message(payload: String) -> String {
 /// `<system-reminder>`); hook records, tool results and assistant records that only call
 /// tools are passed over. Several text parts are joined by a blank line.
 pub fn last_reply(lines: &str) -> Option<String> {
+    last_reply_by(lines, |record| {
+        (record.get("type").and_then(Value::as_str) == Some("message"))
+            .then(|| record.get("message"))
+            .flatten()
+    })
+}
+
+/// The last reply of a JSON-lines transcript whose records hold a `{role, content}`
+/// message where `message_of` finds it (`None`: not a message record): read back from
+/// the end, the first assistant message with text, unless a user message with text other
+/// than a system reminder comes first (`None`: the turn has no reply). Shared by the
+/// transcript readers of Droid and Kimi Code CLI (`crate::kimi_transcript`).
+pub fn last_reply_by(lines: &str, message_of: impl Fn(&Value) -> Option<&Value>) -> Option<String> {
     for line in lines.lines().rev() {
         let Ok(record) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        if record.get("type").and_then(Value::as_str) != Some("message") {
+        let Some(message) = message_of(&record) else {
             continue;
-        }
-        let texts: Vec<&str> = record
-            .pointer("/message/content")
+        };
+        let texts: Vec<&str> = message
+            .get("content")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -71,7 +84,7 @@ pub fn last_reply(lines: &str) -> Option<String> {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .collect();
-        match record.pointer("/message/role").and_then(Value::as_str) {
+        match message.get("role").and_then(Value::as_str) {
             Some("assistant") if !texts.is_empty() => return Some(texts.join("\n\n")),
             Some("user") if texts.iter().any(|t| !t.starts_with(REMINDER)) => return None,
             _ => {}

@@ -21,10 +21,6 @@ pub const WAIT: Duration = Duration::from_millis(300);
 /// The field added to a `Stop` payload: Claude Code's name for the turn's last reply.
 pub const LAST_MESSAGE_FIELD: &str = "last_assistant_message";
 
-/// The text Kimi puts before the context it adds as a user message (the date): such a
-/// message is no prompt of the user's.
-const REMINDER: &str = "<system-reminder>";
-
 /// `payload` (a `Stop` JSON object) with [`LAST_MESSAGE_FIELD`] set to the turn's last
 /// reply from the wire log of its `session_id` under `kimi_home` ([`home_from_env`]);
 /// unchanged when it already has the field, is no object, names no usable session id, or
@@ -98,33 +94,11 @@ fn wire_log(home: &Path, session: &str) -> Option<PathBuf> {
 /// messages that only call tools are passed over. Several text parts are joined by a blank
 /// line.
 pub fn last_reply(lines: &str) -> Option<String> {
-    for line in lines.lines().rev() {
-        let Ok(record) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if record.get("type").and_then(Value::as_str) != Some("agent.message.appended") {
-            continue;
-        }
-        let Some(message) = record.pointer("/message/message") else {
-            continue;
-        };
-        let texts: Vec<&str> = message
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
+    crate::droid_transcript::last_reply_by(lines, |record| {
+        (record.get("type").and_then(Value::as_str) == Some("agent.message.appended"))
+            .then(|| record.pointer("/message/message"))
             .flatten()
-            .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .collect();
-        match message.get("role").and_then(Value::as_str) {
-            Some("assistant") if !texts.is_empty() => return Some(texts.join("\n\n")),
-            Some("user") if texts.iter().any(|t| !t.starts_with(REMINDER)) => return None,
-            _ => {}
-        }
-    }
-    None
+    })
 }
 
 #[cfg(test)]
