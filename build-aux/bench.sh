@@ -10,7 +10,10 @@
 #   holder, `attend-holder` and the `attend __holder` fallback), panes (item 8: daemon
 #   threads, RSS and descriptors with 10, 100, 1 000 running panes), working (item 9: 6
 #   and 12 real Claude Code panes mid-turn, the daemon's and holders' CPU time against one
-#   tmux server's; needs the agents of build-aux/agents.sh) (default: all).
+#   tmux server's; needs the agents of build-aux/agents.sh), tmux-cpu, tmux-idle, tmux-gate
+#   (item 10, build-aux/bench-tmux.sh: following 20 tmux panes printing 100 KB/s, the
+#   daemon's CPU against the tmux server's; 20 idle followed panes' wake-ups; a gate drawn
+#   in a followed pane to its event) (default: all).
 #   Release builds; takes about 15 minutes on 2 cores, most of it building.
 #   ATTEND_BENCH_ROUNDS=N  timed rounds of item 3, PTY throughput (default 5, after one
 #                    untimed warm-up round of each contender).
@@ -27,7 +30,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-all=(engine hook-rt store hook pty idle memory latency scale hook-pty holders panes working)
+all=(engine hook-rt store hook pty idle memory latency scale hook-pty holders panes working
+    tmux-cpu tmux-idle tmux-gate)
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${all[@]}")
 out=$root/target/bench
@@ -79,6 +83,13 @@ for n in store hook pty idle memory latency scale hook-pty holders panes working
 if [ ${#service[@]} -gt 0 ]; then
     cargo bench --no-default-features --bench service -- "${service[@]}" 2>>"$log" |
         tee -a "$log" | grep '^RESULT' >>"$out/results" || true
+fi
+
+tmux=()
+for n in tmux-cpu tmux-idle tmux-gate; do want "$n" && tmux+=("$n"); done
+if [ ${#tmux[@]} -gt 0 ]; then
+    ATTEND_BIN=${ATTEND_BIN:-$root/target/release/attend} build-aux/bench-tmux.sh "${tmux[@]}" \
+        2>>"$log" | tee -a "$log" | grep '^RESULT' >>"$out/results" || true
 fi
 
 echo

@@ -7,7 +7,8 @@
 #   test     also what the test suite needs, the package stage's lintian and
 #            debootstrap included (docs/packaging.md), and openssh-server for the tests'
 #            own sshd on 127.0.0.1 (docs/reliability.md#sshd-tests): installed with its
-#            system service off, so nothing ever listens on port 22 because of this
+#            system service off, so nothing ever listens on port 22 because of this; and
+#            python3-venv, for the PyPI agents' virtual environments (build-aux/agents.sh)
 # Uses sudo when not root. Prints what it installs; silent when nothing is missing. Waits
 # a bounded time for another apt or dpkg (build-aux/apt.sh, ATTEND_APT_WAIT).
 set -eu
@@ -22,12 +23,13 @@ esac
 # cargo-deb builds the .deb files (build-aux/deb.sh); keep in sync with docs/packaging.md.
 CARGO_DEB_VERSION=3.8.0
 # libdbus-1-dev: the hook executable links libdbus (crates/attend-hook, the `dbus` crate).
-want="build-essential pkg-config git dbus dbus-x11 libdbus-1-dev libgtk-4-dev libadwaita-1-dev gettext"
+# libvte-2.91-gtk4-dev: the panel's live terminal (VTE 0.70 for GTK 4, the `vte4` crate).
+want="build-essential pkg-config git dbus dbus-x11 libdbus-1-dev libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev gettext"
 if [ "$mode" != build ]; then
   want="$want meson dpkg-dev"
 fi
 if [ "$mode" = test ]; then
-  want="$want tmux xvfb xauth xdotool imagemagick desktop-file-utils appstream dunst systemd groff-base zsh fish lintian debootstrap openssh-client openssh-server"
+  want="$want tmux xvfb xauth xdotool imagemagick desktop-file-utils appstream dunst systemd groff-base zsh fish lintian debootstrap openssh-client openssh-server python3-venv"
 fi
 # openssh-server is installed for the tests only (they start their own sshd on a free
 # port of 127.0.0.1 with a private config): its system service must never run. Debian's

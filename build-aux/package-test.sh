@@ -188,6 +188,8 @@ check_contents() {
   pdeps=$(dpkg-deb -f "$panel" Depends)
   echo "$pdeps" | grep -q 'libgtk-4-1' && echo "$pdeps" | grep -q 'libadwaita-1-0' ||
     fail "attend-panel does not depend on GTK 4 and libadwaita: $pdeps" || return 1
+  # The live terminal links VTE for GTK 4; dpkg-shlibdeps ($auto) must have found it.
+  case $pdeps in *libvte-2.91-gtk4-0*) ;; *) fail "attend-panel does not depend on libvte-2.91-gtk4-0: $pdeps" || return 1 ;; esac
   version=$(dpkg-deb -f "$main" Version)
   echo "$pdeps" | grep -Fq "attend (= $version)" || fail "attend-panel: Depends: $pdeps" || return 1
   echo "attend-panel: Depends: $pdeps"

@@ -53,10 +53,11 @@ if [ -z "${WAYLAND_DISPLAY:-}${DISPLAY:-}" ] || [ -z "${DBUS_SESSION_BUS_ADDRESS
 fi
 
 if [ "$gui" = yes ]; then
-  # The panel (GTK 4 + libadwaita) needs their development files to build; the
+  # The panel (GTK 4 + libadwaita, VTE for its live terminal) needs their development
+  # files to build; the
   # freedesktop sound theme holds the notification sounds (`[sound]` in config.toml).
   missing=""
-  for p in libgtk-4-dev libadwaita-1-dev gettext sound-theme-freedesktop; do
+  for p in libgtk-4-dev libadwaita-1-dev libvte-2.91-gtk4-dev gettext sound-theme-freedesktop; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
   done
   if [ -n "$missing" ]; then

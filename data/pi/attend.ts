@@ -1,4 +1,6 @@
 // Attend's pi extension: reports pi's lifecycle to Attend (docs/adapters.md, "pi").
+// oh-my-pi (omp), a fork of pi, loads it too, from ~/.omp/agent/extensions/ (docs/adapters.md,
+// "oh-my-pi"): its hook line names `omp`.
 //
 // pi loads every *.ts in ~/.pi/agent/extensions/ (or a trusted project's .pi/extensions/)
 // and calls its handlers for its events — some per streamed token. This extension
@@ -11,6 +13,9 @@ import { spawn } from "node:child_process";
 // `attend install-hooks pi` writes this file with the absolute path of the attend-hook
 // installed beside attend in the line below; `--uninstall` removes it.
 const HOOK = ["attend-hook", "pi"];
+// oh-my-pi: it settles a run with `agent_end` (no `agent_settled`) and asks before tools
+// run (`tool_approval_requested`, `tool_approval_resolved`).
+const OMP = HOOK[HOOK.length - 1] === "omp";
 
 // Longest string kept in a payload (characters): the daemon keeps at most 8 KiB of any
 // string, and tool outputs are not Attend's business.
@@ -25,9 +30,15 @@ const MAX_QUEUED = 64;
 let queue = Promise.resolve();
 let queued = 0;
 
-function trim(value) {
+function trim(value, depth = 0) {
   if (typeof value === "string") {
     return value.length > MAX_STRING ? value.slice(0, MAX_STRING) + "…" : value;
+  }
+  // A tool's arguments (omp's approvals): each string of the object trimmed.
+  if (depth === 0 && value && typeof value === "object" && !Array.isArray(value)) {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = trim(v, 1);
+    return out;
   }
   return value;
 }
@@ -116,36 +127,66 @@ export default function (pi) {
     lastError = undefined;
     send("agent_start", ctx);
   });
+  // omp: a call's arguments, from its start (fired before its approval) to its end.
+  const args = new Map();
+  pi.on("tool_approval_requested", (event, ctx) => {
+    send("tool_approval_requested", ctx, {
+      tool_name: event?.toolName,
+      tool_call_id: event?.toolCallId,
+      tool_input: args.get(event?.toolCallId),
+      reason: event?.reason,
+    });
+  });
+  pi.on("tool_approval_resolved", (event, ctx) => {
+    send("tool_approval_resolved", ctx, {
+      tool_name: event?.toolName,
+      tool_call_id: event?.toolCallId,
+      approved: event?.approved === true,
+    });
+  });
   pi.on("tool_execution_start", (event, ctx) => {
+    if (OMP && event?.toolCallId && args.size < MAX_QUEUED) args.set(event.toolCallId, event.args);
+    // omp's question tool waits for the user with no event of its own: its arguments
+    // (the questions and their options) are the question.
+    const input = OMP && event?.toolName === "ask" ? { tool_input: event?.args } : {};
     send("tool_execution_start", ctx, {
       tool_name: event?.toolName,
       tool_call_id: event?.toolCallId,
+      ...input,
     });
   });
   pi.on("tool_execution_end", (event, ctx) => {
+    args.delete(event?.toolCallId);
     send("tool_execution_end", ctx, {
       tool_name: event?.toolName,
       tool_call_id: event?.toolCallId,
       is_error: event?.isError === true,
     });
   });
-  pi.on("agent_end", (event) => {
+  let lastAborted = false;
+  pi.on("agent_end", (event, ctx) => {
     // The run's last assistant message: its text, or why the request failed.
     const messages = Array.isArray(event?.messages) ? event.messages : [];
     const last = [...messages].reverse().find((m) => m?.role === "assistant");
-    if (!last) return;
-    lastText = textOf(last) ?? lastText;
-    lastError = last.stopReason === "error" ? last.errorMessage || "the model request failed" : undefined;
+    if (last) {
+      lastText = textOf(last) ?? lastText;
+      lastError = last.stopReason === "error" ? last.errorMessage || "the model request failed" : undefined;
+      lastAborted = last.stopReason === "aborted";
+    }
+    // omp: the run settles here, unless omp already scheduled its continuation.
+    if (OMP && event?.willContinue !== true) settle(ctx, lastAborted);
   });
-  pi.on("agent_settled", (event, ctx) => {
+  pi.on("agent_settled", (event, ctx) => settle(ctx, event?.aborted === true));
+  const settle = (ctx, aborted) => {
     busy = false;
-    const extra = { aborted: event?.aborted === true };
+    lastAborted = false;
+    const extra = { aborted };
     if (lastText) extra.last_assistant_message = lastText;
     if (lastError) extra.error = lastError;
     lastText = undefined;
     lastError = undefined;
     send("agent_settled", ctx, extra);
-  });
+  };
   pi.on("ui_prompt_start", (event, ctx) => {
     send("ui_prompt_start", ctx, { kind: event?.kind, title: event?.title, busy });
   });

@@ -12,7 +12,7 @@
 //!
 //! Pure: manifest, screen and choice in, keys or a refusal out.
 
-use super::dialog::{keys_to_select, read_options, Options};
+use super::dialog::{keys_to_select, Options};
 use super::manifest::{evaluate, Manifest, Region, Rule, Screen};
 use super::permission::{self, Choice};
 use crate::model::DecisionKind;
@@ -126,7 +126,7 @@ pub fn resolve(
     }
     let region = screen.region(&rule.region);
     let options = match (rule.region != Region::Title)
-        .then(|| read_options(&region))
+        .then(|| rule.options(&region))
         .flatten()
     {
         Some(o) => o,
@@ -245,7 +245,7 @@ pub fn confirm_keys(
     if r.name != rule || r.region == Region::Title {
         return None;
     }
-    let options = read_options(&screen.region(&r.region))?;
+    let options = r.options(&screen.region(&r.region))?;
     let at = options.items.get(options.cursor?)?;
     (at.label == picked).then(|| "\r".to_string())
 }
@@ -307,6 +307,22 @@ mod tests {
             ),
             // "3. Reject" beside "4. Reject with feedback": the bare word.
             (Kimi, "kimi/2.1.0/permission-dialog.txt", "1", "3"),
+            // "[y] Approve   [n] Deny": no options, the keys its manifest names.
+            (Cline, "cline/3.0.65/permission-dialog.txt", "y", "n"),
+            // Its numbered options in a box; a number chooses at once.
+            (
+                Hermes,
+                "hermes/0.19.0/dangerous-command-approval.txt",
+                "1",
+                "4",
+            ),
+            // aider's one prompt row: a letter and Enter.
+            (
+                Aider,
+                "aider/0.86.2/shell-command-approval.txt",
+                "y\r",
+                "n\r",
+            ),
         ];
         for (agent, path, allow, deny) in table {
             let s = fixture(path);
@@ -328,6 +344,47 @@ mod tests {
         let s = fixture("copilot/1.0.102/permission-dialog-always.txt");
         let a = resolve(Some(&manifest(Copilot)), &s, "always", false).unwrap();
         assert_eq!(a.keys, "2\r");
+    }
+
+    /// Cline's question tool draws its options without numbers, the cursor `>` on the
+    /// first and a text answer last; the conversation above (its prompts drawn `❯ …`) is
+    /// not read as options.
+    #[test]
+    fn cline_question_answers_by_label_with_cursor_moves() {
+        let s = fixture("cline/3.0.65/question-dialog.txt");
+        assert_eq!(keys(AgentKind::Cline, &s, "Red").as_deref(), Ok("\r"));
+        assert_eq!(
+            keys(AgentKind::Cline, &s, "blue").as_deref(),
+            Ok("\u{1b}[B\r")
+        );
+        let a = resolve(Some(&manifest(AgentKind::Cline)), &s, "Blue", false).unwrap();
+        assert_eq!(a.rule.as_deref(), Some("question"));
+        assert_eq!(a.picked.as_deref(), Some("Blue"));
+    }
+
+    /// Hermes's `clarify` question: its choices numbered in the "Hermes needs your input"
+    /// box, "Other (type your answer)" after them; a label types its number.
+    #[test]
+    fn hermes_clarify_question_answers_a_choice_by_its_number() {
+        let s = fixture("hermes/0.19.0/clarify-question.txt");
+        let a = resolve(Some(&manifest(AgentKind::Hermes)), &s, "Blue", false).unwrap();
+        assert_eq!(a.rule.as_deref(), Some("clarify"));
+        assert_eq!((a.keys.as_str(), a.picked.as_deref()), ("2", Some("Blue")));
+        assert_eq!(keys(AgentKind::Hermes, &s, "red").as_deref(), Ok("1"));
+    }
+
+    /// Letta's `AskUserQuestion`: options numbered with descriptions below them, "Type
+    /// something." last; a number picks and submits (no Enter), Esc cancels.
+    #[test]
+    fn letta_question_answers_an_option_by_its_number() {
+        let s = fixture("letta/0.25.9/question-dialog.txt");
+        let a = resolve(Some(&manifest(AgentKind::Letta)), &s, "Blue", false).unwrap();
+        assert_eq!(a.rule.as_deref(), Some("question"));
+        assert_eq!((a.keys.as_str(), a.picked.as_deref()), ("2", Some("Blue")));
+        assert_eq!(
+            keys(AgentKind::Letta, &s, "cancel").as_deref(),
+            Ok("\u{1b}")
+        );
     }
 
     /// Dialogs no hook names: the folder trust dialog of both Claude versions (2.1.332
@@ -377,6 +434,22 @@ mod tests {
             resolve(Some(&m), &s, "allow", true).unwrap().keys,
             "\u{1b}OB\r"
         );
+    }
+
+    /// Claude's own question (AskUserQuestion): its options are read across the rule
+    /// above "Chat about this", so a label picks its number, "Type something." included
+    /// (the free-text reply's first step).
+    #[test]
+    fn claudes_question_dialog_answers_an_option_by_its_label() {
+        let screen = fixture("claude/2.1.332/question-dialog.txt");
+        let m = manifest(AgentKind::Claude);
+        let a = resolve(Some(&m), &screen, "Type something.", false).unwrap();
+        assert_eq!(a.rule.as_deref(), Some("question-dialog"));
+        assert_eq!(
+            (a.keys.as_str(), a.picked.as_deref()),
+            ("3", Some("Type something."))
+        );
+        assert_eq!(keys(AgentKind::Claude, &screen, "Blue"), Ok("2".into()));
     }
 
     #[test]

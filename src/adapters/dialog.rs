@@ -219,10 +219,13 @@ pub fn read_options(region: &str) -> Option<Options> {
         return None;
     };
     let col = parsed[at].as_ref()?.label_col;
+    // A row wholly in parentheses under the options is a hint, not an option: Continue
+    // CLI's question ends its list with "(or start typing for custom answer)".
+    let hint = |rest: &str| rest.starts_with('(') && rest.ends_with(')');
     let sibling = |i: usize| {
         parsed[i]
             .as_ref()
-            .is_some_and(|r| !r.cursor && r.label_col == col && r.number.is_none())
+            .is_some_and(|r| !r.cursor && r.label_col == col && r.number.is_none() && !hint(r.rest))
     };
     let mut first = at;
     while first > 0 && sibling(first - 1) {
@@ -242,6 +245,24 @@ pub fn read_options(region: &str) -> Option<Options> {
         items,
         cursor: Some(at - first),
     })
+}
+
+/// [`read_options`] of a dialog that draws a marker between the cursor and each option's
+/// label (oh-my-pi's radio buttons: `❯ ○ Red`, `  ○ Blue`): each label loses the first of
+/// `markers` it starts with, followed by a space. The markers are the dialog's own (its
+/// screen manifest's `option_markers`): the same glyph may be a cursor elsewhere.
+pub fn read_marked_options(region: &str, markers: &[String]) -> Option<Options> {
+    let mut options = read_options(region)?;
+    for item in &mut options.items {
+        let unmarked = markers
+            .iter()
+            .filter(|m| !m.is_empty())
+            .find_map(|m| item.label.strip_prefix(m.as_str())?.strip_prefix(' '));
+        if let Some(label) = unmarked {
+            item.label = label.trim_start().to_string();
+        }
+    }
+    Some(options)
 }
 
 /// The keys that pick `items[index]`: the label's shortcut, else its number (1–9), else
@@ -345,6 +366,32 @@ mod tests {
         // "No" above "Yes", the cursor on the second: up to pick the first.
         let o = read_options("    No\n  ❯ Yes").unwrap();
         assert_eq!(keys_to_select(&o, 0, false).as_deref(), Some("\u{1b}[A\r"));
+    }
+
+    #[test]
+    fn a_hint_in_parentheses_under_the_options_is_no_option() {
+        // Continue CLI 1.5.47's question (tests/fixtures/screens/continue/1.5.47/).
+        let region = "│  ? Which color do you want?          │\n│                                      │\n│    ❯ Red                             │\n│      Blue                            │\n│      (or start typing for custom answer) │\n│                                      │\n│  ↑/↓ navigate, Enter select          │";
+        let o = read_options(region).unwrap();
+        assert_eq!(labels(&o), ["Red", "Blue"]);
+        assert_eq!(o.cursor, Some(0));
+        assert_eq!(keys_to_select(&o, 1, false).as_deref(), Some("\u{1b}[B\r"));
+    }
+
+    #[test]
+    fn markers_before_the_labels_are_not_part_of_them() {
+        // oh-my-pi 18.2.3's question (tests/fixtures/screens/omp/18.2.3/).
+        let region = "│ Which color do you want?          │\n├────────────────────────────────────┤\n│ ❯ ○ Red                            │\n│   ○ Blue                           │\n│   ○ Other (type your own)          │\n│                                    │";
+        let markers = ["○".to_string(), "◉".to_string()];
+        let o = read_marked_options(region, &markers).unwrap();
+        assert_eq!(labels(&o), ["Red", "Blue", "Other (type your own)"]);
+        assert_eq!(o.cursor, Some(0));
+        assert_eq!(keys_to_select(&o, 1, false).as_deref(), Some("\u{1b}[B\r"));
+        // Without the dialog's markers, the glyph stays in the label.
+        assert_eq!(read_options(region).unwrap().items[1].label, "○ Blue");
+        // A marker only counts followed by a space; an empty one is ignored.
+        let o = read_marked_options("❯ ○Red\n  Blue", &["○".into(), String::new()]).unwrap();
+        assert_eq!(labels(&o), ["○Red", "Blue"]);
     }
 
     #[test]

@@ -32,7 +32,8 @@
 //! Regions: `bottom` = the bottom `lines` non-empty rows; `after-last-rule` = the
 //! non-empty rows below the last horizontal rule (a row of at least [`RULE_MIN_LEN`]
 //! box-drawing line characters, how the agents' TUIs frame their dialogs), at most
-//! `max_lines` of them; `title` = the window title. Gates: `contains` (substring),
+//! `max_lines` of them; `from-last-row` = the non-empty rows from the last row that
+//! contains `text` to the bottom; `title` = the window title. Gates: `contains` (substring),
 //! `regex` (Rust `regex` syntax; `(?m)` makes `^`/`$` match at row boundaries), `all`,
 //! `any`, `not`, and `options = { min = 2, cursor = true }` (a list of options with the
 //! selection cursor: an agent's dialog frame whatever its words, [`super::dialog`]). The
@@ -40,13 +41,15 @@
 //! (the most satisfied top-level gates) for `attend explain`. A rule may also say how the
 //! screen looks once its dialog closed without a hook (`closed = { region = …, match =
 //! … }`, [`Rule::closed`]; `by = "reviewer"` when the agent's own reviewer closed it,
-//! [`ClosedBy`]); [`evaluate`] reports such a rule while no rule matches.
+//! [`ClosedBy`]); [`evaluate`] reports such a rule while no rule matches. A rule's
+//! `option_markers` (`["○", "◉"]`) are glyphs its dialog draws before each option's label
+//! that are not part of the label (radio buttons, [`Rule::options`]).
 //!
 //! Pure: parsing and evaluation only, no I/O. Prose that merely contains "proceed?" or
 //! "1. Yes" is not a dialog: the shipped rules anchor their gates to the dialog's own
 //! rows and footer inside its region (docs/decisions/0001).
 
-use super::dialog::read_options;
+use super::dialog::{read_marked_options, read_options, Options};
 use crate::model::{AgentKind, DecisionKind};
 use regex::Regex;
 use serde::{Deserialize, Deserializer};
@@ -96,6 +99,18 @@ pub struct Rule {
     /// (`docs/lifecycle-attention.md#gates-the-screen-closes`).
     #[serde(default)]
     pub closed: Option<Closed>,
+    /// Glyphs the dialog draws between the cursor and each option's label that are not
+    /// part of the label (oh-my-pi's radio buttons `○`, `◉`); default none.
+    #[serde(default)]
+    pub option_markers: Vec<String>,
+}
+
+impl Rule {
+    /// The options of this rule's dialog in `region`, its markers taken off their labels
+    /// ([`read_marked_options`]).
+    pub fn options(&self, region: &str) -> Option<Options> {
+        read_marked_options(region, &self.option_markers)
+    }
 }
 
 /// The screen of a dialog closed without a hook ([`Rule::closed`]): a region and the
@@ -247,6 +262,7 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
         if regions.into_iter().any(|region| {
             matches!(region, Region::Bottom { lines: 0 })
                 || matches!(region, Region::AfterLastRule { max_lines: Some(0) })
+                || matches!(region, Region::FromLastRow { text } if text.trim().is_empty())
         }) {
             return Err(ManifestError::EmptyRegion(r.name.clone()));
         }
@@ -288,9 +304,28 @@ pub fn shipped(agent: AgentKind) -> Option<&'static str> {
         AgentKind::Copilot => Some(include_str!("../../data/manifests/copilot.toml")),
         AgentKind::Kimi => Some(include_str!("../../data/manifests/kimi.toml")),
         AgentKind::Kilo => Some(include_str!("../../data/manifests/kilo.toml")),
+        AgentKind::Cline => Some(include_str!("../../data/manifests/cline.toml")),
+        AgentKind::Omp => Some(include_str!("../../data/manifests/omp.toml")),
+        AgentKind::Continue => Some(include_str!("../../data/manifests/continue.toml")),
+        AgentKind::Grok => Some(include_str!("../../data/manifests/grok.toml")),
+        AgentKind::Letta => Some(include_str!("../../data/manifests/letta.toml")),
+        AgentKind::Aider => Some(include_str!("../../data/manifests/aider.toml")),
+        AgentKind::Hermes => Some(include_str!("../../data/manifests/hermes.toml")),
+        AgentKind::MastraCode => Some(include_str!("../../data/manifests/mastracode.toml")),
+        // Mistral Vibe, OpenHands CLI: never seen here (they need Python 3.12).
+        AgentKind::Vibe | AgentKind::OpenHands => None,
         // Droid: never seen (a Factory sign-in first); pi: no dialog of its own, its
         // extensions report `ui_prompt_start` (docs/adapters.md, "Factory Droid", "pi").
-        AgentKind::Cursor | AgentKind::Droid | AgentKind::Pi | AgentKind::Shell => None,
+        // Auggie, Amp, Qoder CLI: never seen past their sign-in; Crush: never run here (its
+        // binary downloads from GitHub).
+        AgentKind::Cursor
+        | AgentKind::Droid
+        | AgentKind::Pi
+        | AgentKind::Auggie
+        | AgentKind::Amp
+        | AgentKind::Qoder
+        | AgentKind::Crush
+        | AgentKind::Shell => None,
     }
 }
 
@@ -618,7 +653,7 @@ mod tests {
     }
 
     #[test]
-    fn regions_bottom_after_last_rule_and_title() {
+    fn regions_bottom_after_last_rule_from_last_row_and_title() {
         let s = Screen::new(
             "top\n\n────────────\nmiddle\n══════════\n dialog\n\n  keys\n",
             "T",
@@ -633,6 +668,17 @@ mod tests {
             " dialog"
         );
         assert_eq!(s.region(&Region::Title), "T");
+        let titled = Region::FromLastRow {
+            text: "dialog".into(),
+        };
+        assert_eq!(s.region(&titled), " dialog\n  keys");
+        let again = Screen::new(" dialog\n old\n dialog 2\n\n  keys", "");
+        assert_eq!(
+            again.region(&titled),
+            " dialog 2\n  keys",
+            "the last such row"
+        );
+        assert_eq!(Screen::new("a\nb", "").region(&titled), "");
         let no_rule = Screen::new("a\n---------------\nb", "");
         assert_eq!(
             no_rule.region(&Region::AfterLastRule { max_lines: None }),

@@ -5,7 +5,8 @@ use super::{install, remote, settings, status, tasks, up};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-const AFTER_HELP: &str = "Exit codes: 0 ok, 1 nothing (next), 2 bad input, 3 daemon unreachable, \
+const AFTER_HELP: &str =
+    "Exit codes: 0 ok, 1 nothing (next, needs), 2 bad input, 3 daemon unreachable, \
 4 daemon error.";
 
 /// Lifecycle and attention tracking for AI coding agents.
@@ -65,6 +66,13 @@ pub enum Cmd {
     Focus { pane: String },
     /// Print the pane to look at next; exit 1 when nothing is unread.
     Next {
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every open decision (gates, questions) of this machine's and the remote
+    /// hosts' panes, worst first, then the one that has waited longest; exit 1 when
+    /// nothing waits.
+    Needs {
         #[arg(long)]
         json: bool,
     },
@@ -129,6 +137,11 @@ pub enum Cmd {
         /// Key that detaches (default Ctrl-\).
         #[arg(long, default_value = "C-\\")]
         detach_key: String,
+        /// Look without counting as focus: the attach does not mark the pane seen; a
+        /// tmux pane gets a tmux client of its own (`ignore-size`: it sizes the window
+        /// only while no other client is attached). The panel's terminal runs this.
+        #[arg(long)]
+        watch: bool,
     },
     /// Print the event log.
     Events {
@@ -179,7 +192,8 @@ pub enum Cmd {
     /// argument). Exits 0 once the arguments parse, delivered or not; a usage error exits
     /// 2 (agents' hook lines run `attend-hook`, which exits 0 on those too).
     Hook {
-        /// claude, codex, cursor, gemini, qwen, opencode, copilot or droid.
+        /// The agent (`data/agents.tsv`; listed by `--help`).
+        #[arg(help = agent_help(true))]
         agent: String,
         /// [EVENT] (when the payload does not name it); with --notify, the last one is
         /// the JSON payload.
@@ -195,7 +209,8 @@ pub enum Cmd {
     },
     /// Add (or with --uninstall remove) Attend's hooks in an agent's configuration.
     InstallHooks {
-        /// claude, codex, cursor, gemini, qwen, opencode (OpenCode: Attend's plugin), copilot or droid.
+        /// The agent (`data/agents.tsv`; listed by `--help`).
+        #[arg(help = agent_help(true))]
         agent: String,
         /// The user's configuration or the current project's.
         #[arg(long, value_enum, default_value = "user")]
@@ -306,7 +321,12 @@ pub struct RmArgs {
     /// With --exited: print what would be removed and remove nothing.
     #[arg(long, conflicts_with = "panes")]
     pub dry_run: bool,
-    /// Print `{"removed": [...], "dry_run": BOOL}`.
+    /// Also remove the git worktree Attend made for each pane (`attend run --worktree`):
+    /// refused, nothing removed, while one holds uncommitted or untracked changes (they
+    /// are named); the branch stays. Without it a pane's worktree stays and rm says where.
+    #[arg(long, conflicts_with = "exited")]
+    pub worktree: bool,
+    /// Print `{"removed": [...], "dry_run": BOOL, "worktrees": [...]}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -326,14 +346,27 @@ pub struct RunArgs {
     /// Working directory (default the current one).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// Agent kind (claude, codex, cursor, gemini, qwen, opencode, copilot, droid, shell); detected
-    /// from PROGRAM.
-    #[arg(long)]
+    /// Agent kind (`data/agents.tsv`, or shell; listed by `--help`); detected from PROGRAM.
+    #[arg(long, help = format!("{}; detected from PROGRAM", agent_help(false)))]
     pub agent: Option<String>,
     /// Exit code 0 means done.
     #[arg(long)]
     pub oneshot: bool,
+    /// Run in a new git worktree of the cwd's repository on BRANCH (`git worktree add`,
+    /// beside the repository in REPO.worktrees/BRANCH or under `[worktrees] dir`); an
+    /// existing branch is checked out there unless a worktree has it already.
+    #[arg(long, value_name = "BRANCH")]
+    pub worktree: Option<String>,
+    /// With --worktree: where a new branch starts (default the cwd's HEAD).
+    #[arg(long, value_name = "REF", requires = "worktree")]
+    pub base: Option<String>,
     /// The program and its arguments.
     #[arg(last = true, required = true, num_args = 1..)]
     pub argv: Vec<String>,
+}
+
+/// The help text naming every agent kind (`AgentKind::names`): the hook agents, or those
+/// and `shell`. One list, so the help never lags the table of agents.
+fn agent_help(hooks_only: bool) -> String {
+    format!("Agent: {}", crate::model::AgentKind::names(hooks_only))
 }

@@ -65,12 +65,43 @@ fn bus_address() -> String {
     std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_else(|_| "(unset)".into())
 }
 
-/// The daemon cannot be reached: exit 3, naming the bus and suggesting [`START_HINT`].
+/// The daemon cannot be reached: exit 3, naming the bus and suggesting [`START_HINT`], or,
+/// when the daemon runs on another bus (one this shell does not name, such as the bus of
+/// the headless quick start's `dbus-run-session`), naming that bus and how to adopt it.
 fn unreachable(detail: impl fmt::Display) -> CliError {
+    let hint = match daemon_on_another_bus() {
+        Some((pid, address)) => format!(
+            "the daemon runs (pid {pid}) on another bus: run `eval \"$(attend up)\"` in this \
+             shell, or export DBUS_SESSION_BUS_ADDRESS={address}"
+        ),
+        None => START_HINT.to_string(),
+    };
     CliError::new(
         EXIT_UNREACHABLE,
-        format!("{}; {START_HINT}", no_bus_message(detail)),
+        format!("{}; {hint}", no_bus_message(detail)),
     )
+}
+
+/// The daemon's pid and bus address from its state lock (`src/system/state_lock.rs`),
+/// when it runs on a bus that answers and that is not the one this process names.
+fn daemon_on_another_bus() -> Option<(u32, String)> {
+    let ours = std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default();
+    daemon_bus().filter(|(_, address)| *address != ours)
+}
+
+/// The running daemon's pid and bus address, read from its state lock
+/// (`src/system/state_lock.rs`): the lock's holder is an `attend daemon` process and its
+/// bus answers. `attend up` adopts that bus; other commands name it when they cannot
+/// reach the daemon on their own.
+pub fn daemon_bus() -> Option<(u32, String)> {
+    let holder = crate::system::state_lock::holder(&attend_hook::paths::state_dir())?;
+    let pid = holder.pid?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    if !cmdline.split(|b| *b == 0).any(|w| w == b"daemon") {
+        return None;
+    }
+    let address = holder.address()?.to_string();
+    crate::system::private_bus::answers(address.as_bytes()).then_some((pid, address))
 }
 
 /// "cannot reach the attend daemon on the session bus (DBUS_SESSION_BUS_ADDRESS=…):

@@ -58,9 +58,10 @@ fn refuse_remote(cmd: &Cmd) -> Result<()> {
 /// `attend attach NAME:pN`: replaces this process with the link's carrier run
 /// interactively, `attend attach pN` on the remote (`docs/cli.md#attach`,
 /// [`crate::settings::carrier::attach_argv`]); the terminal is the user's and the
-/// carrier's exit is the command's. Errors: standard input not a terminal, a bad id or no
-/// such remote in `config.toml` (exit 2), a carrier that cannot start (exit 4).
-fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
+/// carrier's exit is the command's; `watch` is passed on. Errors: standard input not a
+/// terminal, a bad id or no such remote in `config.toml` (exit 2), a carrier that cannot
+/// start (exit 4).
+fn attach_remote(pane: &str, detach_key: &str, watch: bool) -> Result<i32> {
     use std::io::IsTerminal;
     use std::os::unix::process::CommandExt;
     let target = crate::model::PaneRef::parse(pane)
@@ -83,7 +84,8 @@ fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
     if !std::io::stdin().is_terminal() {
         return Err(CliError::bad_input("standard input is not a terminal"));
     }
-    let argv = crate::settings::carrier::attach_argv(remote, &target.pane.to_string(), detach_key)
+    let pane_id = target.pane.to_string();
+    let argv = crate::settings::carrier::attach_argv(remote, &pane_id, detach_key, watch)
         .map_err(|e| CliError::bad_input(format!("remote {host}: {e}")))?;
     let e = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
     Err(CliError::new(
@@ -94,9 +96,14 @@ fn attach_remote(pane: &str, detach_key: &str) -> Result<i32> {
 
 async fn dispatch(cmd: Cmd) -> Result<i32> {
     refuse_remote(&cmd)?;
-    if let Cmd::Attach { pane, detach_key } = &cmd {
+    if let Cmd::Attach {
+        pane,
+        detach_key,
+        watch,
+    } = &cmd
+    {
         if pane.contains(':') {
-            return attach_remote(pane, detach_key);
+            return attach_remote(pane, detach_key, *watch);
         }
     }
     let c = Client::connect().await?;
@@ -214,6 +221,7 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
                 EXIT_OK
             })
         }
+        Cmd::Needs { json } => super::needs::run(&c, json).await,
         Cmd::Answer { pane, choice } => {
             // A dialog is drawn a moment after the hook that opened its decision: while
             // no dialog is on screen yet (nothing was typed), ask again for a short while.
@@ -261,7 +269,11 @@ async fn dispatch(cmd: Cmd) -> Result<i32> {
             Ok(EXIT_OK)
         }
         Cmd::Rm(a) => super::rm::run(&c, a).await,
-        Cmd::Attach { pane, detach_key } => attach(&c, &pane, &detach_key).await,
+        Cmd::Attach {
+            pane,
+            detach_key,
+            watch,
+        } => attach(&c, &pane, &detach_key, watch).await,
         Cmd::Events {
             after,
             limit,
@@ -344,6 +356,8 @@ fn terminal_size() -> Option<(u16, u16)> {
     None
 }
 
+/// `attend run`: with `--worktree`, the worktree is made first and the pane runs in it
+/// (`docs/worktrees.md`); a pane that then does not start takes its new worktree back.
 async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
     let cwd = match a.cwd {
         Some(dir) => std::path::absolute(&dir)
@@ -351,6 +365,11 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
         None => std::env::current_dir()
             .map_err(|e| CliError::bad_input(format!("no current directory: {e}")))?,
     };
+    let made = match &a.worktree {
+        Some(branch) => Some(super::worktree::make(&cwd, branch, a.base.as_deref())?),
+        None => None,
+    };
+    let cwd = made.as_ref().map_or(cwd, |m| m.path.clone());
     let cwd = cwd
         .to_str()
         .ok_or_else(|| CliError::bad_input("the working directory is not UTF-8"))?
@@ -379,7 +398,29 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
         spec.insert("rows", Value::from(rows));
         spec.insert("cols", Value::from(cols));
     }
-    let pane = call!(c, run(&spec))?;
+    if let Some(m) = &made {
+        spec.insert(
+            "worktree",
+            Value::from(m.path.to_string_lossy().into_owned()),
+        );
+    }
+    let pane = match call!(c, run(&spec)) {
+        Ok(pane) => pane,
+        Err(e) => {
+            if let Some(m) = &made {
+                super::worktree::undo(m);
+            }
+            return Err(e);
+        }
+    };
+    if let Some(m) = &made {
+        let new = if m.new_branch { "new branch" } else { "branch" };
+        eprintln!(
+            "attend: {pane} runs in the worktree {} ({new} {})",
+            m.path.display(),
+            m.branch
+        );
+    }
     print(&format!("{pane}\n"))
 }
 
@@ -388,17 +429,34 @@ async fn run_pane(c: &Client, a: RunArgs) -> Result<i32> {
 /// `docs/decisions/0009-pane-holders.md`).
 pub const ATTACH_RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
-async fn attach(c: &Client, pane: &str, detach_key: &str) -> Result<i32> {
+/// `attend attach PANE` (`docs/cli.md#attach`); with `watch`, as a look that is not
+/// focus (a watch hello, or a tmux client of its own).
+async fn attach(c: &Client, pane: &str, detach_key: &str, watch: bool) -> Result<i32> {
     use crate::client::attach::{parse_detach_key, run_attach_client, AttachError};
     let key = parse_detach_key(detach_key).ok_or_else(|| {
         CliError::bad_input(format!("not a detach key: {detach_key:?} (try C-\\)"))
     })?;
+    // A pane followed in tmux is shown by tmux itself (docs/tmux.md#attach).
+    let info = call!(c, get_pane(pane))?;
+    if let Some(loc) = info
+        .location
+        .as_ref()
+        .filter(|l| l.get("kind").map(String::as_str) == Some("tmux"))
+    {
+        if info.live.state != "running" {
+            return Err(CliError::bad_input(format!(
+                "attach {pane}: it is not running (its tmux pane is {})",
+                loc.get("pane").map_or("gone", String::as_str)
+            )));
+        }
+        return super::tmux_attach::run(pane, loc, watch);
+    }
     let mut socket = call!(c, attach(pane))?;
     loop {
         let (path, name) = (socket.clone(), pane.to_string());
         // The attach client drives the terminal with blocking I/O.
         let result = tokio::task::spawn_blocking(move || {
-            run_attach_client(std::path::Path::new(&path), &name, key)
+            run_attach_client(std::path::Path::new(&path), &name, key, watch)
         })
         .await
         .map_err(|e| CliError::new(EXIT_INTERNAL, e.to_string()))?;

@@ -25,6 +25,15 @@ pub fn run(agent: &str, scope: ScopeArg, dry_run: bool, uninstall: bool) -> Resu
                 AgentKind::names(true)
             ))
         })?;
+    // An agent without hooks (no config files in its row of data/agents.tsv): nothing to
+    // write; Attend follows it by its screen (docs/adapters.md, "Grok CLI").
+    if kind.row().is_some_and(|row| row.config.is_empty()) {
+        out::line(&format!(
+            "{agent}: {} runs no hooks or plugins; nothing to change (Attend follows it by its screen)",
+            kind.display_name()
+        ))?;
+        return Ok(EXIT_OK);
+    }
     let project = std::env::current_dir()
         .map_err(|e| CliError::bad_input(format!("no current directory: {e}")))?;
     let exe = std::env::current_exe().map_err(|e| {

@@ -16,6 +16,7 @@ mod follow;
 mod hook;
 mod install;
 mod man;
+mod needs;
 mod out;
 pub mod pane_table;
 mod remote;
@@ -25,7 +26,9 @@ mod settings;
 mod status;
 mod stop_all;
 mod tasks;
+mod tmux_attach;
 mod up;
+mod worktree;
 
 pub use client::{
     CliError, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NOTHING, EXIT_OK, EXIT_UNREACHABLE,

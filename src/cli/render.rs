@@ -90,6 +90,10 @@ pub fn pane_text(p: &WirePane) -> String {
         };
         line(k, &v);
     }
+    // Only a pane Attend made a git worktree for (docs/worktrees.md).
+    if let Some(w) = &p.worktree {
+        line("worktree", w);
+    }
     out
 }
 

@@ -1,8 +1,11 @@
 //! `attend rm`: removing panes through `Remove` and `RemoveExited`
 //! (`docs/lifecycle-attention.md#removing-panes`, `docs/dbus-api.md#methods`). Prints the
 //! removed ids, one a line (with `--dry-run`, the ids that would go), or with `--json`
-//! `{"removed": [...], "dry_run": BOOL}`. Exit codes as every command's: 0 (also when
-//! nothing matched `--exited`), 2 an unknown pane, a refused running pane or a bad
+//! `{"removed": [...], "dry_run": BOOL, "worktrees": [...]}`. A removed pane's git
+//! worktree (`attend run --worktree`) stays and rm says where on stderr; `--worktree`
+//! removes it too, refused beforehand while it holds changes (`docs/worktrees.md#removing`).
+//! Exit codes as every command's: 0 (also when nothing matched `--exited`), 2 an unknown
+//! pane, a refused running pane, a worktree refused or not removed, or a bad
 //! `--older-than`, 3 no daemon, 4 the daemon failed.
 
 use super::args::RmArgs;
@@ -11,6 +14,19 @@ use super::client::{call, CliError, Client, EXIT_OK};
 /// Runs `attend rm` against the daemon behind `c`.
 pub async fn run(c: &Client, a: RmArgs) -> Result<i32, CliError> {
     check(&a)?;
+    // A pane's worktree is read before the pane goes (it goes with the pane's record).
+    let worktrees = {
+        let panes = call!(c, list_panes())?;
+        let ids: Vec<String> = if a.exited {
+            panes.iter().map(|p| p.id.clone()).collect()
+        } else {
+            a.panes.clone()
+        };
+        super::worktree::of_panes(&panes, &ids)
+    };
+    if a.worktree {
+        super::worktree::check_removable(&a.panes, &worktrees)?;
+    }
     let removed = if a.exited {
         let older_than = match &a.older_than {
             Some(s) => parse_age(s)?,
@@ -21,14 +37,23 @@ pub async fn run(c: &Client, a: RmArgs) -> Result<i32, CliError> {
         let panes: Vec<&str> = a.panes.iter().map(String::as_str).collect();
         call!(c, remove(&panes, a.kill))?
     };
+    let (entries, failure) =
+        super::worktree::after_removal(&worktrees, &removed, a.worktree, a.dry_run);
     let text = if a.json {
-        let v = serde_json::json!({"removed": removed, "dry_run": a.dry_run});
+        let v = serde_json::json!({
+            "removed": removed,
+            "dry_run": a.dry_run,
+            "worktrees": entries,
+        });
         format!("{v}\n")
     } else {
         removed.iter().map(|p| format!("{p}\n")).collect()
     };
     super::out::write(&text)?;
-    Ok(EXIT_OK)
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(EXIT_OK),
+    }
 }
 
 /// `--older-than` and `--dry-run` go with `--exited` (clap cannot require a flag that

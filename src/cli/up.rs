@@ -67,15 +67,7 @@ fn running_elsewhere() -> Option<(u32, String)> {
     if has_bus {
         return None;
     }
-    let holder = crate::system::state_lock::holder(&state_dir())?;
-    let pid = holder.pid?;
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-    let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    if !words.contains(&b"daemon".as_slice()) {
-        return None;
-    }
-    let address = holder.address()?;
-    private_bus::answers(address.as_bytes()).then(|| (pid, address.to_string()))
+    super::client::daemon_bus()
 }
 
 /// Starts the daemon unless it runs; returns how it came up.

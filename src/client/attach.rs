@@ -2,6 +2,8 @@
 //! the detach key, and the frame loop (protocol in the parent module's docs).
 
 pub mod frame;
+pub mod relay;
+pub mod watch;
 
 use crate::adapters::terminal_signals::{TerminalEvent, TerminalScanner};
 use frame::{read_frame_blocking, write_frame_blocking, ClientFrame, ServerFrame};
@@ -56,11 +58,20 @@ pub fn parse_detach_key(s: &str) -> Option<u8> {
 
 /// `attend attach PANE` on this process's terminal (stdin and stdout); see
 /// [`run_attach_client_on`].
-pub fn run_attach_client(socket: &Path, pane: &str, detach_key: u8) -> Result<i32, AttachError> {
-    run_attach_client_on(
+/// With `watch` the hello is a watch client's ([`frame::HELLO_WATCH`]): the daemon does
+/// not count the attach and detach as focus (`attend attach --watch`, the panel's
+/// terminal for a remote pane).
+pub fn run_attach_client(
+    socket: &Path,
+    pane: &str,
+    detach_key: u8,
+    watch: bool,
+) -> Result<i32, AttachError> {
+    attach_on(
         socket,
         pane,
         detach_key,
+        watch,
         io::stdin().as_fd(),
         io::stdout().as_fd(),
     )
@@ -87,6 +98,18 @@ pub fn run_attach_client_on(
     input: BorrowedFd<'_>,
     output: BorrowedFd<'_>,
 ) -> Result<i32, AttachError> {
+    attach_on(socket, pane, detach_key, false, input, output)
+}
+
+/// [`run_attach_client_on`], as a watch client when `watch`.
+fn attach_on(
+    socket: &Path,
+    pane: &str,
+    detach_key: u8,
+    watch: bool,
+    input: BorrowedFd<'_>,
+    output: BorrowedFd<'_>,
+) -> Result<i32, AttachError> {
     let original = nix::sys::termios::tcgetattr(input).map_err(|_| AttachError::NotATerminal)?;
     let mut stream =
         std::os::unix::net::UnixStream::connect(socket).map_err(|source| AttachError::Connect {
@@ -102,6 +125,7 @@ pub fn run_attach_client_on(
             pane: pane.to_string(),
             rows,
             cols,
+            watch,
         },
     )?;
     match read_server_frame(&mut stream)? {

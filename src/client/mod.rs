@@ -22,6 +22,7 @@
 
 pub mod attach;
 pub mod json;
+pub mod needs;
 pub mod overview;
 mod proxy;
 mod types;

@@ -29,6 +29,8 @@ use zbus::zvariant::Value;
 /// - `InvalidArgument`: a malformed argument (as listed on each method);
 /// - `DialogUnreadable`: `Answer` when the dialog on the pane's screen cannot be matched
 ///   to the choice with certainty; nothing was typed;
+/// - `PaneInMode`: `Answer` or `SendInput` on a pane followed in tmux while that tmux
+///   pane is in a mode such as copy-mode; nothing was typed;
 /// - `PayloadTooLarge`: a `Hook` payload over 1 MiB (1 048 576 bytes);
 /// - `SpawnFailed`: `Run` cannot start the program (the message names it and the OS
 ///   error);

@@ -164,6 +164,21 @@ pub fn inventory(agent: AgentKind) -> Vec<(Rung, Coverage, Trust)> {
         AgentKind::Droid => ((None, Absent), (Partial, Trial)),
         AgentKind::Pi => ((None, Absent), (Partial, Trial)),
         AgentKind::Kimi => ((None, Absent), (Partial, Trial)),
+        AgentKind::Cline => ((None, Absent), (Partial, Trial)),
+        AgentKind::Omp => ((None, Absent), (Partial, Trial)),
+        // 1.5.47 fires none of its hooks: on trial until a release does.
+        AgentKind::Continue => ((None, Absent), (Partial, Trial)),
+        // No hooks at all: the screen (chrome) and window sampling carry it.
+        AgentKind::Grok => ((None, Absent), (None, Absent)),
+        AgentKind::Letta => ((None, Absent), (Partial, Trial)),
+        AgentKind::Auggie => ((None, Absent), (Partial, Trial)),
+        // Documented only: Amp's plugin, Qoder's Claude-style hooks, Crush's one hook.
+        AgentKind::Amp | AgentKind::Qoder | AgentKind::Crush => ((None, Absent), (Partial, Trial)),
+        AgentKind::MastraCode => ((None, Absent), (Partial, Trial)),
+        // aider's one "hook" is its notification command (a turn's end only).
+        AgentKind::Vibe | AgentKind::Aider | AgentKind::Hermes | AgentKind::OpenHands => {
+            ((None, Absent), (Partial, Trial))
+        }
         AgentKind::Shell => ((None, Absent), (None, Absent)),
     };
     let chrome = if agent == AgentKind::Shell {
@@ -471,6 +486,14 @@ impl Ladder {
     /// dialog you can see beats a hook that said working), then self-report, then hooks
     /// (authoritative, or on trial: for needs-input only).
     pub fn decide(&self, now: Timestamp) -> Verdict {
+        self.decide_unspent(now, |_| false)
+    }
+
+    /// [`Ladder::decide`] where a rung whose needs-input evidence is `spent` (its dialog
+    /// was closed or answered after it was observed) claims nothing, so needs-input is
+    /// decided by the next deciding rung: a newer word below a spent reading still counts
+    /// (`docs/lifecycle-attention.md#one-verdict`, "Closed is closed").
+    pub fn decide_unspent(&self, now: Timestamp, spent: impl Fn(&Evidence) -> bool) -> Verdict {
         let mut activity = Activity::Unknown;
         let mut activity_by = None;
         for rung in [Rung::SelfReport, Rung::LifecycleHooks, Rung::WindowSampling] {
@@ -499,6 +522,9 @@ impl Ladder {
             }
             if let Some(ev) = &st.last {
                 if let Some(n) = &ev.claim.needs_input {
+                    if n.count > 0 && spent(ev) {
+                        continue;
+                    }
                     needs_input = n.clone();
                     needs_input_by = Some(ev.clone());
                     break;

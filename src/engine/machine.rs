@@ -68,6 +68,13 @@ pub enum Input {
     /// holder of an owned pane re-adopted after a daemon restart, or an external pane's
     /// agent watched again after a hook. Emits nothing (the caller says why).
     Revived,
+    /// A new program took the seat of the exited pane: `agent` started later in the same
+    /// tmux pane (`docs/tmux.md#exit`). A handover of the seat
+    /// (`docs/taxonomy.md#handover`): running again, the lifecycle unknown until the new
+    /// agent's evidence, no session (the new agent's first hook names its own without a
+    /// second handover), the evidence and rung trust reset, attention items kept; emits
+    /// `pane.changed` then `pane.handover` (previous session → none).
+    Reoccupied { agent: AgentKind },
     /// The pane's holder vanished without recording the exit (found at a daemon
     /// restart): exited with the status unknown (`docs/lifecycle-attention.md#process-exited`);
     /// emits `pane.exited` with no code.
@@ -186,13 +193,13 @@ impl PaneMachine {
     /// The ladder's verdict now, as the pane's decision reads it: a needs-input whose
     /// evidence was observed before the pane's last decision closed (or, but for the
     /// chrome's, before Attend's last answer) is spent — that dialog was answered or
-    /// is on its way out — so it counts none (`docs/lifecycle-attention.md#one-verdict`).
+    /// is on its way out — so it counts none and the next deciding rung decides
+    /// (`docs/lifecycle-attention.md#one-verdict`).
     /// A dialog the chrome still reads after an answer is not spent: once the answer
     /// settled, a dialog still drawn is open again (its keys were not taken). Lifecycle,
     /// attention, the decision and the taxonomy all read this one verdict.
     pub fn verdict(&self, now: Timestamp) -> Verdict {
-        let mut v = self.ladder.decide(now);
-        let stale = v.needs_input_by.as_ref().is_some_and(|e| {
+        self.ladder.decide_unspent(now, |e| {
             let spent = match e.rung {
                 Rung::NeedsInputChrome => self.closed_at,
                 _ => [self.closed_at, self.answered_at]
@@ -207,12 +214,7 @@ impl PaneMachine {
                     e.observed_at > t && e.observed_at.millis_since(t) <= HOOK_CLOSE_LAG_MS
                 });
             spent.is_some_and(|t| e.observed_at <= t) || on_its_way_out
-        });
-        if stale && v.needs_input.count > 0 {
-            v.needs_input = Default::default();
-            v.needs_input_by = None;
-        }
-        v
+        })
     }
 
     /// When the chrome last saw a dialog on the screen.
@@ -309,6 +311,33 @@ impl PaneMachine {
                 p.live = Live::Running;
                 p.exited_at = None;
                 p.last_lifecycle = None;
+            }
+            Input::Reoccupied { agent } => {
+                let p = &mut self.pane;
+                let previous_session = p.session_id.take();
+                p.agent = agent;
+                p.live = Live::Running;
+                p.exited_at = None;
+                p.lifecycle = Lifecycle::Unknown;
+                p.last_lifecycle = None;
+                p.focused = false;
+                p.kill_requested_at = None;
+                p.resume_argv = None;
+                p.hooks_seen = false;
+                p.limit_reason = None;
+                p.last_message = None;
+                p.start_quiet = None;
+                self.reset();
+                out.reset = true;
+                let source = Source::process("tmux");
+                out.events.push((EventKind::PaneChanged, source.clone()));
+                out.events.push((
+                    EventKind::PaneHandover {
+                        previous_session,
+                        session_id: None,
+                    },
+                    source,
+                ));
             }
             Input::Vanished => {
                 let p = &mut self.pane;
@@ -538,7 +567,7 @@ impl PaneMachine {
         if !self.pane.live.is_running() {
             return None;
         }
-        let (kind, due) = self.ladder.correction(&self.pane, now)?;
+        let (kind, due) = self.correction_due(now)?;
         let by = self.self_report_evidence()?;
         if Some(&by) == self.corrected.as_ref() || due > now {
             return None;
@@ -546,6 +575,26 @@ impl PaneMachine {
         let source = Source::new(Rung::SelfReport, &by.0);
         self.corrected = Some(by);
         Some(Signal::new(kind, source, now))
+    }
+
+    /// The ladder's correction, unless it would dismiss an open decision without word
+    /// on it: a self-report observed before the decision opened says nothing of its
+    /// dialog, and while a deciding rung reports needs-input the dialog is not gone
+    /// (`docs/lifecycle-attention.md#one-verdict`, "Dismissed only on newer word").
+    fn correction_due(&self, now: Timestamp) -> Option<(SignalKind, Timestamp)> {
+        let (kind, due) = self.ladder.correction(&self.pane, now)?;
+        if let Some(d) = &self.pane.pending_decision {
+            let observed = self
+                .ladder
+                .rungs
+                .get(&Rung::SelfReport)
+                .and_then(|r| r.last.as_ref())
+                .map(|e| e.observed_at)?;
+            if observed < d.opened_at || self.verdict(now).needs_input.count > 0 {
+                return None;
+            }
+        }
+        Some((kind, due))
     }
 
     fn self_report_evidence(&self) -> Option<(String, u64)> {
@@ -564,7 +613,7 @@ impl PaneMachine {
             .pane
             .live
             .is_running()
-            .then(|| self.ladder.correction(&self.pane, now))
+            .then(|| self.correction_due(now))
             .flatten()
             .filter(|_| self.self_report_evidence() != self.corrected)
             .map(|(_, due)| due);
@@ -651,112 +700,5 @@ fn chrome_evidence(shown: Option<&ShownDialog>, seq: &mut u64, now: Timestamp) -
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Identity, PaneId, Source};
-
-    fn titled(title: &str, at: i64) -> Signal {
-        Signal::new(
-            SignalKind::IdentityOnly,
-            Source::terminal("title"),
-            Timestamp(at),
-        )
-        .with_identity(Identity {
-            title: Some(title.into()),
-            ..Identity::default()
-        })
-    }
-
-    #[test]
-    fn a_spinner_frame_of_the_title_is_a_title_only_change() {
-        let mut next = 0;
-        let pane = Pane::new(PaneId(1), "/w", "main", "", AgentKind::Claude, Timestamp(0));
-        let mut m = PaneMachine::new(pane);
-        m.step_signal(&titled("✳ Claude Code", 1), &mut next);
-        let before = m.clone();
-        m.step_signal(&titled("◐ Claude Code", 2), &mut next);
-        assert!(before.clone().differs_in_title_only(&m));
-        assert!(
-            !before.clone().differs_in_title_only(&before),
-            "no change at all"
-        );
-        // The title and the lifecycle: more than the title.
-        let working = Signal::new(
-            SignalKind::TurnStarted,
-            Source::terminal("test"),
-            Timestamp(3),
-        );
-        m.step_signal(&working, &mut next);
-        m.step_signal(&titled("◑ Claude Code", 3), &mut next);
-        assert_ne!(before.lifecycle, m.lifecycle);
-        assert!(!before.differs_in_title_only(&m));
-    }
-
-    /// The timeline of a real OpenCode run: its hook opened the gate, the user's Enter
-    /// and its hook closed it 91 ms later, and only then did the chrome first read the
-    /// dialog, still drawn on its way out. That reading opens nothing; the same dialog
-    /// still drawn once the answer settled is open again.
-    #[test]
-    fn a_dialog_first_read_just_after_its_hook_closed_it_opens_nothing() {
-        use crate::engine::dialogs::ShownDialog;
-        use crate::model::{DecisionKind, Rung};
-        let mut next = 0;
-        let pane = Pane::new(
-            PaneId(1),
-            "/w",
-            "main",
-            "",
-            AgentKind::OpenCode,
-            Timestamp(0),
-        );
-        let mut m = PaneMachine::new(pane);
-        let hook =
-            |kind, at| Signal::new(kind, Source::new(Rung::LifecycleHooks, "t"), Timestamp(at));
-        m.step_signal(&hook(SignalKind::TurnStarted, 100), &mut next);
-        let asked = SignalKind::PermissionRequested {
-            prompt: "bash: echo hi".into(),
-            options: Vec::new(),
-            answer_keys: Vec::new(),
-            tool_use_id: None,
-        };
-        m.step_signal(&hook(asked, 447), &mut next);
-        assert!(m.pending_decision.is_some());
-        let replied = SignalKind::ToolFinished {
-            tool: None,
-            tool_use_id: None,
-        };
-        m.step_signal(&hook(replied, 538), &mut next);
-        assert!(m.pending_decision.is_none(), "the hook closed it");
-        let shown = ShownDialog {
-            rule: "permission-dialog".into(),
-            kind: DecisionKind::Permission,
-            prompt: "permission prompt".into(),
-            reason: "permission prompt".into(),
-            options: vec!["Allow once".into(), "Reject".into()],
-            choices: vec!["allow".into(), "deny".into()],
-        };
-        let chrome = |changed| Input::Chrome {
-            shown: Some(shown.clone()),
-            closed: None,
-            changed,
-        };
-        let out = m.step(chrome(true), Timestamp(568), &mut next).unwrap();
-        assert!(m.pending_decision.is_none(), "{:?}", out.events);
-        let out = m.step(chrome(false), Timestamp(650), &mut next).unwrap();
-        assert!(m.pending_decision.is_none(), "{:?}", out.events);
-        // A dialog read anew later is a new dialog.
-        let none = Input::Chrome {
-            shown: None,
-            closed: None,
-            changed: true,
-        };
-        m.step(none, Timestamp(725), &mut next).unwrap();
-        m.step(
-            chrome(true),
-            Timestamp(538 + HOOK_CLOSE_LAG_MS + 1),
-            &mut next,
-        )
-        .unwrap();
-        assert!(m.pending_decision.is_some(), "a new dialog opens");
-    }
-}
+#[path = "machine_tests.rs"]
+mod tests;

@@ -39,3 +39,6 @@ pub use transition::{
 };
 pub use view::{in_vocabulary, MESSAGE_COLUMN, NAME_COLUMN, TAB_COLUMN};
 pub use world::{EngineError, HookAgent, NewPane, World};
+
+#[cfg(test)]
+mod machine_dismissal_tests;

@@ -9,8 +9,8 @@ use crate::model::{Pane, PaneId, TaskState, Timestamp};
 /// Why a pane cannot be removed the way it was asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// Attend runs the pane's program and it is still running: removing it would leave a
-    /// program without a pane. `kill` ends it first.
+    /// Attend runs (or follows in tmux) the pane's program and it is still running:
+    /// removing it would leave a program without a pane. `kill` ends it first.
     Running,
     /// `kill` was asked for a running pane Attend does not run (an external pane known
     /// through hooks): Attend cannot end its agent. Without `kill` it is only forgotten.
@@ -23,14 +23,16 @@ pub enum Removal {
     /// It can go now: it has exited, or it is an external pane (only forgotten; its
     /// agent keeps running, and its next hook makes a new pane).
     Now,
-    /// Attend runs it and it is running: it goes once `kill` ended it.
+    /// Attend runs or follows it and it is running: it goes once `kill` ended it.
     AfterExit,
 }
 
-/// Whether `p` can be removed, with `kill` (end a running pane Attend runs first) or
-/// without; the [`Refusal`] otherwise.
+/// Whether `p` can be removed, with `kill` (end a running pane Attend runs or follows in
+/// tmux first) or without; the [`Refusal`] otherwise. A followed tmux pane is removed like
+/// an owned one: its agent runs where Attend types and signals it (`docs/tmux.md#kill`),
+/// and forgetting it while it runs would leave it followed by nothing.
 pub fn removal(p: &Pane, kill: bool) -> Result<Removal, Refusal> {
-    match (p.live.is_running(), p.owned, kill) {
+    match (p.live.is_running(), p.has_terminal(), kill) {
         (false, _, _) | (true, false, false) => Ok(Removal::Now),
         (true, true, true) => Ok(Removal::AfterExit),
         (true, true, false) => Err(Refusal::Running),
@@ -141,6 +143,24 @@ mod tests {
             Err(Refusal::CannotKill)
         );
         assert_eq!(removal(&pane(1, false, Some(5)), true), Ok(Removal::Now));
+    }
+
+    #[test]
+    fn a_running_pane_followed_in_tmux_goes_only_after_a_kill() {
+        let mut p = pane(1, false, None);
+        p.tmux = Some(crate::model::TmuxLocation {
+            socket: "/tmp/tmux-1000/default".into(),
+            server_pid: 42,
+            pane: "%3".into(),
+            place: "w:1.0".into(),
+        });
+        assert_eq!(removal(&p, false), Err(Refusal::Running));
+        assert_eq!(removal(&p, true), Ok(Removal::AfterExit));
+        p.live = Live::Exited {
+            code: None,
+            signal: None,
+        };
+        assert_eq!(removal(&p, false), Ok(Removal::Now));
     }
 
     #[test]

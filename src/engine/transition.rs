@@ -162,8 +162,9 @@ impl Ctx<'_> {
     /// (`docs/lifecycle-attention.md#one-verdict`): a hook, or the chrome on a decision
     /// the self-report opened, names its kind and prompt; what it reads of the options
     /// and a tool id replace what was known. The chrome adds only options to a hook's
-    /// decision. The decision keeps its id (no `decision.opened`, no second
-    /// notification); its required item follows the kind; `pane.changed` tells
+    /// decision, except to a hook's permission gate without options when it reads a
+    /// question: then it names it. The decision keeps its id (no `decision.opened`, no
+    /// second notification); its required item follows the kind; `pane.changed` tells
     /// followers.
     fn enrich_decision(
         &mut self,
@@ -182,12 +183,16 @@ impl Ctx<'_> {
         if !names_it && (!d.options.is_empty() || options.is_empty()) {
             return;
         }
+        // A hook's permission gate that named nothing (Letta's "Approval needed", sent for
+        // its question tool too) is the question the chrome reads: the chrome names it.
+        let reads_question =
+            !names_it && d.kind == DecisionKind::Permission && kind == DecisionKind::Question;
         if !answer_keys.is_empty() {
             d.answer_keys = answer_keys.to_vec();
         }
         let id = d.id;
         let before = d.kind;
-        if names_it {
+        if names_it || reads_question {
             d.kind = kind;
             if !prompt.is_empty() {
                 d.prompt = prompt.to_string();

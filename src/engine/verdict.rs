@@ -19,6 +19,10 @@
 //!   `dismissed`; the lifecycle is `working` when the self-report says so (`GateDenied`),
 //!   else `idle` (`GateDismissed`).
 //!
+//! - a decision a hook opened without options while the chrome shows a dialog of the same
+//!   kind with options → the chrome's reading adds the options (and the keys that pick
+//!   them) to it, nothing else.
+//!
 //! Hooks' gates are opened and closed by the hooks' own signals; the screen never closes
 //! a decision a hook opened here (see [`super::dialogs::closed_gate_step`]).
 
@@ -159,7 +163,17 @@ pub fn verdict_step(
             let enrich = d.source.rung == Rung::SelfReport;
             (enrich || other_dialog).then(|| dialog_signal(shown))
         }
-        Some(_) => None,
+        // A hook's decision that came without options (MastraCode's `ask_question`
+        // notification names no options) takes them from the same dialog on screen; a
+        // hook's permission gate without options (Letta's "Approval needed", sent for its
+        // question tool too) is the question the chrome reads.
+        Some(d) => {
+            let shown = seen.shown?;
+            let fits = shown.kind == d.kind
+                || (d.kind == DecisionKind::Permission && shown.kind == DecisionKind::Question);
+            let adds_options = d.options.is_empty() && !shown.options.is_empty() && fits;
+            adds_options.then(|| dialog_signal(shown))
+        }
     }
 }
 
@@ -269,11 +283,23 @@ mod tests {
         id
     }
 
-    fn apply(world: &mut World, p: PaneId, v: &Verdict, seen: Seen, at: i64) {
+    /// Runs one [`verdict_step`] (it must return a signal) and applies its signal from
+    /// the rung [`step_rung`] names; returns the events.
+    fn apply(world: &mut World, p: PaneId, v: &Verdict, seen: Seen, at: i64) -> Vec<Emitted> {
         let kind = verdict_step(&world.panes[&p], v, seen, Timestamp(at)).expect("a step");
         let rung = step_rung(v, seen, &kind);
         let signal = Signal::new(kind, Source::new(rung, "test"), Timestamp(at));
-        world.apply_signal(p, &signal).unwrap();
+        world.apply_signal(p, &signal).unwrap()
+    }
+
+    /// True when `events` neither open a decision nor create attention (an enrichment).
+    fn only_enriches(events: &[Emitted]) -> bool {
+        !events.iter().any(|e| {
+            matches!(
+                e.kind,
+                EventKind::DecisionOpened { .. } | EventKind::AttentionCreated { .. }
+            )
+        })
     }
 
     /// Claude's self-report says `waiting` ("dialog open") mid-turn while no rule matches
@@ -591,6 +617,98 @@ mod tests {
         assert_eq!(
             verdict_step(&w.panes[&p], &chrome(9), Seen::default(), Timestamp(9)),
             None
+        );
+    }
+
+    /// A hook opens a question without options (MastraCode's `ask_question`
+    /// notification); the chrome then reads its box: the same decision takes the box's
+    /// options, keeps the hook's prompt and rung, and no second decision opens. A dialog
+    /// of another kind, or a decision that has options, is left alone.
+    #[test]
+    fn the_chrome_adds_options_to_a_hooks_question_without_any() {
+        let mut w = World::new();
+        let p = pane(&mut w);
+        let asked = Signal::new(
+            SignalKind::QuestionAsked {
+                prompt: "Which color?".into(),
+                options: vec![],
+                answer_keys: vec![],
+            },
+            Source::hook("mastracode", "Notification"),
+            Timestamp(1),
+        );
+        w.apply_signal(p, &asked).unwrap();
+        let d = w.panes[&p].pending_decision.clone().unwrap();
+        let other = trust(DecisionKind::Permission);
+        let seen_other = Seen {
+            shown: Some(&other),
+            answered_at: None,
+        };
+        assert_eq!(
+            verdict_step(&w.panes[&p], &chrome(2), seen_other, Timestamp(2)),
+            None,
+            "a dialog of another kind adds nothing"
+        );
+        let shown = trust(DecisionKind::Question);
+        let seen = Seen {
+            shown: Some(&shown),
+            answered_at: None,
+        };
+        let events = apply(&mut w, p, &chrome(2), seen, 2);
+        assert!(only_enriches(&events));
+        let e = w.panes[&p].pending_decision.clone().unwrap();
+        assert_eq!((e.id, e.prompt.as_str()), (d.id, "Which color?"));
+        assert_eq!(e.options, shown.options);
+        assert_eq!(e.source.rung, Rung::LifecycleHooks);
+        assert_eq!(
+            verdict_step(&w.panes[&p], &chrome(3), seen, Timestamp(3)),
+            None,
+            "once it has options, nothing more"
+        );
+    }
+
+    /// A hook opens a permission gate that names nothing but "Approval needed" (Letta
+    /// sends it for its question tool too); the chrome then reads a question: the same
+    /// decision becomes that question (kind, prompt, options, the chrome's rung), its item
+    /// input_required, no second decision opens.
+    #[test]
+    fn a_hooks_bare_permission_gate_becomes_the_question_on_screen() {
+        let mut w = World::new();
+        let p = pane(&mut w);
+        let gate = Signal::new(
+            SignalKind::PermissionRequested {
+                prompt: "Approval needed".into(),
+                options: vec![],
+                answer_keys: vec![],
+                tool_use_id: None,
+            },
+            Source::hook("letta", "Notification"),
+            Timestamp(1),
+        );
+        w.apply_signal(p, &gate).unwrap();
+        let d = w.panes[&p].pending_decision.clone().unwrap();
+        let shown = ShownDialog {
+            prompt: "Which color do you want?".into(),
+            ..trust(DecisionKind::Question)
+        };
+        let seen = Seen {
+            shown: Some(&shown),
+            answered_at: None,
+        };
+        let events = apply(&mut w, p, &chrome(2), seen, 2);
+        assert!(only_enriches(&events));
+        let pane = &w.panes[&p];
+        let e = pane.pending_decision.clone().unwrap();
+        assert_eq!(e.id, d.id);
+        assert_eq!(e.kind, DecisionKind::Question);
+        assert_eq!(e.prompt, "Which color do you want?");
+        assert_eq!(e.options, shown.options);
+        assert_eq!(e.source.rung, Rung::NeedsInputChrome);
+        assert_eq!(pane.attention(), crate::model::Attention::InputRequired);
+        assert_eq!(
+            verdict_step(&w.panes[&p], &chrome(3), seen, Timestamp(3)),
+            None,
+            "the same question again changes nothing"
         );
     }
 

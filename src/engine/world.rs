@@ -50,6 +50,8 @@ pub struct NewPane {
     pub command: Vec<String>,
     /// Attend owns the PTY.
     pub owned: bool,
+    /// The git worktree Attend made for the pane (`docs/worktrees.md`).
+    pub worktree: Option<String>,
 }
 
 /// Every pane plus the store-wide counters. Pane ids, decision ids, task ids and event seqs
@@ -261,6 +263,7 @@ impl World {
         pane.session_id = spec.session_id;
         pane.command = spec.command;
         pane.owned = spec.owned;
+        pane.worktree = spec.worktree;
         self.panes.insert(id, PaneMachine::new(pane));
         let ev = self.stamp_all(
             id,

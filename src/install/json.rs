@@ -7,7 +7,9 @@
 //! - grouped (Claude, Codex, Gemini, Qwen): `{"hooks": {"<Event>": [{"matcher": "…",
 //!   "hooks": [{"type": "command", "command": "…", "timeout": N}]}]}}`;
 //! - flat (Cursor, Copilot): `{"version": 1, "hooks": {"<event>": [{"command": "…"}]}}`,
-//!   Copilot's entries `{"type": "command", "bash": "… <event>", "timeoutSec": N}`.
+//!   Copilot's entries `{"type": "command", "bash": "… <event>", "timeoutSec": N}`;
+//!   MastraCode's `hooks.json` the same lists at the top level, no `hooks` object:
+//!   `{"<Event>": [{"type": "command", "command": "…", "timeout": N}]}`.
 
 use super::command::Matcher;
 use super::error::InstallError;
@@ -49,6 +51,9 @@ pub(super) struct Flat {
     /// A new file also gets `"version": 1` (Cursor's `hooks.json`, a repository's
     /// `.github/hooks/*.json` for Copilot).
     pub version: bool,
+    /// The event lists stand at the file's top level, not in a `hooks` object
+    /// (MastraCode's `hooks.json`).
+    pub top_level: bool,
 }
 
 impl Flat {
@@ -58,6 +63,7 @@ impl Flat {
         typed: false,
         timeout: None,
         version: true,
+        top_level: false,
     };
 }
 
@@ -104,9 +110,13 @@ impl JsonHooks<'_> {
         if was_empty && matches!(self.shape, Shape::Flat(Flat { version: true, .. })) {
             object.append("version", CstInputValue::Number("1".into()));
         }
-        let hooks = object
-            .object_value_or_create("hooks")
-            .ok_or_else(|| shape(path, "`hooks` is not an object"))?;
+        let hooks = if self.top_level() {
+            object.clone()
+        } else {
+            object
+                .object_value_or_create("hooks")
+                .ok_or_else(|| shape(path, "`hooks` is not an object"))?
+        };
         for event in self.events {
             let list = hooks
                 .array_value_or_create(event)
@@ -137,7 +147,9 @@ impl JsonHooks<'_> {
             Some(node) => node.to_serde_value()?,
         };
         if let Some(top) = value.as_object_mut() {
-            if let Some(Value::Object(hooks)) = top.get_mut("hooks") {
+            if self.top_level() {
+                top.retain(|_, list| !matches!(list, Value::Array(l) if l.is_empty()));
+            } else if let Some(Value::Object(hooks)) = top.get_mut("hooks") {
                 hooks.retain(|_, list| !matches!(list, Value::Array(l) if l.is_empty()));
                 if hooks.is_empty() {
                     top.remove("hooks");
@@ -195,6 +207,17 @@ impl JsonHooks<'_> {
             column: e.column_display(),
             message: e.kind().to_string(),
         })
+    }
+
+    /// Whether the event lists stand at the top level ([`Flat::top_level`]).
+    fn top_level(&self) -> bool {
+        matches!(
+            self.shape,
+            Shape::Flat(Flat {
+                top_level: true,
+                ..
+            })
+        )
     }
 
     /// The command of the entry for `event`: [`Self::command`], followed by the event's
@@ -265,8 +288,10 @@ impl JsonHooks<'_> {
         let Some(Value::Object(top)) = root.value().and_then(|v| v.to_serde_value()) else {
             return false;
         };
-        let Some(Value::Object(hooks)) = top.get("hooks") else {
-            return false;
+        let hooks = match top.get("hooks") {
+            _ if self.top_level() => &top,
+            Some(Value::Object(hooks)) => hooks,
+            _ => return false,
         };
         let mut ours: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
         for (event, list) in hooks {
@@ -304,10 +329,13 @@ impl JsonHooks<'_> {
     /// Sets the command of every hook of Attend's whose command differs from its event's
     /// [`Self::command_for`], where it stands. Returns whether anything was rewritten.
     fn rewrite_ours(&self, root: &CstRootNode) -> bool {
-        let Some(hooks) = root
-            .object_value()
-            .and_then(|top| top.object_value("hooks"))
-        else {
+        let Some(hooks) = root.object_value().and_then(|top| {
+            if self.top_level() {
+                Some(top)
+            } else {
+                top.object_value("hooks")
+            }
+        }) else {
             return false;
         };
         let mut rewritten = false;
@@ -357,7 +385,12 @@ impl JsonHooks<'_> {
     /// Removes Attend's hooks from the tree, and the containers the removal emptied.
     /// Returns whether anything was removed.
     fn remove_ours(&self, top: &CstObject) -> bool {
-        let Some(hooks) = top.object_value("hooks") else {
+        let hooks = if self.top_level() {
+            Some(top.clone())
+        } else {
+            top.object_value("hooks")
+        };
+        let Some(hooks) = hooks else {
             return false;
         };
         let mut removed_any = false;
@@ -393,7 +426,7 @@ impl JsonHooks<'_> {
             }
             removed_any |= removed_here;
         }
-        if removed_any && hooks.properties().is_empty() {
+        if removed_any && !self.top_level() && hooks.properties().is_empty() {
             if let Some(prop) = top.get("hooks") {
                 prop.remove();
             }

@@ -18,15 +18,28 @@
 //! uninstall leaves the original byte for byte. Invalid JSON or TOML is refused with the
 //! parse error's line and column, and nothing is written.
 
+mod aider;
+mod amp;
+mod block;
+pub mod cline;
 mod command;
+mod continue_cli;
 mod error;
+mod events;
 mod files;
+mod hermes;
 mod json;
 mod kimi;
+mod omp;
 pub mod opencode;
 pub mod pane;
 pub mod pi;
+mod py;
 mod toml;
+mod vibe;
+
+pub(crate) use events::CLAUDE_EVENTS;
+use events::*;
 
 use crate::model::AgentKind;
 use command::Matcher;
@@ -40,10 +53,10 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     /// The user's own files (`~/.claude/`, `$CODEX_HOME`, `~/.cursor/`, `~/.gemini/`,
     /// `$XDG_CONFIG_HOME/opencode/`, `~/.qwen/`, `$COPILOT_HOME`, `~/.pi/agent/`,
-    /// `$XDG_CONFIG_HOME/kilo/`).
+    /// `$XDG_CONFIG_HOME/kilo/`, `$CLINE_DIR/hooks/`).
     User,
     /// The project's files (`.claude/`, `.codex/`, `.cursor/`, `.gemini/`, `.qwen/`,
-    /// `.opencode/`, `.github/hooks/`, `.pi/`, `.kilo/` in the project).
+    /// `.opencode/`, `.github/hooks/`, `.pi/`, `.kilo/`, `.cline/hooks/` in the project).
     Project,
 }
 
@@ -65,11 +78,13 @@ pub struct Dirs {
     pub copilot_home: Option<PathBuf>,
     /// `$PI_CODING_AGENT_DIR`: pi's agent directory instead of `~/.pi/agent`.
     pub pi_agent_dir: Option<PathBuf>,
+    /// `$CLINE_DIR`: Cline's directory instead of `~/.cline`.
+    pub cline_dir: Option<PathBuf>,
 }
 
 impl Dirs {
     /// From the environment: `$HOME` (else the password database), `$CLAUDE_CONFIG_DIR`,
-    /// `$CODEX_HOME`, `$COPILOT_HOME`, `$PI_CODING_AGENT_DIR` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
+    /// `$CODEX_HOME`, `$COPILOT_HOME`, `$PI_CODING_AGENT_DIR`, `$CLINE_DIR` (empty counts as unset) and `$XDG_CONFIG_HOME` (empty
     /// or relative counts as unset, as the XDG rules say), and the given project directory.
     pub fn from_env(project: &Path) -> Dirs {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
@@ -86,6 +101,7 @@ impl Dirs {
                 .filter(|p| p.is_absolute()),
             copilot_home: var("COPILOT_HOME").map(PathBuf::from),
             pi_agent_dir: var("PI_CODING_AGENT_DIR").map(PathBuf::from),
+            cline_dir: var("CLINE_DIR").map(PathBuf::from),
         }
     }
 }
@@ -263,16 +279,38 @@ pub fn config_paths(agent: AgentKind, scope: Scope, dirs: &Dirs) -> Vec<PathBuf>
         AgentKind::Qwen => vec![base(".qwen", &None).join("settings.json")],
         AgentKind::Droid => vec![base(".factory", &None).join("settings.json")],
         AgentKind::Kimi => vec![base(".kimi-code", &None).join("config.toml")],
+        AgentKind::Letta => vec![base(".letta", &None).join("settings.json")],
+        AgentKind::Auggie => vec![base(".augment", &None).join("settings.json")],
         AgentKind::OpenCode | AgentKind::Kilo => match opencode::Host::of(agent) {
             Some(host) => opencode::paths(&plugin_dir(host, scope, dirs)),
             None => Vec::new(),
         },
         AgentKind::Pi => vec![pi::path(&pi_dirs(scope, dirs)[0])],
+        AgentKind::Cline => cline::paths(&cline_dirs(scope, dirs)[0]),
+        AgentKind::Omp => vec![pi::path(&omp_dirs(scope, dirs)[0])],
+        AgentKind::Continue => vec![base(".continue", &None).join("settings.json")],
+        AgentKind::Vibe => vec![base(".vibe", &None).join("hooks.toml")],
+        AgentKind::Aider => vec![match scope {
+            Scope::User => dirs.home.join(".aider.conf.yml"),
+            Scope::Project => dirs.project.join(".aider.conf.yml"),
+        }],
+        AgentKind::Hermes => vec![base(".hermes", &None).join("config.yaml")],
+        AgentKind::OpenHands => vec![base(".openhands", &None).join("hooks.json")],
+        AgentKind::Amp => {
+            let dirs = amp::dirs(&dirs.home, &dirs.project, scope == Scope::User);
+            vec![dirs[0].join(amp::FILE.name)]
+        }
+        AgentKind::Qoder => vec![base(".qoder", &None).join("settings.json")],
+        AgentKind::Crush => vec![match scope {
+            Scope::User => dirs.home.join(".config/crush/crush.json"),
+            Scope::Project => dirs.project.join("crush.json"),
+        }],
+        AgentKind::MastraCode => vec![base(".mastracode", &None).join("hooks.json")],
         AgentKind::Copilot => vec![match scope {
             Scope::User => user(".copilot", &dirs.copilot_home).join("settings.json"),
             Scope::Project => dirs.project.join(".github/hooks/attend.json"),
         }],
-        AgentKind::Shell => Vec::new(),
+        AgentKind::Grok | AgentKind::Shell => Vec::new(),
     }
 }
 
@@ -281,133 +319,6 @@ enum Direction {
     Install,
     Uninstall,
 }
-
-/// Claude Code's hook events, in the order `install-hooks` writes them (also the pane
-/// hooks' list, `src/install/pane/`).
-pub(crate) const CLAUDE_EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Notification",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PostToolBatch",
-    "PermissionDenied",
-    "SessionEnd",
-];
-/// Claude's per-event timeouts (global entries only): the `PermissionRequest` run waits
-/// for a choice made in Attend for up to `attend_hook::gate::WAIT`.
-const CLAUDE_GATE_TIMEOUTS: &[(&str, u64)] =
-    &[("PermissionRequest", attend_hook::gate::ENTRY_TIMEOUT_S)];
-/// Claude's tool events, whose groups say `"matcher": "*"` (all tools).
-const CLAUDE_TOOL_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-];
-const CODEX_EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
-    "SessionEnd",
-];
-const CURSOR_EVENTS: &[&str] = &[
-    "sessionStart",
-    "sessionEnd",
-    "beforeSubmitPrompt",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "beforeShellExecution",
-    "afterShellExecution",
-    "afterAgentResponse",
-    "stop",
-];
-const GEMINI_EVENTS: &[&str] = &[
-    "SessionStart",
-    "SessionEnd",
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeModel",
-    "BeforeTool",
-    "AfterTool",
-    "Notification",
-];
-
-/// Factory Droid's hook events, as its hooks reference lists them (docs/adapters.md
-/// "Factory Droid"); its tool events get `"matcher": "*"`.
-const DROID_EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "Notification",
-    "Stop",
-    "SubagentStop",
-    "PreCompact",
-    "SessionEnd",
-];
-const DROID_TOOL_EVENTS: &[&str] = &["PreToolUse", "PostToolUse"];
-
-/// Qwen Code's hook events Attend maps (docs/adapters.md "Qwen Code"): Claude Code's, as
-/// its hook schema is Claude's; not `MessageDisplay` (fired over and over while a reply
-/// streams), `UserPromptExpansion`, `InstructionsLoaded`, `SessionDelete`, `TodoCreated`,
-/// `TodoCompleted`.
-const QWEN_EVENTS: &[&str] = CLAUDE_EVENTS;
-
-/// GitHub Copilot CLI's hook events Attend maps (docs/adapters.md "GitHub Copilot CLI");
-/// not `userPromptTransformed`, `preMcpToolCall`, `postResult` and `prePRDescription`,
-/// which say nothing of the pane's state.
-const COPILOT_EVENTS: &[&str] = &[
-    "sessionStart",
-    "userPromptSubmitted",
-    "preToolUse",
-    "permissionRequest",
-    "notification",
-    "postToolUse",
-    "postToolUseFailure",
-    "agentStop",
-    "errorOccurred",
-    "subagentStart",
-    "subagentStop",
-    "preCompact",
-    "sessionEnd",
-];
-
-/// Kimi Code CLI's hook events Attend maps (docs/adapters.md "Kimi Code CLI"): the 16
-/// events 2.1.0 accepts in `config.toml` (an unknown event name makes it refuse the whole
-/// file), but `PreCompact`, `PostCompact` and `Notification` (background tasks), which say
-/// nothing of the pane's state.
-const KIMI_EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PermissionResult",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Stop",
-    "StopFailure",
-    "Interrupt",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionEnd",
-];
-
-/// The `timeout` (seconds) of Attend's Kimi hook tables. `PreToolUse`, `UserPromptSubmit`
-/// and `Stop` hold the agent until the hook exits; the client returns well within it.
-const KIMI_TIMEOUT_S: i64 = 5;
 
 /// How one file is edited.
 enum Editor<'a> {
@@ -420,6 +331,17 @@ enum Editor<'a> {
     Kimi {
         command: String,
         matcher: &'a Matcher,
+    },
+    /// Mistral Vibe's `[[hooks]]` tables ([`vibe`]).
+    Vibe {
+        command: String,
+        matcher: &'a Matcher,
+    },
+    /// Attend's block of lines in a YAML file ([`block`]): aider's, Hermes Agent's.
+    Block {
+        agent: &'static str,
+        body: String,
+        keys: &'static [&'static str],
     },
 }
 
@@ -440,27 +362,43 @@ impl Editor<'_> {
             (Editor::Kimi { matcher, .. }, Direction::Uninstall) => {
                 kimi::uninstall(path, text, matcher)
             }
+            (Editor::Vibe { command, matcher }, Direction::Install) => {
+                vibe::install(path, text, command, matcher)
+            }
+            (Editor::Vibe { matcher, .. }, Direction::Uninstall) => {
+                vibe::uninstall(path, text, matcher)
+            }
+            (Editor::Block { agent, body, keys }, Direction::Install) => {
+                block::install(path, text, agent, body, keys)
+            }
+            (Editor::Block { agent, .. }, Direction::Uninstall) => {
+                block::uninstall(path, text, agent)
+            }
         }
     }
 
     fn value(&self, text: &str) -> Option<serde_json::Value> {
         match self {
             Editor::Json(hooks) => hooks.value(text),
-            Editor::CodexNotify { .. } | Editor::Kimi { .. } => toml::value(text),
+            Editor::CodexNotify { .. } | Editor::Kimi { .. } | Editor::Vibe { .. } => {
+                toml::value(text)
+            }
+            Editor::Block { .. } => Some(block::value(text)),
         }
     }
 
     fn is_blank(&self, value: &serde_json::Value) -> bool {
         match self {
             Editor::Json(hooks) => hooks.is_blank(value),
-            Editor::CodexNotify { .. } | Editor::Kimi { .. } => {
+            Editor::CodexNotify { .. } | Editor::Kimi { .. } | Editor::Vibe { .. } => {
                 value.as_object().is_some_and(|m| m.is_empty())
             }
+            Editor::Block { .. } => value.as_str() == Some(""),
         }
     }
 }
 
-/// Timeouts: Claude 5 s, its global `PermissionRequest` entry
+/// Timeouts: Letta and Auggie 5000 ms, Claude 5 s, its global `PermissionRequest` entry
 /// [`attend_hook::gate::ENTRY_TIMEOUT_S`] (300 s: that run may wait for a choice made in
 /// Attend, docs/decisions/0015-answering-external-gates.md); Codex 3 s (it caps SessionEnd hooks at 3 s and warns about
 /// more); Gemini 5000 ms; Qwen 5 s; Copilot 5 s; Kimi 5 s. The hook client itself gives up after
@@ -538,11 +476,62 @@ fn editors<'a>(
                 typed: true,
                 timeout: Some(("timeoutSec", 5)),
                 version: scope == Scope::Project,
+                top_level: false,
             }),
             events: COPILOT_EVENTS,
             allow_comments: false,
             command,
             event_argument: true,
+            matcher,
+        })],
+        // Letta reads Claude's settings shape (`~/.letta/settings.json`, or the project's
+        // `.letta/settings.json`), timeouts in milliseconds, no comments.
+        AgentKind::Letta => vec![grouped(
+            LETTA_EVENTS,
+            LETTA_TIMEOUT_MS,
+            None,
+            LETTA_TOOL_EVENTS,
+            false,
+        )],
+        // Auggie reads Claude's settings shape (`~/.augment/settings.json`, the project's
+        // `.augment/settings.json`), timeouts in milliseconds; a group without a matcher
+        // matches every tool.
+        AgentKind::Auggie => vec![grouped(AUGGIE_EVENTS, 5000, None, &[], false)],
+        // Qoder reads Claude's settings shape (`~/.qoder/settings.json`, comments
+        // stripped), timeouts in seconds; its matcher is a regular expression, so the
+        // groups have none (all tools).
+        AgentKind::Qoder => vec![grouped(QODER_EVENTS, 5, None, &[], true)],
+        // Crush's `crush.json`: flat entries (`command`, `timeout` in seconds), no matcher
+        // (all tools); it reads comments.
+        AgentKind::Crush => vec![Editor::Json(JsonHooks {
+            shape: Shape::Flat(Flat {
+                command_key: "command",
+                typed: false,
+                timeout: Some(("timeout", 5)),
+                version: false,
+                top_level: false,
+            }),
+            events: CRUSH_EVENTS,
+            allow_comments: true,
+            command,
+            event_argument: false,
+            matcher,
+        })],
+        // MastraCode reads `~/.mastracode/hooks.json` and the project's
+        // `.mastracode/hooks.json`: the event lists at the top level, typed entries,
+        // timeouts in milliseconds, no comments.
+        AgentKind::MastraCode => vec![Editor::Json(JsonHooks {
+            shape: Shape::Flat(Flat {
+                command_key: "command",
+                typed: true,
+                timeout: Some(("timeout", MASTRACODE_TIMEOUT_MS)),
+                version: false,
+                top_level: true,
+            }),
+            events: MASTRACODE_EVENTS,
+            allow_comments: false,
+            command,
+            event_argument: false,
             matcher,
         })],
         // Kimi reads hooks from its user `config.toml` only (no project layer).
@@ -555,10 +544,35 @@ fn editors<'a>(
             })
         }
         AgentKind::Kimi => vec![Editor::Kimi { command, matcher }],
-        // Not hook entries: a plugin file ([`opencode`]), an extension file ([`pi`]).
-        AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi | AgentKind::Shell => {
-            return Err(InstallError::Unsupported(agent))
+        // Continue reads Claude's settings shape (timeouts in seconds).
+        AgentKind::Continue => vec![grouped(
+            continue_cli::EVENTS,
+            5,
+            None,
+            CLAUDE_TOOL_EVENTS,
+            false,
+        )],
+        AgentKind::Vibe | AgentKind::Aider | AgentKind::Hermes | AgentKind::OpenHands => {
+            let edits = py::edits(agent, scope == Scope::Project, command, matcher)?;
+            edits
+                .into_iter()
+                .map(|edit| match edit {
+                    py::Edit::Vibe { command, matcher } => Editor::Vibe { command, matcher },
+                    py::Edit::Block { agent, body, keys } => Editor::Block { agent, body, keys },
+                    py::Edit::Json(hooks) => Editor::Json(hooks),
+                })
+                .collect()
         }
+        // Not hook entries: a plugin file ([`opencode`], [`amp`]), an extension file
+        // ([`pi`]), hook files ([`cline`]).
+        AgentKind::OpenCode
+        | AgentKind::Amp
+        | AgentKind::Kilo
+        | AgentKind::Pi
+        | AgentKind::Cline
+        | AgentKind::Omp
+        | AgentKind::Grok
+        | AgentKind::Shell => return Err(InstallError::Unsupported(agent)),
     })
 }
 
@@ -570,7 +584,19 @@ fn plan(
     dirs: &Dirs,
     direction: Direction,
 ) -> Result<InstallPlan, InstallError> {
-    if agent == AgentKind::Pi || opencode::Host::of(agent).is_some() {
+    if agent == AgentKind::Grok {
+        // No hooks, nothing to write: the plan changes nothing.
+        return Ok(InstallPlan {
+            agent,
+            files: Vec::new(),
+            dirs: Vec::new(),
+        });
+    }
+    if matches!(
+        agent,
+        AgentKind::Pi | AgentKind::Omp | AgentKind::Cline | AgentKind::Amp
+    ) || opencode::Host::of(agent).is_some()
+    {
         return plan_file(agent, scope, attend_exe, form, dirs, direction);
     }
     let matcher = Matcher::new(agent, attend_exe);
@@ -638,9 +664,31 @@ fn pi_dirs(scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
     }
 }
 
-/// [`plan`] for the agents that load a file of Attend's instead of running hook entries:
-/// OpenCode's and Kilo Code's plugin ([`opencode`]), pi's extension ([`pi`]); no file is
-/// backed up (each is wholly Attend's).
+/// oh-my-pi's directories for `scope` ([`omp::dirs`]): under `~/.omp` or the project's
+/// `.omp`.
+fn omp_dirs(scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
+    match scope {
+        Scope::User => omp::dirs(&dirs.home.join(".omp"), true),
+        Scope::Project => omp::dirs(&dirs.project.join(".omp"), false),
+    }
+}
+
+/// Cline's directories for `scope`, innermost first, that an uninstall removes when it
+/// left them empty: `hooks/` of `$CLINE_DIR` (the directory itself is the user's), else of
+/// `~/.cline` and that one; the project's `.cline/hooks` and `.cline`.
+fn cline_dirs(scope: Scope, dirs: &Dirs) -> Vec<PathBuf> {
+    let cline = match (scope, &dirs.cline_dir) {
+        (Scope::User, Some(dir)) => return vec![dir.join("hooks")],
+        (Scope::User, None) => dirs.home.join(".cline"),
+        (Scope::Project, _) => dirs.project.join(".cline"),
+    };
+    vec![cline.join("hooks"), cline]
+}
+
+/// [`plan`] for the agents that load files of Attend's instead of running hook entries:
+/// OpenCode's and Kilo Code's plugin ([`opencode`]), pi's extension ([`pi`]), Cline's hook
+/// files ([`cline`]), Amp's plugin ([`amp`]); no file is backed up (each is wholly
+/// Attend's).
 fn plan_file(
     agent: AgentKind,
     scope: Scope,
@@ -655,6 +703,15 @@ fn plan_file(
     };
     let planned = match opencode::Host::of(agent) {
         Some(host) => opencode::plan(host, &plugin_dir(host, scope, dirs), argv.as_deref())?,
+        None if agent == AgentKind::Cline => {
+            cline::plan(&cline_dirs(scope, dirs), argv.as_deref())?
+        }
+        None if agent == AgentKind::Omp => pi::plan(&omp_dirs(scope, dirs), argv.as_deref())?,
+        None if agent == AgentKind::Amp => pi::plan_file(
+            &amp::FILE,
+            &amp::dirs(&dirs.home, &dirs.project, scope == Scope::User),
+            argv.as_deref(),
+        )?,
         None => pi::plan(&pi_dirs(scope, dirs), argv.as_deref())?,
     };
     Ok(InstallPlan {
@@ -711,6 +768,7 @@ mod tests {
             config_home: None,
             copilot_home: None,
             pi_agent_dir: None,
+            cline_dir: None,
         };
         for agent in AgentKind::ALL {
             let table: Vec<PathBuf> = agent

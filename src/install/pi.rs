@@ -35,12 +35,18 @@ pub(super) fn path(dir: &Path) -> PathBuf {
 /// [`EXTENSION`] with `argv` (program first) in its `const HOOK = […];` line, each element
 /// a JSON string.
 pub fn extension_text(argv: &[String]) -> String {
+    with_hook(EXTENSION, argv)
+}
+
+/// `template` (a file of Attend's with a `const HOOK = […];` line: pi's extension, Amp's
+/// plugin) with `argv` (program first) in that line, each element a JSON string.
+pub(super) fn with_hook(template: &str, argv: &[String]) -> String {
     let list: Vec<String> = argv
         .iter()
         .map(|a| serde_json::Value::String(a.clone()).to_string())
         .collect();
     let line = format!("{HOOK_LINE}[{}];", list.join(", "));
-    EXTENSION
+    template
         .split_inclusive('\n')
         .map(|l| {
             if l.starts_with(HOOK_LINE) {
@@ -60,25 +66,52 @@ pub fn extension_text(argv: &[String]) -> String {
 /// Errors: [`InstallError::Shape`] when a file of that name is not Attend's (install
 /// only), [`InstallError::Io`].
 pub(super) fn plan(dirs: &[PathBuf], install: Option<&[String]>) -> Result<Planned, InstallError> {
+    plan_file(&PI, dirs, install)
+}
+
+/// A file that is wholly Attend's, written from a template with a hook line.
+pub(super) struct OwnFile {
+    /// The shipped text (its hook line runs `attend-hook` from `PATH`).
+    pub template: &'static str,
+    /// How the file starts: a file of that name that starts otherwise is the user's.
+    pub marker: &'static str,
+    /// Its file name in the first of the plan's directories.
+    pub name: &'static str,
+}
+
+/// pi's extension.
+const PI: OwnFile = OwnFile {
+    template: EXTENSION,
+    marker: MARKER,
+    name: FILE,
+};
+
+/// [`plan`] for any [`OwnFile`]: written into `dirs[0]` with the hook argv `install`, or
+/// removed (`None`) with each of `dirs` that nothing else is left in. Errors as [`plan`].
+pub(super) fn plan_file(
+    own: &OwnFile,
+    dirs: &[PathBuf],
+    install: Option<&[String]>,
+) -> Result<Planned, InstallError> {
     let Some(extensions) = dirs.first() else {
         return Ok(Planned {
             files: Vec::new(),
             dirs: Vec::new(),
         });
     };
-    let file = files::resolve(path(extensions));
+    let file = files::resolve(extensions.join(own.name));
     let before = files::read_optional(&file)?;
-    let ours = before.as_deref().is_some_and(|t| t.starts_with(MARKER));
+    let ours = before.as_deref().is_some_and(|t| t.starts_with(own.marker));
     let mut dir_changes = Vec::new();
     let after = match install {
         Some(argv) => {
             if before.is_some() && !ours {
                 return Err(InstallError::Shape {
                     path: file,
-                    message: "an extension of that name is there that is not Attend's".into(),
+                    message: "a file of that name is there that is not Attend's".into(),
                 });
             }
-            Some(extension_text(argv))
+            Some(with_hook(own.template, argv))
         }
         None if ours => {
             // What is left once the file is gone, directory by directory outwards.

@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn the_shipped_table_parses() {
         let rows = parse(TSV).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(rows.len(), 11);
+        assert_eq!(rows.len(), 25);
         assert_eq!(table(), rows.as_slice());
         let claude = row("claude").unwrap();
         assert_eq!(claude.display, "Claude Code");
@@ -279,7 +279,7 @@ mod tests {
         assert_eq!(claude.registry, Registry::Npm);
         assert_eq!(claude.versions, ["2.1.332", "2.1.197"]);
         assert_eq!(claude.config, ["~/.claude/settings.json"]);
-        for name in ["cursor", "droid"] {
+        for name in ["cursor", "droid", "auggie", "amp", "qoder", "crush"] {
             let r = row(name).unwrap();
             assert_eq!(
                 (r.registry, r.versions.len()),

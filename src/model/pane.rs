@@ -35,6 +35,49 @@ pub enum AgentKind {
     Kimi,
     /// Kilo Code CLI (`kilo`), an OpenCode fork reporting through the same JS plugin.
     Kilo,
+    /// Cline CLI (`cline`): one hook file per event in its hooks directory, camelCase
+    /// payloads named by `hookName`; its approval dialog is seen on screen only.
+    Cline,
+    /// oh-my-pi (`omp`), a pi fork reporting through Attend's pi extension, which it loads
+    /// from its own agent directory; its tool approvals are events of that extension too.
+    Omp,
+    /// Continue CLI (`continue`, the program `cn`): Claude-style hooks in
+    /// `~/.continue/settings.json` (it reads Claude's `settings.json` too).
+    Continue,
+    /// Grok CLI (`grok`, `@vibe-kit/grok-cli`): no hooks, no window title; its screen only.
+    Grok,
+    /// Letta Code (`letta`): Claude-style hooks in `~/.letta/settings.json` whose payloads
+    /// name their event by `event_type`; its approval dialog is told by a `Notification`.
+    Letta,
+    /// Auggie (`auggie`, Augment's CLI): Claude-style hooks in `~/.augment/settings.json`
+    /// named `hook_event_name`; documented only (it needs an Augment sign-in).
+    Auggie,
+    /// Mistral Vibe (`vibe`, PyPI `mistral-vibe`): `[[hooks]]` in `~/.vibe/hooks.toml`
+    /// (turn end and tool hooks, experimental); documented only, it needs Python ≥ 3.12.
+    Vibe,
+    /// aider (`aider`, PyPI `aider-chat`): no hooks; its `notifications-command` says it
+    /// waits for input, the screen and the window title say the rest.
+    Aider,
+    /// Hermes Agent (`hermes`, PyPI `hermes-agent`): shell hooks in
+    /// `~/.hermes/config.yaml` (session, LLM call, tool call events).
+    Hermes,
+    /// OpenHands CLI (`openhands`, PyPI `openhands`): Claude-style hooks in
+    /// `.openhands/hooks.json`; documented only, it needs Python 3.12.
+    #[serde(rename = "openhands")]
+    OpenHands,
+    /// Amp (`amp`, npm `@ampcode/cli`), reporting through Attend's TypeScript plugin;
+    /// documented only (it needs an Amp account).
+    Amp,
+    /// Qoder CLI (`qoder`, the program `qodercli`): Claude Code's hook schema in
+    /// `~/.qoder/settings.json`; documented only (it needs a Qoder sign-in).
+    Qoder,
+    /// Crush (`crush`, Charm's CLI): a `PreToolUse` hook in `crush.json` and its turn-end
+    /// notification on the terminal; documented only (its binary downloads from GitHub).
+    Crush,
+    /// MastraCode (`mastracode`): a flat `~/.mastracode/hooks.json` (one list of commands
+    /// per event) with its own run, permission and interrupt events.
+    #[serde(rename = "mastracode")]
+    MastraCode,
     /// A plain shell or any unrecognised program.
     #[default]
     Shell,
@@ -42,7 +85,7 @@ pub enum AgentKind {
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 12] = [
+    pub const ALL: [AgentKind; 26] = [
         AgentKind::Claude,
         AgentKind::Codex,
         AgentKind::Cursor,
@@ -54,6 +97,20 @@ impl AgentKind {
         AgentKind::Pi,
         AgentKind::Kimi,
         AgentKind::Kilo,
+        AgentKind::Cline,
+        AgentKind::Omp,
+        AgentKind::Continue,
+        AgentKind::Grok,
+        AgentKind::Letta,
+        AgentKind::Auggie,
+        AgentKind::Vibe,
+        AgentKind::Aider,
+        AgentKind::Hermes,
+        AgentKind::OpenHands,
+        AgentKind::Amp,
+        AgentKind::Qoder,
+        AgentKind::Crush,
+        AgentKind::MastraCode,
         AgentKind::Shell,
     ];
 
@@ -71,6 +128,20 @@ impl AgentKind {
             AgentKind::Pi => "pi",
             AgentKind::Kimi => "kimi",
             AgentKind::Kilo => "kilo",
+            AgentKind::Cline => "cline",
+            AgentKind::Omp => "omp",
+            AgentKind::Continue => "continue",
+            AgentKind::Grok => "grok",
+            AgentKind::Letta => "letta",
+            AgentKind::Auggie => "auggie",
+            AgentKind::Vibe => "vibe",
+            AgentKind::Aider => "aider",
+            AgentKind::Hermes => "hermes",
+            AgentKind::OpenHands => "openhands",
+            AgentKind::Amp => "amp",
+            AgentKind::Qoder => "qoder",
+            AgentKind::Crush => "crush",
+            AgentKind::MastraCode => "mastracode",
             AgentKind::Shell => "shell",
         }
     }
@@ -207,6 +278,11 @@ pub struct Pane {
     /// owned pane and a pane known through hooks only.
     #[serde(default)]
     pub tmux: Option<TmuxLocation>,
+    /// The git worktree Attend made for the pane (`attend run --worktree`,
+    /// `docs/worktrees.md`): its folder. `None` for every other pane. `attend rm
+    /// --worktree` removes it; resume re-enters it; nothing else touches it.
+    #[serde(default)]
+    pub worktree: Option<String>,
 }
 
 /// A tmux pane Attend follows (`docs/tmux.md#identity`): the server's socket and pid and
@@ -290,6 +366,7 @@ impl Pane {
             start_quiet: None,
             kill_requested_at: None,
             tmux: None,
+            worktree: None,
         }
     }
 
@@ -301,6 +378,13 @@ impl Pane {
             .map(|i| i.level)
             .max()
             .unwrap_or(Attention::None)
+    }
+
+    /// True when Attend holds a terminal of the pane's program, whose keys it types and
+    /// whose process it signals: a pane it runs (owned) or one it follows in the user's
+    /// tmux (`docs/tmux.md`). An external pane known only through hooks has none.
+    pub fn has_terminal(&self) -> bool {
+        self.owned || self.tmux.is_some()
     }
 
     /// Spec 024's derived predicate: lifecycle done/failed, attention none, no decision.
@@ -329,6 +413,21 @@ mod tests {
             ("/opt/npm/bin/pi", AgentKind::Pi),
             ("pip", AgentKind::Shell),
             ("/opt/npm/bin/kimi", AgentKind::Kimi),
+            ("/opt/npm/bin/cline", AgentKind::Cline),
+            ("/opt/npm/bin/omp", AgentKind::Omp),
+            ("/opt/npm/bin/cn", AgentKind::Continue),
+            ("/opt/npm/bin/grok", AgentKind::Grok),
+            ("/opt/npm/bin/letta", AgentKind::Letta),
+            ("/opt/npm/bin/auggie", AgentKind::Auggie),
+            ("/venv/bin/vibe", AgentKind::Vibe),
+            ("/venv/bin/aider", AgentKind::Aider),
+            ("/venv/bin/hermes", AgentKind::Hermes),
+            ("/venv/bin/openhands", AgentKind::OpenHands),
+            ("/home/u/.local/bin/amp", AgentKind::Amp),
+            ("/opt/npm/bin/qodercli", AgentKind::Qoder),
+            ("/opt/npm/bin/crush", AgentKind::Crush),
+            ("ampere", AgentKind::Shell),
+            ("/opt/npm/bin/mastracode", AgentKind::MastraCode),
             // Kilo's npm launcher, and the native binary it copies beside itself.
             ("/opt/npm/bin/kilo", AgentKind::Kilo),
             ("/opt/npm/lib/@kilocode/cli/bin/.kilo", AgentKind::Kilo),
@@ -340,7 +439,9 @@ mod tests {
         for agent in AgentKind::ALL {
             assert_eq!(AgentKind::parse(agent.as_str()), Some(agent));
         }
-        assert!(AgentKind::names(true).ends_with("opencode, copilot, droid, pi, kimi, kilo"));
+        assert!(AgentKind::names(true).ends_with(
+            "grok, letta, auggie, vibe, aider, hermes, openhands, amp, qoder, crush, mastracode"
+        ));
         assert_eq!(AgentKind::OpenCode.as_str(), "opencode");
         assert_eq!(
             serde_json::to_string(&AgentKind::OpenCode).unwrap(),

@@ -90,9 +90,11 @@ pub enum SignalKind {
     /// The user dismissed the gate (or interrupted) at the terminal, seen only through
     /// self-report or chrome.
     GateDismissed,
-    /// The agent's own reviewer denied the open gate's call and the turn goes on (Codex's
-    /// auto-review: no hook says so, seen only through chrome): the gate resolves
-    /// `dismissed` and the lifecycle is back to `working`
+    /// The open gate closed without Attend and the agent goes on: the agent's own reviewer
+    /// denied its call (Codex's auto-review: no hook says so, seen only through chrome),
+    /// or an agent's question tool ended (Kimi Code, oh-my-pi: a hook that may come after
+    /// the turn's end). An open decision resolves `dismissed`; a `blocked` pane is back to
+    /// `working`, any other keeps its lifecycle
     /// (`docs/lifecycle-attention.md#gates-the-screen-closes`).
     GateDenied,
     /// The agent session ended; reasons clear/resume/compact are handovers.

@@ -2,7 +2,7 @@
 //! `/io/github/attend/Attend/window/N`, `org.gtk.Actions`; their keys are in
 //! [`shortcuts::ACCELS`](super::shortcuts::ACCELS)):
 //!
-//! - `next-unread`, `start-daemon`, `deselect` (back one column in a folded window, else
+//! - `next-unread`, `start-daemon`, `new-agent` (the New agent dialog), `deselect` (back one column in a folded window, else
 //!   clear the selection), `sort-by-name` (a boolean state: the sidebar by name instead of
 //!   by attention);
 //! - per pane (`s` target: the buttons) `mark-seen`, `attach`, `resume`, `kill` (asks
@@ -10,7 +10,9 @@
 //!   (`(ss)`: pane, choice);
 //! - on the selected pane (the shortcuts) `selected-allow`, `selected-deny`,
 //!   `selected-seen`, `selected-attach`, `selected-kill`: each says in a toast why it
-//!   cannot act (no pane selected, no open gate, nothing Attend runs).
+//!   cannot act (no pane selected, no open gate, nothing Attend runs);
+//! - the Needs you view's `needs-you` (a boolean state) and `needs-open` (`s`), from
+//!   [`super::needs_window::actions`].
 
 use super::attach_terminal;
 use super::client::Request;
@@ -29,6 +31,12 @@ pub fn install(w: &PanelWindow) {
 }
 
 fn entries() -> Vec<gio::ActionEntry<PanelWindow>> {
+    let mut all = pane_entries();
+    all.extend(super::needs_window::actions());
+    all
+}
+
+fn pane_entries() -> Vec<gio::ActionEntry<PanelWindow>> {
     let s = Some(glib::VariantTy::STRING);
     let per_pane = |name: &str, f: fn(&PanelWindow, String)| {
         gio::ActionEntry::builder(name)
@@ -53,6 +61,7 @@ fn entries() -> Vec<gio::ActionEntry<PanelWindow>> {
             }
         }),
         simple("start-daemon", |w| w.send(Request::StartDaemon)),
+        simple("new-agent", |w| w.open_new_agent()),
         gio::ActionEntry::builder("sort-by-name")
             .state(false.to_variant())
             .change_state(|w: &PanelWindow, a, v| {

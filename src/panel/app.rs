@@ -8,7 +8,7 @@
 
 use super::client::{self, Request, Update};
 use super::window::PanelWindow;
-use super::{actions, i18n, shortcuts};
+use super::{actions, i18n, shortcuts, terminal_actions};
 use crate::config::APP_ID;
 use adw::prelude::*;
 use async_channel::Sender;
@@ -102,6 +102,21 @@ pub fn run() -> i32 {
         }
     ));
     app.add_action(&show);
+    // A notification's "Reply…": the Needs you view with the pane's reply field focused.
+    let reply = gio::SimpleAction::new("reply-pane", Some(glib::VariantTy::STRING));
+    reply.connect_activate(glib::clone!(
+        #[weak]
+        app,
+        #[strong]
+        shared,
+        move |_, param| {
+            let Some(s) = shared.get() else { return };
+            if let Some(p) = param.and_then(|p| p.get::<String>()) {
+                window(&app, s).reply_to(p);
+            }
+        }
+    ));
+    app.add_action(&reply);
 
     let code = app.run();
     if let Some(s) = shared.get() {
@@ -128,6 +143,7 @@ fn window(app: &adw::Application, s: &Shared) -> PanelWindow {
     }
     let w = PanelWindow::new(app, s.requests.clone());
     actions::install(&w);
+    terminal_actions::setup(&w, s.requests.clone());
     if let Some(u) = s.last_state.borrow().clone() {
         w.apply(u);
     }

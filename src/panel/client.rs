@@ -44,10 +44,22 @@ pub enum Request {
     /// `Remove([pane], kill)`: the Remove button (`kill` for a running pane Attend runs,
     /// after the user confirmed).
     Remove(String, bool),
-    /// The screen text of a pane, for the preview.
-    Screen(String),
+    /// `Attach(pane)`: the attach socket for the live terminal.
+    Attach(String),
+    /// A typed reply to `pane`'s question (`docs/desktop-surfaces.md#replies`): the
+    /// option `pick` first when the question is a dialog (by its label, as `Answer`
+    /// takes it), then `text`, then Enter; the pane is marked seen (typing is
+    /// interaction).
+    Reply {
+        pane: String,
+        pick: Option<String>,
+        text: String,
+    },
     /// Start the service as `attend up` does ([`start_daemon`]).
     StartDaemon,
+    /// Start a pane (the New agent dialog), in a new git worktree when asked
+    /// ([`super::new_agent_run`]); the window then shows it.
+    Run(super::new_agent_form::RunRequest),
     /// The window is closing: end the thread after the requests sent before this one.
     Quit,
 }
@@ -59,8 +71,11 @@ pub enum Update {
     Offline,
     /// The daemon's current values.
     Snapshot(Snapshot),
-    /// The screen of `pane`; `None` when the daemon has no `GetScreen` method.
-    Screen { pane: String, text: Option<String> },
+    /// The answer to [`Request::Attach`]: the socket path, or the daemon's error text.
+    AttachSocket {
+        pane: String,
+        socket: Result<String, String>,
+    },
     /// Select and show `pane` (a `FocusRequested` signal or the `NextUnread` answer).
     Select(String),
     /// `NextUnread` found nothing.
@@ -174,6 +189,31 @@ fn message(e: &zbus::Error) -> String {
         zbus::Error::MethodError(name, None, _) => name.to_string(),
         other => other.to_string(),
     }
+}
+
+/// How long a reply waits after picking a dialog's free-text option before typing: the
+/// agent redraws the option as a text field.
+const REPLY_PICK_SETTLE: Duration = Duration::from_millis(400);
+/// Between the reply's text and its Enter: an agent that reads a burst of input as a
+/// paste would take the Enter as part of it.
+const REPLY_ENTER_AFTER: Duration = Duration::from_millis(150);
+
+/// [`Request::Reply`]: picks `pick` (the dialog's free-text option) when given, types
+/// `text`, presses Enter, and marks the pane seen.
+async fn reply(
+    proxy: &Attend1Proxy<'_>,
+    pane: &str,
+    pick: Option<&str>,
+    text: &str,
+) -> zbus::Result<()> {
+    if let Some(label) = pick {
+        proxy.answer(pane, label).await?;
+        tokio::time::sleep(REPLY_PICK_SETTLE).await;
+    }
+    proxy.send_input(pane, text.as_bytes()).await?;
+    tokio::time::sleep(REPLY_ENTER_AFTER).await;
+    proxy.send_input(pane, b"\r").await?;
+    proxy.mark_seen(pane).await
 }
 
 fn is_unknown_method(e: &zbus::Error) -> bool {
@@ -400,26 +440,25 @@ impl Client {
             Request::MarkSeen(p) => proxy.mark_seen(&p).await,
             Request::SetFocused(p, f) => proxy.set_focused(&p, f).await,
             Request::Answer(p, c) => proxy.answer(&p, &c).await,
+            Request::Reply { pane, pick, text } => {
+                reply(proxy, &pane, pick.as_deref(), &text).await
+            }
             Request::Kill(p) => proxy.kill(&p, KILL_SIGNAL).await,
             Request::Resume(p) => proxy.resume(&p).await,
+            Request::Run(r) => match super::new_agent_run::run(proxy, r).await {
+                Ok(pane) => self.ok(Update::Select(pane)),
+                Err(why) => self.ok(Update::Failed(why)),
+            },
             Request::Remove(p, kill) => proxy.remove(&[p.as_str()], kill).await.map(|_| ()),
             Request::NextUnread => match proxy.next_unread().await {
                 Ok(p) if p.is_empty() => self.ok(Update::NothingUnread),
                 Ok(p) => self.ok(Update::Select(p)),
                 Err(e) => Err(e),
             },
-            Request::Screen(p) => match proxy.get_screen(&p).await {
-                Ok(text) => self.ok(Update::Screen {
-                    pane: p,
-                    text: Some(text),
-                }),
-                Err(e) if is_unknown_method(&e) => self.ok(Update::Screen {
-                    pane: p,
-                    text: None,
-                }),
-                // The pane vanished or the daemon is going: the next snapshot says so.
-                Err(_) => Ok(()),
-            },
+            Request::Attach(p) => {
+                let socket = proxy.attach(&p).await.map_err(|e| message(&e));
+                self.ok(Update::AttachSocket { pane: p, socket })
+            }
             // Already running: the snapshot is on its way.
             Request::StartDaemon | Request::Quit => Ok(()),
         };

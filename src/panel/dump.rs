@@ -28,3 +28,13 @@ pub fn write(path: &Path, value: &serde_json::Value) {
         tracing::warn!(path = %path.display(), "panel dump: {e}");
     }
 }
+
+/// A part of the dump made by a widget the window does not know by type (the New agent
+/// dialog): called when the window writes its dump.
+pub struct Part(pub Box<dyn Fn() -> serde_json::Value>);
+
+impl std::fmt::Debug for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dump::Part")
+    }
+}

@@ -1,9 +1,10 @@
 //! The pane detail: the selected pane's state as the daemon reports it, its pending
-//! decision with one answer button per choice, a live read-only preview of its screen,
+//! decision with one answer button per choice, its live terminal ([`PaneTerminal`]),
 //! and the actions mark seen, attach in a terminal, resume, kill and remove (the window's
 //! `win.*` actions, targeted at the pane).
 
 use super::data::PaneInfo;
+use super::pane_terminal::PaneTerminal;
 use super::{a11y, indicator, labels};
 use gettextrs::gettext;
 use gtk4 as gtk;
@@ -46,7 +47,7 @@ mod imp {
         #[template_child]
         pub choices: TemplateChild<gtk::Box>,
         #[template_child]
-        pub screen: TemplateChild<gtk::TextView>,
+        pub terminal: TemplateChild<PaneTerminal>,
         #[template_child]
         pub seen: TemplateChild<gtk::Button>,
         #[template_child]
@@ -69,6 +70,7 @@ mod imp {
         type ParentType = gtk::Box;
 
         fn class_init(klass: &mut Self::Class) {
+            PaneTerminal::ensure_type();
             klass.bind_template();
         }
 
@@ -95,18 +97,21 @@ impl PaneDetail {
         self.imp().pane.borrow().clone()
     }
 
+    /// The pane's live terminal.
+    pub fn terminal(&self) -> PaneTerminal {
+        self.imp().terminal.get()
+    }
+
     /// Shows `pane`, or the "no pane selected" page for `None`.
     pub fn set(&self, pane: Option<&PaneInfo>) {
         let imp = self.imp();
+        imp.terminal.set_pane(pane);
         let Some(p) = pane else {
             imp.pane.replace(None);
             imp.built.replace(None);
             imp.stack.set_visible_child_name("empty");
             return;
         };
-        if imp.pane.borrow().as_deref() != Some(p.id.as_str()) {
-            imp.screen.buffer().set_text("");
-        }
         imp.pane.replace(Some(p.id.clone()));
         imp.stack.set_visible_child_name("pane");
         imp.title.set_text(&p.name);
@@ -182,26 +187,6 @@ impl PaneDetail {
         imp.built.replace(Some(key));
     }
 
-    /// Shows the screen of `pane` (ignored when another pane is shown now); `None` says
-    /// the daemon has no screen preview. True when the preview changed.
-    pub fn set_screen(&self, pane: &str, text: Option<&str>) -> bool {
-        let imp = self.imp();
-        if imp.pane.borrow().as_deref() != Some(pane) {
-            return false;
-        }
-        let text = match text {
-            Some(t) => t.trim_end().to_string(),
-            None => gettext("This daemon offers no screen preview."),
-        };
-        let buffer = imp.screen.buffer();
-        let (start, end) = buffer.bounds();
-        if buffer.text(&start, &end, false) == text {
-            return false;
-        }
-        buffer.set_text(&text);
-        true
-    }
-
     /// The action buttons by name (`seen`, `attach`, `resume`, `kill`, `remove`), for the
     /// layout dump.
     pub fn action_buttons(&self) -> [(&'static str, gtk::Button); 5] {
@@ -219,7 +204,11 @@ impl PaneDetail {
     pub fn dump(&self) -> Value {
         let imp = self.imp();
         let Some(pane) = self.pane_id() else {
-            return json!({"pane": null, "empty_title": imp.empty.title().to_string()});
+            return json!({
+                "pane": null,
+                "empty_title": imp.empty.title().to_string(),
+                "terminal": imp.terminal.dump(),
+            });
         };
         let button = |b: &gtk::Button| {
             json!({
@@ -242,8 +231,7 @@ impl PaneDetail {
             }
             child = w.next_sibling();
         }
-        let buffer = imp.screen.buffer();
-        let (start, end) = buffer.bounds();
+        let terminal = imp.terminal.dump();
         json!({
             "pane": pane,
             "title": imp.title.text().to_string(),
@@ -266,7 +254,8 @@ impl PaneDetail {
                 button(&imp.kill),
                 button(&imp.remove),
             ],
-            "screen": buffer.text(&start, &end, false).to_string(),
+            "screen": terminal["text"].as_str().unwrap_or_default(),
+            "terminal": terminal,
         })
     }
 }

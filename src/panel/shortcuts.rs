@@ -13,15 +13,31 @@ use serde_json::{json, Value};
 /// actions act on the selected pane.
 pub const ACCELS: &[(&str, &[&str])] = &[
     ("win.next-unread", &["<Control>n"]),
+    ("win.new-agent", &["<Control><Shift>n"]),
+    ("win.needs-you", &["<Control><Shift>a"]),
     ("win.selected-allow", &["<Control>y"]),
     ("win.selected-deny", &["<Control>d"]),
     ("win.selected-seen", &["<Control>m"]),
     ("win.selected-attach", &["<Control>t"]),
     ("win.selected-kill", &["<Control>k"]),
     ("win.deselect", &["Escape"]),
+    ("win.terminal-focus", &["<Control><Shift>t"]),
+    ("win.terminal-copy", &["<Control><Shift>c"]),
+    ("win.terminal-paste", &["<Control><Shift>v"]),
     ("win.show-help-overlay", &["<Control>question"]),
     ("window.close", &["<Control>w"]),
     ("app.quit", &["<Control>q"]),
+];
+
+/// The actions whose keys stay bound while the pane's terminal has the keyboard focus
+/// ([`set_typing`]): moving out of the terminal, copy, paste and the shortcuts window.
+/// Every other key goes to the pane's program (Escape, Ctrl+D, Ctrl+K, Ctrl+W… are the
+/// agent's keys there).
+pub const WHILE_TYPING: &[&str] = &[
+    "win.terminal-focus",
+    "win.terminal-copy",
+    "win.terminal-paste",
+    "win.show-help-overlay",
 ];
 
 /// The choice the allow shortcut answers.
@@ -33,6 +49,26 @@ pub const DENY: &str = "deny";
 pub fn install(app: &impl IsA<gtk::Application>) {
     for (action, accels) in ACCELS {
         app.set_accels_for_action(action, accels);
+    }
+}
+
+/// The accelerators of every action of [`ACCELS`] while the terminal has the keyboard
+/// focus (`typing`: only the actions of [`WHILE_TYPING`] keep theirs) or not (all).
+pub fn accels(typing: bool) -> Vec<(&'static str, &'static [&'static str])> {
+    ACCELS
+        .iter()
+        .map(|&(action, keys)| {
+            let keep = !typing || WHILE_TYPING.contains(&action);
+            (action, if keep { keys } else { &[][..] })
+        })
+        .collect()
+}
+
+/// Binds [`accels`]`(typing)` on `app`: called when the pane's terminal takes (`true`)
+/// or loses the keyboard focus, so that keys typed into it reach the program.
+pub fn set_typing(app: &impl IsA<gtk::Application>, typing: bool) {
+    for (action, keys) in accels(typing) {
+        app.set_accels_for_action(action, keys);
     }
 }
 
@@ -174,6 +210,34 @@ mod tests {
                 seen.push(a);
             }
         }
+    }
+
+    #[test]
+    fn while_typing_only_the_terminal_keys_and_help_stay_bound() {
+        let typing = accels(true);
+        assert_eq!(typing.len(), ACCELS.len());
+        let bound: Vec<&str> = typing
+            .iter()
+            .filter(|(_, keys)| !keys.is_empty())
+            .map(|(a, _)| *a)
+            .collect();
+        assert_eq!(bound, WHILE_TYPING);
+        // None of them is a key a terminal program reads as an ordinary key: each takes
+        // Control with Shift (`?` is a shifted key).
+        for (action, keys) in &typing {
+            for k in *keys {
+                assert!(
+                    k.starts_with("<Control>")
+                        && (k.contains("<Shift>") || k.ends_with("question")),
+                    "{action}: {k}"
+                );
+            }
+        }
+        assert_eq!(
+            accels(false),
+            ACCELS.to_vec(),
+            "not typing: every key as set"
+        );
     }
 
     #[test]

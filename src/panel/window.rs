@@ -23,8 +23,6 @@ use gtk4 as gtk;
 use gtk4::glib;
 use std::time::{Duration, Instant};
 
-/// How often the screen preview of the selected pane is read (seconds).
-const SCREEN_EVERY: u32 = 1;
 /// How often the "time since" labels are refreshed (seconds).
 const AGE_EVERY: u32 = 30;
 /// How often the test dump looks for a layout change (a resize), when the hook is on.
@@ -49,6 +47,8 @@ pub(super) mod imp {
         pub back_button: TemplateChild<gtk::Button>,
         #[template_child]
         pub next_button: TemplateChild<gtk::Button>,
+        #[template_child]
+        pub needs_button: TemplateChild<gtk::ToggleButton>,
         #[template_child]
         pub outer: TemplateChild<adw::Leaflet>,
         #[template_child]
@@ -79,14 +79,16 @@ pub(super) mod imp {
         /// True while the lists are rebuilt: their selection signals are ours, not the
         /// user's.
         pub rendering: Cell<bool>,
-        /// False once the daemon answered that it has no `GetScreen`.
-        pub no_screen: Cell<bool>,
         /// The texts of the toasts shown, oldest first (for the dump).
         pub toasts_shown: RefCell<Vec<String>>,
         /// The confirmation dialog open now, if any (for the dump).
         pub dialog: RefCell<Option<adw::MessageDialog>>,
+        /// The open New agent dialog (`new_agent.rs`) and its part of the dump.
+        pub new_agent: RefCell<Option<(adw::Window, dump::Part)>>,
         /// The layout last written to the dump.
         pub dumped_layout: RefCell<serde_json::Value>,
+        /// The Needs you view, once made (`needs_you.rs`).
+        pub needs_you: OnceCell<super::super::needs_you::NeedsYou>,
     }
 
     #[glib::object_subclass]
@@ -211,6 +213,26 @@ impl PanelWindow {
         v
     }
 
+    /// The detail's live terminal.
+    pub(super) fn terminal(&self) -> super::pane_terminal::PaneTerminal {
+        self.imp().detail.terminal()
+    }
+
+    /// Shows the detail column (a folded window shows one column).
+    pub(super) fn show_detail(&self) {
+        self.show_column(Column::Detail);
+    }
+
+    /// Moves the keyboard focus to the selected pane's row (out of its terminal).
+    pub(super) fn focus_pane_list(&self) {
+        let imp = self.imp();
+        self.show_column(Column::Panes);
+        match imp.panes.selected_row() {
+            Some(row) => row.grab_focus(),
+            None => imp.panes.grab_focus(),
+        };
+    }
+
     /// The selected pane as the daemon last reported it.
     pub(super) fn selected_info(&self) -> Option<PaneInfo> {
         let imp = self.imp();
@@ -300,14 +322,6 @@ impl PanelWindow {
             }
         });
         let weak = self.downgrade();
-        glib::timeout_add_seconds_local(SCREEN_EVERY, move || {
-            let Some(w) = weak.upgrade() else {
-                return glib::ControlFlow::Break;
-            };
-            w.poll_screen();
-            glib::ControlFlow::Continue
-        });
-        let weak = self.downgrade();
         glib::timeout_add_seconds_local(AGE_EVERY, move || {
             let Some(w) = weak.upgrade() else {
                 return glib::ControlFlow::Break;
@@ -361,8 +375,13 @@ impl PanelWindow {
                 self.write_dump();
             }
             Update::Snapshot(s) => {
-                let page = if s.panes.is_empty() { "empty" } else { "panes" };
+                let page = match (self.needs_you_shown(), s.panes.is_empty()) {
+                    (true, _) => super::needs_you::PAGE,
+                    (false, true) => "empty",
+                    (false, false) => "panes",
+                };
                 imp.snapshot.replace(Some((s, Instant::now())));
+                self.render_needs();
                 imp.stack.set_visible_child_name(page);
                 self.set_action_enabled("next-unread", true);
                 self.render();
@@ -370,14 +389,7 @@ impl PanelWindow {
                 imp.pending_select.replace(None);
                 imp.scroll_pending.set(false);
             }
-            Update::Screen { pane, text } => {
-                if text.is_none() {
-                    imp.no_screen.set(true);
-                }
-                if imp.detail.set_screen(&pane, text.as_deref()) {
-                    self.write_dump();
-                }
-            }
+            Update::AttachSocket { pane, socket } => imp.detail.terminal().on_socket(&pane, socket),
             Update::Select(pane) => self.show_pane(pane),
             Update::NothingUnread => self.toast(&gettext("Nothing needs you right now")),
             Update::Failed(message) => self.toast(&message),
@@ -387,9 +399,13 @@ impl PanelWindow {
     }
 
     /// Shows `pane`: its workspace and the pane selected and scrolled to in their lists,
-    /// the detail column shown, the pane focused (an explicit request: `attend focus`, a
-    /// notification, "Next Unread"), and the window raised.
+    /// the detail column shown (Needs you left: it would cover it), the pane focused (an
+    /// explicit request: `attend focus`, a notification, "Next Unread", a new agent), and
+    /// the window raised.
     pub fn show_pane(&self, pane: String) {
+        if self.needs_you_shown() {
+            self.change_action_state("needs-you", &false.to_variant());
+        }
         self.imp().pending_select.replace(Some(pane));
         self.imp().scroll_pending.set(true);
         self.render();
@@ -397,8 +413,9 @@ impl PanelWindow {
         self.present();
     }
 
-    /// The user activated `pane` (Enter or a click on its row): it is focused at once.
-    fn activate_pane(&self, pane: &str) {
+    /// The user activated `pane` (Enter or a click on its row, or the keyboard focus
+    /// went into its terminal): it is focused at once.
+    pub(super) fn activate_pane(&self, pane: &str) {
         self.cancel_dwell();
         self.imp().focus.borrow_mut().engage(pane);
         self.show_column(Column::Detail);
@@ -420,7 +437,6 @@ impl PanelWindow {
         self.render();
         if changed {
             self.start_dwell(pane);
-            self.poll_screen();
         }
     }
 
@@ -584,16 +600,6 @@ impl PanelWindow {
         self.write_dump();
     }
 
-    fn poll_screen(&self) {
-        let imp = self.imp();
-        if imp.no_screen.get() || !self.is_visible() {
-            return;
-        }
-        if let Some(p) = imp.detail.pane_id() {
-            self.send(Request::Screen(p));
-        }
-    }
-
     /// Writes what the widgets display to `$ATTEND_PANEL_DUMP` (the tests' hook).
     pub(super) fn write_dump(&self) {
         let Some(path) = dump::path() else { return };
@@ -652,11 +658,13 @@ impl PanelWindow {
             "focus_engaged": imp.focus.borrow().engaged(),
             "toasts": imp.toasts_shown.borrow().clone(),
             "dialog": dialog,
+            "new_agent": imp.new_agent.borrow().as_ref().map(|(_, part)| (part.0)()),
             "shortcuts": shortcuts::dump(self.help_overlay().as_ref()),
             "layout": layout,
             "workspaces": rows(&imp.workspaces, &imp.workspaces_scroll),
             "panes": rows(&imp.panes, &imp.panes_scroll),
             "detail": imp.detail.dump(),
+            "needs_you": self.needs_dump(),
         });
         dump::write(&path, &value);
     }

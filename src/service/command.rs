@@ -36,6 +36,8 @@ pub struct RunSpec {
     pub env: BTreeMap<String, String>,
     /// Git facts of the cwd, read before the request was sent.
     pub git: GitInfo,
+    /// The git worktree the client made for the pane (`docs/worktrees.md`): its folder.
+    pub worktree: Option<String>,
 }
 
 /// A hook delivery after the adapter mapped it (`docs/adapters.md#the-hook-wire`).
@@ -71,8 +73,10 @@ pub enum Command {
     ListWorkspaces(Reply<Vec<Dict>>),
     /// A user action (mark seen, focus, unfocus, attach, detach).
     Act(PaneId, Action, Reply<()>),
-    /// `Focus`: mark seen and ask the surfaces to show the pane.
-    Focus(PaneId, Reply<()>),
+    /// `Focus`: mark seen and ask the surfaces to show the pane. Replies true when the
+    /// pane is followed in tmux and its tmux pane is being selected there
+    /// (`docs/tmux.md#focus`): no other surface needs to show it.
+    Focus(PaneId, Reply<bool>),
     Answer(PaneId, String, Reply<()>),
     /// `AwaitGate(delivery)`: the hook run that delivered `delivery` waits for a choice
     /// made in Attend on the gate it opened; `"allow"`, `"deny"`, or `""` when the gate
@@ -95,6 +99,16 @@ pub enum Command {
     Git(PaneId, String, GitInfo),
     /// A tmux pane to follow was found (src/service/tmux/; no reply).
     TmuxFound(Box<crate::service::tmux::found::Found>),
+    /// A followed tmux pane is gone (killed, or its server ended; src/service/tmux/; no
+    /// reply): its running Attend pane ends, status unknown.
+    TmuxGone(crate::model::TmuxLocation),
+    /// Whether a person is looking at each followed pane of one tmux server (no reply):
+    /// a pane looked at is focused, one no longer looked at unfocused
+    /// (`docs/tmux.md#focus`).
+    TmuxFocus(Vec<(crate::model::TmuxLocation, bool)>),
+    /// A followed tmux pane has a new size (rows, cols; `%layout-change`; no reply): its
+    /// screen takes that size and is drawn again from a capture (`docs/tmux.md#resize`).
+    TmuxResized(crate::model::TmuxLocation, u16, u16),
     /// The workspace lookup for the first sight of an external session (agent, session
     /// id) finished: the workspace key and the git facts of its cwd (no reply). The hooks
     /// of that session held back meanwhile are applied now, in arrival order.

@@ -350,6 +350,7 @@ pub async fn run_with_connection(
     );
     // The user's tmux (docs/tmux.md): its agent panes become panes.
     if let Some(follower) = crate::service::tmux::Follower::start(cmd_tx.clone(), &settings.tmux) {
+        follower.recheck(owner.followed_in_tmux());
         owner.set_tmux(follower);
     }
     let adopting = std::time::Instant::now();

@@ -16,6 +16,8 @@ mod panes;
 mod remote;
 mod remove;
 mod tmux;
+mod tmux_acts;
+mod tmux_seats;
 
 use crate::adapters::terminal_signals::to_signal;
 use crate::engine::machine::Input;
@@ -156,6 +158,8 @@ pub struct Owner {
     gates: HashMap<PaneId, Gate>,
     /// The follower of the user's tmux (src/service/tmux/); `None` when off.
     tmux: Option<crate::service::tmux::Follower>,
+    /// Panes tmux focused, and resumes waiting for their tmux pane (src/service/owner/tmux_seats.rs).
+    seats: tmux_seats::Seats,
 }
 
 impl Owner {
@@ -189,6 +193,7 @@ impl Owner {
             auto_timer: None,
             gates: HashMap::new(),
             tmux: None,
+            seats: Default::default(),
         }
     }
 

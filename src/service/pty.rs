@@ -77,6 +77,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
+/// A receiver of a pane's raw output chunks (what [`PtyHandle::subscribe`] returns).
+pub type OutputReceiver = broadcast::Receiver<Arc<[u8]>>;
+
 /// Raw output chunks buffered per attach subscriber before it lags (and gets a redraw).
 const BROADCAST_CAPACITY: usize = 1024;
 
@@ -174,7 +177,8 @@ impl PtyHandle {
     }
 
     /// Sends signal number `signal` to the program's process group (0 only checks that
-    /// it exists). Errors: not a signal number (InvalidInput); the program already exited
+    /// it exists); to the program alone when it leads no group (a followed tmux pane's
+    /// agent started by a wrapper). Errors: not a signal number (InvalidInput); the program already exited
     /// (ESRCH, "No such process").
     pub fn kill(&self, signal: i32) -> io::Result<()> {
         let sig = match signal {
@@ -190,7 +194,13 @@ impl PtyHandle {
             Some(pid) if !self.inner.shared.reaped.load(Ordering::SeqCst) => pid,
             _ => return Err(io::Error::from_raw_os_error(nix::libc::ESRCH)),
         };
-        killpg(Pid::from_raw(pid as i32), sig).map_err(io::Error::from)
+        let pid = Pid::from_raw(pid as i32);
+        // A followed tmux pane's agent need not lead a process group of its own (a
+        // wrapper started it): then the signal goes to it alone (docs/tmux.md#kill).
+        if nix::unistd::getpgid(Some(pid)).is_ok_and(|g| g != pid) {
+            return nix::sys::signal::kill(pid, sig).map_err(io::Error::from);
+        }
+        killpg(pid, sig).map_err(io::Error::from)
     }
 
     /// How the program ended; `None` while it runs (set just before
@@ -262,6 +272,18 @@ impl PtyHandle {
     pub fn subscribe_with_redraw(&self) -> (Vec<u8>, broadcast::Receiver<Arc<[u8]>>) {
         let screen = lock(&self.inner.shared.screen);
         (redraw(&screen.term), subscribe(&screen))
+    }
+
+    /// [`subscribe_with_redraw`](Self::subscribe_with_redraw) with the last `n` history
+    /// rows (as [`history`](Self::history) gives them) read under the same lock: the rows,
+    /// the redraw, and the receiver of the output after them.
+    pub fn subscribe_with_history(&self, n: usize) -> (Vec<Vec<u8>>, Vec<u8>, OutputReceiver) {
+        let screen = lock(&self.inner.shared.screen);
+        (
+            screen.term.history(n),
+            redraw(&screen.term),
+            subscribe(&screen),
+        )
     }
 
     /// True while the program has focus reporting (`CSI ?1004h`) enabled itself.

@@ -69,13 +69,19 @@ fn carry(remote: &Remote, options: &[&str], command: Vec<String>) -> Result<Vec<
 }
 
 /// The argv of `attend attach NAME:pN` (`docs/cli.md#attach`): the link's carrier run
-/// interactively with `attend attach PANE --detach-key KEY` on the remote. For ssh:
+/// interactively with `attend attach PANE --detach-key KEY` on the remote (and `--watch`
+/// with `watch`: the panel's look, which is not focus there). For ssh:
 /// `ssh -t -o BatchMode=yes [-p PORT] -- DEST LINE` (a terminal there; keys only, no
 /// password prompt); for a `via` remote: the `via` words, then the remote command. The
 /// remote `attend` is the link's own: the remote command's words up to the first whose
 /// file name is `attend` (an `env …` prefix and a path kept), else plain `attend`.
 /// Errors: as [`carrier_argv`].
-pub fn attach_argv(remote: &Remote, pane: &str, detach_key: &str) -> Result<Vec<String>, String> {
+pub fn attach_argv(
+    remote: &Remote,
+    pane: &str,
+    detach_key: &str,
+    watch: bool,
+) -> Result<Vec<String>, String> {
     let words = command_words(remote)?;
     let attend = words
         .iter()
@@ -85,6 +91,9 @@ pub fn attach_argv(remote: &Remote, pane: &str, detach_key: &str) -> Result<Vec<
         None => vec!["attend".into()],
     };
     command.extend(["attach", pane, "--detach-key", detach_key].map(str::to_string));
+    if watch {
+        command.push("--watch".into());
+    }
     carry(remote, &["-t", "-o", "BatchMode=yes"], command)
 }
 
@@ -136,7 +145,7 @@ mod tests {
 
     #[test]
     fn attach_runs_the_carrier_with_a_terminal_and_the_links_own_attend() {
-        let argv = attach_argv(&remote("me@box:2222", None, None), "p3", "C-\\").unwrap();
+        let argv = attach_argv(&remote("me@box:2222", None, None), "p3", "C-\\", false).unwrap();
         assert_eq!(
             argv[..8],
             [
@@ -160,6 +169,7 @@ mod tests {
             &remote("ctr", Some("docker exec -it ctr"), command),
             "p1",
             "C-]",
+            false,
         );
         assert_eq!(
             argv.unwrap().join(" "),
@@ -169,12 +179,22 @@ mod tests {
             &remote("box", None, Some("systemd-stdio-bridge")),
             "p1",
             "C-]",
+            false,
         );
         let line = argv.unwrap().last().unwrap().clone();
         assert_eq!(
             shlex::split(&line).unwrap(),
             ["attend", "attach", "p1", "--detach-key", "C-]"]
         );
-        assert!(attach_argv(&remote("-x", None, None), "p1", "C-]").is_err());
+        assert!(attach_argv(&remote("-x", None, None), "p1", "C-]", false).is_err());
+    }
+
+    #[test]
+    fn a_watching_attach_asks_the_remote_attend_to_watch() {
+        let argv = attach_argv(&remote("box", None, None), "p2", "C-\\", true).unwrap();
+        assert_eq!(
+            shlex::split(argv.last().unwrap()).unwrap(),
+            ["attend", "attach", "p2", "--detach-key", "C-\\", "--watch"]
+        );
     }
 }

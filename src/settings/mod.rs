@@ -28,6 +28,11 @@
 //! follow = true
 //! panes = "agents"
 //!
+//! [worktrees]
+//! # Where `attend run --worktree BRANCH` puts new git worktrees (docs/worktrees.md):
+//! # DIR/REPO/BRANCH. Absent (the default): beside the repository, REPO.worktrees/BRANCH.
+//! dir = "/home/me/worktrees"
+//!
 //! [remote.buildbox]
 //! # Link to the Attend daemon of another machine (docs/decisions/0014-remote-link.md).
 //! target = "me@buildbox:22"
@@ -45,6 +50,7 @@ mod problem;
 pub mod remote;
 mod sound;
 mod tmux;
+mod worktrees;
 
 pub use away::{Away, Ntfy, Secret, DEFAULT_AWAY_DELAY, DEFAULT_NTFY_SERVER};
 pub use levels::level;
@@ -52,6 +58,7 @@ pub use problem::Problem;
 pub use remote::{Remote, Target};
 pub use sound::{Sound, DEFAULT_THEME};
 pub use tmux::{Tmux, TmuxPanes};
+pub use worktrees::Worktrees;
 
 use crate::model::Attention;
 use std::collections::BTreeSet;
@@ -60,7 +67,15 @@ use std::time::Duration;
 use toml_edit::{DocumentMut, TableLike};
 
 /// The tables `config.toml` has.
-const TABLES: [&str; 6] = ["notifications", "panes", "sound", "away", "remote", "tmux"];
+const TABLES: [&str; 7] = [
+    "notifications",
+    "panes",
+    "sound",
+    "away",
+    "remote",
+    "tmux",
+    "worktrees",
+];
 
 /// Everything `config.toml` sets, defaults where it says nothing (or something bad).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +98,9 @@ pub struct Settings {
     /// `[tmux]`: following the user's tmux (`docs/tmux.md#configuration`); on, for
     /// agent panes, by default.
     pub tmux: Tmux,
+    /// `[worktrees]`: where `attend run --worktree` puts new git worktrees
+    /// (`docs/worktrees.md#where-worktrees-go`); beside the repository by default.
+    pub worktrees: Worktrees,
 }
 
 impl Default for Settings {
@@ -101,6 +119,7 @@ impl Default for Settings {
             away: Away::default(),
             remotes: Vec::new(),
             tmux: Tmux::default(),
+            worktrees: Worktrees::default(),
         }
     }
 }
@@ -136,6 +155,7 @@ impl Settings {
                 "away" => settings.away.read(table, &mut problems),
                 "remote" => remote::read(table, &mut settings.remotes, &mut problems),
                 "tmux" => settings.tmux.read(table, &mut problems),
+                "worktrees" => settings.worktrees.read(table, &mut problems),
                 other => problems.push(Problem::new(
                     format!("[{other}]"),
                     format!("unknown table (accepted: {})", TABLES.join(", ")),

@@ -2,7 +2,8 @@
 //! ([`clock`]), how a program Attend runs is ended ([`ending`]), files and directories closed to other users ([`private`]), the state
 //! directory's lock and who holds it ([`state_lock`]), the private session bus `attend up`
 //! starts where there is none ([`private_bus`]), and starting detached programs
-//! ([`launch`]: the panel, a terminal, the daemon).
+//! ([`launch`]: the panel, a terminal, the daemon), and git worktrees for agents
+//! ([`worktree`]).
 
 pub mod clock;
 pub mod ending;
@@ -10,3 +11,4 @@ pub mod launch;
 pub mod private;
 pub mod private_bus;
 pub mod state_lock;
+pub mod worktree;

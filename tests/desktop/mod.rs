@@ -490,11 +490,13 @@ impl Side {
     }
 }
 
-/// One `Notify` call as it went over the bus: summary, body and hints.
+/// One `Notify` call as it went over the bus: summary, body, actions and hints.
 #[derive(Debug, Clone)]
 pub struct NotifyCall {
     pub summary: String,
     pub body: String,
+    /// The actions as sent: key, label, key, label, ….
+    pub actions: Vec<String>,
     pub hints: HashMap<String, OwnedValue>,
 }
 
@@ -553,10 +555,13 @@ impl NotifyCalls {
                 if m.header().member().map_or(true, |n| n.as_str() != "Notify") {
                     continue;
                 }
-                if let Ok((_, _, _, summary, body, _, hints, _)) = m.body().deserialize::<Args>() {
+                if let Ok((_, _, _, summary, body, actions, hints, _)) =
+                    m.body().deserialize::<Args>()
+                {
                     sink.lock().unwrap().push(NotifyCall {
                         summary,
                         body,
+                        actions,
                         hints,
                     });
                 }

@@ -122,9 +122,9 @@ fn check_manifest(m: &Manifest, screen: &Screen) -> Result<(), TestCaseError> {
         );
         prop_assert!(
             !matches!(
-                r.region,
+                &r.region,
                 Region::Bottom { lines: 0 } | Region::AfterLastRule { max_lines: Some(0) }
-            ),
+            ) && !matches!(&r.region, Region::FromLastRow { text } if text.trim().is_empty()),
             "empty region accepted in {:?}",
             r.name
         );

@@ -192,7 +192,20 @@ fn dir_of(agent: AgentKind) -> &'static str {
         AgentKind::Copilot => COPILOT,
         AgentKind::Droid => DROID,
         AgentKind::Kimi => KIMI,
-        AgentKind::Shell => panic!("the shell has no hook fixtures"),
+        AgentKind::Cline => "cline/3.0.65/observed",
+        AgentKind::Omp => "omp/18.2.3/observed",
+        AgentKind::Continue => "continue/1.5.47/documented",
+        AgentKind::Letta => "letta/0.25.9/observed",
+        AgentKind::Auggie => "auggie/0.36.0/documented",
+        AgentKind::Vibe => "vibe/3.0.3/documented",
+        AgentKind::Aider => "aider/0.86.2/observed",
+        AgentKind::Hermes => "hermes/0.19.0/observed",
+        AgentKind::OpenHands => "openhands/1.16.0/documented",
+        AgentKind::Amp => "amp/0.0.1790712063-gb89205/documented",
+        AgentKind::Qoder => "qoder/1.1.52/documented",
+        AgentKind::Crush => "crush/0.90.0/documented",
+        AgentKind::MastraCode => "mastracode/0.32.1/observed",
+        AgentKind::Grok | AgentKind::Shell => panic!("the shell and Grok have no hook fixtures"),
     }
 }
 
@@ -271,7 +284,7 @@ fn rows() -> Vec<Row> {
             "PreToolUse-AskUserQuestion",
             QuestionAsked {
                 prompt: "Which database should the tests use?".into(),
-                options: strings(&["SQLite", "PostgreSQL"]),
+                options: strings(&["SQLite", "PostgreSQL", "Type something."]),
                 answer_keys: vec![],
             },
         ),
@@ -283,7 +296,7 @@ fn rows() -> Vec<Row> {
         "tool_input":{"questions":[{"header":"Pick","options":["a",{"label":"b"},{"x":1}]},{"question":"2nd?"}]}}"#,
             Expect::Kind(QuestionAsked {
                 prompt: "Pick (+1 more)".into(),
-                options: strings(&["a", "b"]),
+                options: strings(&["a", "b", "Type something."]),
                 answer_keys: vec![],
             }),
         ),

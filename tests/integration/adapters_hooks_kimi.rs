@@ -154,7 +154,48 @@ fn kimi_ask_user_question_opens_a_question_and_its_answer_resumes_the_turn() {
         },
     );
     assert_eq!(m.event, "PreToolUse");
-    assert_maps("PostToolUse-AskUserQuestion", SignalKind::TurnStarted);
+    assert_maps("PostToolUse-AskUserQuestion", SignalKind::GateDenied);
+}
+
+/// Kimi runs its hooks without waiting: the question's `PostToolUse` came after the
+/// turn's `Stop` once (a real run on a loaded machine). Either order ends done/unread
+/// with the question closed; in the usual order the answer makes the pane working.
+#[test]
+fn kimi_question_answered_then_stop_is_done_in_either_hook_order() {
+    for late in [false, true] {
+        let mut world = attend::engine::World::new();
+        let (pane, _) = world.add_pane(
+            attend::engine::NewPane {
+                workspace: "/tmp/proj".into(),
+                agent: AgentKind::Kimi,
+                owned: true,
+                ..Default::default()
+            },
+            AT,
+        );
+        let feed = |world: &mut attend::engine::World, name: &str| {
+            world.apply_signal(pane, &mapped(name).signal).unwrap();
+        };
+        feed(&mut world, "UserPromptSubmit");
+        feed(&mut world, "PreToolUse-AskUserQuestion");
+        let answer = Action::Answer { choice: "2".into() };
+        world.apply_action(pane, &answer, AT).unwrap();
+        if late {
+            feed(&mut world, "Stop");
+            feed(&mut world, "PostToolUse-AskUserQuestion");
+        } else {
+            feed(&mut world, "PostToolUse-AskUserQuestion");
+            assert_eq!(world.pane(pane).unwrap().lifecycle, Lifecycle::Working);
+            feed(&mut world, "Stop");
+        }
+        let p = world.pane(pane).unwrap();
+        assert_eq!(
+            (p.lifecycle, p.attention()),
+            (Lifecycle::Done, Attention::Unread),
+            "late {late}"
+        );
+        assert!(p.pending_decision.is_none());
+    }
 }
 
 #[test]

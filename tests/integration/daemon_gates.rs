@@ -172,6 +172,35 @@ fn an_answer_at_the_terminal_releases_the_hook_with_no_output() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
+/// The agent killed its waiting hook run (Claude Code ends a hook run whose timeout
+/// passed): an answer in Attend is refused as for a gate no run waits on (`NotOwned`,
+/// exit 2), not reported done while it reaches no one, and the decision stays open for
+/// the agent's own dialog.
+#[test]
+fn an_answer_after_the_waiting_hook_was_killed_is_refused_and_the_gate_stays() {
+    let env = Env::with_daemon();
+    let mut hook = start_gate_hook(&env, "gate-killed");
+    let pane = gate_pane(&env, "gate-killed");
+    env.wait_gate_waiting(&pane);
+    hook.kill().unwrap();
+    hook.wait().unwrap();
+    // The bus tells the daemon that the run left a moment after it ended; until then a
+    // choice Attend cannot give ("yes") is refused listing allow and deny. Probing with
+    // it answers nothing.
+    env.wait_until("the daemon knows no run waits", || {
+        let out = env.attend(&["answer", &pane, "yes"]);
+        out.status.code() == Some(2) && stderr(&out).contains("outside Attend")
+    });
+    for choice in ["allow", "deny"] {
+        let out = env.attend(&["answer", &pane, choice]);
+        assert_eq!(out.status.code(), Some(2), "{choice}: {}", stderr(&out));
+        assert!(stderr(&out).contains("outside Attend"), "{}", stderr(&out));
+    }
+    let v = env.show(&pane);
+    assert!(!v["pending_decision"].is_null(), "the gate stays open: {v}");
+    assert_eq!(v["attention"], "permission_required", "{v}");
+}
+
 #[test]
 fn without_a_gate_answer_still_refuses_an_external_pane() {
     let env = Env::with_daemon();

@@ -309,10 +309,16 @@ fn a_flood_is_in_the_screen_log_once_it_pauses_and_rebuilt_after_kill_9() {
     let before = screen(&env, &pane);
     env.kill_daemon();
     env.start_daemon();
-    assert_eq!(
-        screen(&env, &pane),
-        before,
-        "the screen is rebuilt as it was"
+    // The new daemon re-adopts the holder and replays its history in the background: the
+    // screen is read once that is done (a wrapped rebuild never equals `before`).
+    env.wait_pane(&pane, "re-adopted", |v| v["live"]["state"] == "running");
+    let rebuilt = support::poll(std::time::Duration::from_secs(10), || {
+        screen(&env, &pane) == before
+    });
+    assert!(
+        rebuilt,
+        "the screen is rebuilt as it was:\n{}\n--- was ---\n{before}",
+        screen(&env, &pane)
     );
 }
 
@@ -677,9 +683,13 @@ fn a_resized_pane_is_rebuilt_as_it_was_shown() {
     let before = screen(&env, &pane);
     env.kill_daemon();
     env.start_daemon();
-    assert_eq!(
-        screen(&env, &pane),
-        before,
-        "the screen is rebuilt as it was"
+    // The new daemon re-adopts the holder and replays its history in the background: the
+    // screen is read once that is done (a wrapped rebuild never equals `before`).
+    env.wait_pane(&pane, "re-adopted", |v| v["live"]["state"] == "running");
+    let rebuilt = support::poll(Duration::from_secs(10), || screen(&env, &pane) == before);
+    assert!(
+        rebuilt,
+        "the screen is rebuilt as it was:\n{}\n--- was ---\n{before}",
+        screen(&env, &pane)
     );
 }

@@ -346,7 +346,10 @@ fn exited_panes_go_by_age_measured_from_their_exit() {
             "--json",
         ],
     );
-    assert_eq!(dry, json!({"removed": [old], "dry_run": true}));
+    assert_eq!(
+        dry,
+        json!({"removed": [old], "dry_run": true, "worktrees": []})
+    );
     assert_eq!(ids(&env).len(), 4, "a dry run removes nothing");
     assert_eq!(
         env.ok(&["rm", "--exited", "--older-than", "30m"]),
@@ -354,7 +357,10 @@ fn exited_panes_go_by_age_measured_from_their_exit() {
     );
     assert_eq!(ids(&env), [fresh.clone(), running.clone()]);
     let all = json(&env, &["rm", "--exited", "--json"]);
-    assert_eq!(all, json!({"removed": [fresh], "dry_run": false}));
+    assert_eq!(
+        all,
+        json!({"removed": [fresh], "dry_run": false, "worktrees": []})
+    );
     assert_eq!(
         ids(&env),
         [running.as_str()],

@@ -243,10 +243,28 @@ fn a_second_daemon_on_another_bus_refuses_a_state_directory_in_use() {
         "{took:?}: {said}"
     );
 
+    // Any other command in such a shell cannot reach the daemon (exit 3) and says on
+    // which bus it runs and how to adopt it, rather than "start it with attend up".
+    let bare = tempfile::tempdir().unwrap();
+    let ls = first
+        .cmd()
+        .arg("ls")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("XDG_RUNTIME_DIR", bare.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&ls.stderr);
+    assert_eq!(ls.status.code(), Some(3), "{ls:?}");
+    assert!(
+        said.contains(&format!(
+            "the daemon runs (pid {pid}) on another bus: run `eval \"$(attend up)\"`"
+        )) && said.contains(&first.bus.address),
+        "{said}"
+    );
+
     // `attend up` in a shell with no bus at all (no variable, no socket, nothing recorded)
     // finds the running daemon's bus in the lock file and uses it: no second bus, no
     // second daemon; its stdout is the line that sets the variable.
-    let bare = tempfile::tempdir().unwrap();
     let up = first
         .cmd()
         .args(["up", "--no-panel"])

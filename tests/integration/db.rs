@@ -318,6 +318,7 @@ fn every_pane_field_round_trips() {
             pane: "%3".into(),
             place: "work:0.1".into(),
         }),
+        worktree: Some("/src/x y.worktrees/feature-db".into()),
     };
     let mut world = World::default();
     world.restore_pane(pane);
@@ -615,7 +616,7 @@ fn migrations_are_idempotent_and_the_file_is_in_wal_mode() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();

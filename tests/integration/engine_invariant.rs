@@ -13,7 +13,9 @@
 //! (e) no ordinary item (unread, warning, error) goes without a user act;
 //! (f) spec 024: a reviewed done/failed pane stays attention none through session end
 //!     and exit;
-//! (g) one step opens at most one decision, and one dialog never opens two.
+//! (g) one step opens at most one decision, and one dialog never opens two;
+//! (h) one step never opens and dismisses the same decision (a self-report read before
+//!     the dialog, saying idle, is no word on it).
 //!
 //! Also: every recorded dialog screen under `tests/fixtures/screens/` is read by the
 //! agent's manifest and replayed through the machine: `blocked` with one decision of the
@@ -354,6 +356,18 @@ fn run(steps: &[(Step, u16)]) -> Result<(), String> {
         if opened > 1 {
             return fail("(g) one step opens at most one decision", &w);
         }
+        // (h) a decision is never opened and dismissed in one step: the word that
+        // dismisses it must be newer than the word that opened it.
+        let flapped = events.iter().any(|e| match &e.kind {
+            EventKind::DecisionOpened { decision } => events.iter().any(|r| {
+                matches!(&r.kind, EventKind::DecisionResolved { id, resolution }
+                    if *id == decision.id && resolution.as_str() == "dismissed")
+            }),
+            _ => false,
+        });
+        if flapped {
+            return fail("(h) one step never opens and dismisses a decision", &w);
+        }
         let superseded = events.iter().any(|e| {
             matches!(&e.kind, EventKind::DecisionResolved { resolution, .. }
                 if resolution.as_str() == "superseded")
@@ -382,6 +396,20 @@ proptest! {
             return Err(TestCaseError::fail(e));
         }
     }
+}
+
+/// The sequence seen with Claude Code 2.1.332 followed in tmux: its self-report last read
+/// `idle`, the chrome reads the permission dialog, then the self-report says `waiting`.
+/// The decision stays open through every step (rules (a) and (h)).
+#[test]
+fn an_idle_self_report_older_than_the_dialog_keeps_the_decision_open() {
+    let steps = [
+        (Step::SelfReport(1), 0),
+        (Step::Chrome(1), 4_000),
+        (Step::SelfReport(2), 200),
+        (Step::Due, 1_000),
+    ];
+    run(&steps).unwrap();
 }
 
 /// Every recorded dialog screen, read by its agent's manifest as the chrome reads it and

@@ -394,8 +394,14 @@ fn ladder_inventory_matches_contract_7() {
     // Kilo runs OpenCode's plugin: its hooks on trial until measured.
     assert_eq!(t(Kilo, Rung::LifecycleHooks), Trust::Trial);
     assert_eq!(t(Kilo, Rung::SelfReport), Trust::Absent);
+    // oh-my-pi runs pi's extension, Continue's hooks never fire yet: both on trial.
+    assert_eq!(t(Omp, Rung::LifecycleHooks), Trust::Trial);
+    assert_eq!(t(Continue, Rung::LifecycleHooks), Trust::Trial);
+    // Grok has no hooks: its screen only.
+    assert_eq!(t(Grok, Rung::LifecycleHooks), Trust::Absent);
+    assert_eq!(t(Grok, Rung::SelfReport), Trust::Absent);
     for a in [
-        Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot, Droid, Kilo,
+        Claude, Codex, Gemini, Cursor, Qwen, OpenCode, Copilot, Droid, Kilo, Omp, Continue, Grok,
     ] {
         assert_eq!(t(a, Rung::NeedsInputChrome), Trust::Authoritative);
         assert_eq!(t(a, Rung::WindowSampling), Trust::Authoritative);

@@ -18,7 +18,7 @@ const EXE: &str = "/opt/attend/bin/attend";
 /// The hook executable beside [`EXE`]: what new entries run.
 const HOOK: &str = "/opt/attend/bin/attend-hook";
 
-const AGENTS: [AgentKind; 7] = [
+const AGENTS: [AgentKind; 8] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
@@ -26,6 +26,7 @@ const AGENTS: [AgentKind; 7] = [
     AgentKind::Qwen,
     AgentKind::Copilot,
     AgentKind::Droid,
+    AgentKind::Continue,
 ];
 
 struct Home {
@@ -44,6 +45,7 @@ impl Home {
             config_home: None,
             copilot_home: None,
             pi_agent_dir: None,
+            cline_dir: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();
@@ -251,8 +253,41 @@ trust_level = "trusted"
     }
 }"#,
         ],
-        // TOML `[[hooks]]` tables: tests/integration/install_kimi.rs.
-        AgentKind::Kimi | AgentKind::Shell => vec![],
+        // Continue CLI reads Claude's shape (its own settings keys beside it).
+        AgentKind::Continue => vec![
+            r#"{
+  "disableAllHooks": false,
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{ "type": "command", "command": "./guard.sh", "timeout": 10 }]
+      }
+    ]
+  }
+}
+"#,
+        ],
+        // TOML `[[hooks]]` tables: tests/integration/install_kimi.rs; hook files:
+        // tests/integration/install_cline.rs; extension files and none:
+        // tests/integration/install_omp.rs; the PyPI agents: install_py.rs.
+        // Letta, Auggie, Amp, Qoder CLI and Crush: their own files.
+        // Letta, Auggie and MastraCode: their own files.
+        AgentKind::Kimi
+        | AgentKind::Cline
+        | AgentKind::Omp
+        | AgentKind::Grok
+        | AgentKind::Letta
+        | AgentKind::Auggie
+        | AgentKind::Vibe
+        | AgentKind::Aider
+        | AgentKind::Hermes
+        | AgentKind::OpenHands
+        | AgentKind::Amp
+        | AgentKind::Qoder
+        | AgentKind::Crush
+        | AgentKind::MastraCode
+        | AgentKind::Shell => vec![],
     }
 }
 
@@ -298,7 +333,35 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
         AgentKind::OpenCode | AgentKind::Kilo | AgentKind::Pi => &[],
         AgentKind::Copilot => hook_events::COPILOT,
         AgentKind::Droid => hook_events::DROID,
-        AgentKind::Kimi | AgentKind::Shell => &[],
+        AgentKind::Continue => &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "Notification",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "SessionEnd",
+        ],
+        AgentKind::Kimi
+        | AgentKind::Cline
+        | AgentKind::Omp
+        | AgentKind::Grok
+        | AgentKind::Letta
+        | AgentKind::Auggie
+        | AgentKind::Vibe
+        | AgentKind::Aider
+        | AgentKind::Hermes
+        | AgentKind::OpenHands
+        | AgentKind::Amp
+        | AgentKind::Qoder
+        | AgentKind::Crush
+        | AgentKind::MastraCode
+        | AgentKind::Shell => &[],
     }
 }
 
@@ -386,10 +449,30 @@ fn fresh_install_writes_every_event_and_a_second_install_is_a_noop() {
                     format!("notify = [\"{HOOK}\", \"codex\", \"--notify\"]\n")
                 );
             }
+            AgentKind::Continue => {
+                assert_eq!(value["hooks"]["PermissionRequest"][0]["matcher"], "*");
+                let stop = &value["hooks"]["Stop"][0];
+                assert!(stop.get("matcher").is_none(), "{stop}");
+                assert_eq!(stop["hooks"][0]["timeout"], 5, "seconds");
+                assert!(home.paths(agent)[0].ends_with(".continue/settings.json"));
+            }
             AgentKind::OpenCode
             | AgentKind::Kilo
             | AgentKind::Pi
             | AgentKind::Kimi
+            | AgentKind::Cline
+            | AgentKind::Omp
+            | AgentKind::Grok
+            | AgentKind::Letta
+            | AgentKind::Auggie
+            | AgentKind::Vibe
+            | AgentKind::Aider
+            | AgentKind::Hermes
+            | AgentKind::OpenHands
+            | AgentKind::Amp
+            | AgentKind::Qoder
+            | AgentKind::Crush
+            | AgentKind::MastraCode
             | AgentKind::Shell => {
                 unreachable!()
             }

@@ -34,6 +34,7 @@ impl Home {
             config_home: None,
             copilot_home: None,
             pi_agent_dir: None,
+            cline_dir: None,
         };
         fs::create_dir_all(&dirs.home).unwrap();
         fs::create_dir_all(&dirs.project).unwrap();

@@ -53,6 +53,7 @@ fn dirs(tmp: &Path) -> Dirs {
         config_home: None,
         copilot_home: None,
         pi_agent_dir: None,
+        cline_dir: None,
     }
 }
 

@@ -30,13 +30,25 @@ fn proptest_config(cases: u32) -> proptest::test_runner::Config {
 }
 
 mod adapters_hooks;
+mod adapters_hooks_amp;
+mod adapters_hooks_auggie;
+mod adapters_hooks_cline;
+mod adapters_hooks_continue;
+mod adapters_hooks_crush;
+mod adapters_hooks_hermes;
 mod adapters_hooks_kimi;
+mod adapters_hooks_letta;
+mod adapters_hooks_mastracode;
+mod adapters_hooks_py;
+mod adapters_hooks_qoder;
 mod adapters_kilo;
+mod adapters_omp;
 mod adapters_opencode;
 mod adapters_pi;
 mod away;
 mod cli_output;
 mod daemon_attach;
+mod daemon_attach_watch;
 mod daemon_cli;
 mod daemon_dialogs;
 mod daemon_follow;
@@ -57,17 +69,31 @@ mod engine_props;
 mod engine_rules;
 mod engine_summary;
 mod engine_taxonomy;
+mod install_cline;
 mod install_hooks;
 mod install_kilo;
 mod install_kimi;
+mod install_letta;
+mod install_mastracode;
+mod install_omp;
 mod install_opencode;
 mod install_pi;
+mod install_py;
 mod killed_test_run;
 mod notifications;
+mod notifications_reply;
 #[cfg(feature = "gui")]
 mod panel_data;
 #[cfg(feature = "gui")]
 mod panel_keys;
+#[cfg(feature = "gui")]
+mod panel_narrow;
+#[cfg(feature = "gui")]
+mod panel_needs;
+#[cfg(feature = "gui")]
+mod panel_new_agent;
+#[cfg(feature = "gui")]
+mod panel_terminal;
 #[cfg(feature = "gui")]
 mod panel_ui;
 mod private_bus;
@@ -85,5 +111,19 @@ mod spool;
 mod sshd_harness;
 mod status;
 mod terminal_scanner;
+mod tmux_attach;
+mod tmux_focus;
 mod tmux_follow;
+mod tmux_gone;
+mod tmux_inside;
+mod tmux_modes;
+mod tmux_remote;
+mod tmux_resize;
+mod tmux_restart;
+mod tmux_resume;
+mod tmux_seat;
+mod tmux_send;
+mod tmux_start;
+mod tmux_support;
 mod tray;
+mod worktree_cli;

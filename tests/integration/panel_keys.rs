@@ -198,6 +198,10 @@ fn every_shortcut_acts_on_the_selected_pane() {
         ("Attach to it in a terminal", "<Control>t"),
         ("Kill its program (asks first)", "<Control>k"),
         ("Go to the next pane that needs you", "<Control>n"),
+        (
+            "Show or leave every open decision in one list",
+            "<Shift><Control>a",
+        ),
         ("Keyboard shortcuts", "<Control>question"),
     ] {
         assert_eq!(accel(title), key, "{title}");

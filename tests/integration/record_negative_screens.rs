@@ -31,7 +31,7 @@ const STEP: Duration = Duration::from_secs(90);
 /// OpenCode runs no hook commands, which this recorder waits on: its idle screen is
 /// recorded by hand (`negative/opencode/`), the rest not yet.
 const NOT_RECORDED: &str =
-    "OpenCode's, pi's, Kimi Code CLI's and Kilo's negative screens are not recorded by this test";
+    "OpenCode's, pi's, Kimi Code CLI's, Kilo's, Cline's and Letta Code's negative screens are not recorded by this test";
 /// The terminal size of every recorded screen.
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -137,7 +137,10 @@ impl Agent {
             Cli::Claude => "for shortcuts",
             Cli::Codex => "OpenAI Codex",
             Cli::Gemini | Cli::Qwen => "Type your message",
-            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => NOT_RECORDED,
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo | Cli::Cline | Cli::Omp => NOT_RECORDED,
+            Cli::Continue | Cli::Grok | Cli::Letta | Cli::Aider | Cli::Hermes | Cli::MastraCode => {
+                NOT_RECORDED
+            }
             Cli::Copilot => "/ commands",
         }
     }
@@ -147,7 +150,10 @@ impl Agent {
         match self.cli {
             Cli::Claude | Cli::Codex | Cli::Qwen => "Stop",
             Cli::Gemini => "AfterAgent",
-            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => NOT_RECORDED,
+            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo | Cli::Cline | Cli::Omp => NOT_RECORDED,
+            Cli::Continue | Cli::Grok | Cli::Letta | Cli::Aider | Cli::Hermes | Cli::MastraCode => {
+                NOT_RECORDED
+            }
             Cli::Copilot => "agentStop",
         }
     }
@@ -193,7 +199,20 @@ impl Agent {
                 self.check(self.term.wait_for_text("Allow execution", STEP));
                 self.check(self.term.answer_dialog("Allow execution", "1"));
             }
-            Cli::OpenCode | Cli::Pi | Cli::Kimi | Cli::Kilo => unreachable!("{NOT_RECORDED}"),
+            Cli::OpenCode
+            | Cli::Pi
+            | Cli::Kimi
+            | Cli::Kilo
+            | Cli::Cline
+            | Cli::Omp
+            | Cli::Continue
+            | Cli::Grok
+            | Cli::Letta
+            | Cli::Aider
+            | Cli::Hermes
+            | Cli::MastraCode => {
+                unreachable!("{NOT_RECORDED}")
+            }
             // A reading command runs without a dialog; one that writes asks.
             Cli::Copilot => {
                 self.check(self.hooks.wait_for("preToolUse", before, STEP));
@@ -355,8 +374,17 @@ fn shell_tool(cli: Cli, command: &str) -> Reply {
         Cli::Qwen => Reply::qwen_shell(command, "Look around"),
         Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Look around"),
         Cli::Copilot => Reply::copilot_shell(command, "Look around"),
-        Cli::Pi => unreachable!("{NOT_RECORDED}"),
+        Cli::Pi | Cli::Omp => unreachable!("{NOT_RECORDED}"),
         Cli::Kimi => Reply::claude_bash(command, "Look around"),
+        Cli::Cline
+        | Cli::Continue
+        | Cli::Grok
+        | Cli::Letta
+        | Cli::Aider
+        | Cli::Hermes
+        | Cli::MastraCode => {
+            unreachable!("{NOT_RECORDED}")
+        }
     }
 }
 
@@ -379,7 +407,15 @@ fn allow_shell_commands(home: &mut AgentHome) {
         | Cli::Copilot
         | Cli::Pi
         | Cli::Kimi
-        | Cli::Kilo => {}
+        | Cli::Kilo
+        | Cli::Cline
+        | Cli::Omp
+        | Cli::Continue
+        | Cli::Grok
+        | Cli::Letta
+        | Cli::Aider
+        | Cli::Hermes
+        | Cli::MastraCode => {}
     }
 }
 
@@ -497,7 +533,15 @@ fn record_agent(cli: Cli) {
         | Cli::Copilot
         | Cli::Pi
         | Cli::Kimi
-        | Cli::Kilo => {
+        | Cli::Kilo
+        | Cli::Cline
+        | Cli::Omp
+        | Cli::Continue
+        | Cli::Grok
+        | Cli::Letta
+        | Cli::Aider
+        | Cli::Hermes
+        | Cli::MastraCode => {
             agent.prompt("/help");
             std::thread::sleep(Duration::from_secs(2));
             let help = settle(&agent.term, Duration::from_secs(1));

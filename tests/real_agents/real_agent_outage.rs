@@ -145,8 +145,14 @@ fn waiting_tool(cli: Cli) -> Reply {
         Cli::Qwen => Reply::qwen_shell(command, "Wait for the go file"),
         Cli::OpenCode | Cli::Kilo => Reply::opencode_bash(command, "Wait for the go file"),
         Cli::Copilot => Reply::copilot_shell(command, "Wait for the go file"),
-        Cli::Pi => panic!("no outage scenario runs pi"),
+        Cli::Pi | Cli::Omp | Cli::Continue | Cli::Grok => {
+            panic!("no outage scenario runs pi, omp, Continue or Grok")
+        }
         Cli::Kimi => Reply::claude_bash(command, "Wait for the go file"),
+        Cli::Cline => panic!("no outage scenario runs Cline CLI"),
+        Cli::Letta | Cli::Aider | Cli::Hermes | Cli::MastraCode => {
+            panic!("no outage scenario runs Letta Code, aider, Hermes Agent or MastraCode")
+        }
     }
 }
 
@@ -171,8 +177,14 @@ fn allow_the_tool(cli: Cli, home: &support::agents::AgentHome) {
         }),
         // Its allow list is a command-line flag (`--allow-tool`), not a setting.
         Cli::Copilot => panic!("no outage scenario runs Copilot"),
-        Cli::Pi => panic!("no outage scenario runs pi"),
+        Cli::Pi | Cli::Omp | Cli::Continue | Cli::Grok => {
+            panic!("no outage scenario runs pi, omp, Continue or Grok")
+        }
         Cli::Kimi => panic!("no outage scenario runs Kimi Code CLI"),
+        Cli::Cline => panic!("no outage scenario runs Cline CLI"),
+        Cli::Letta | Cli::Aider | Cli::Hermes | Cli::MastraCode => {
+            panic!("no outage scenario runs Letta Code, aider, Hermes Agent or MastraCode")
+        }
     }
 }
 

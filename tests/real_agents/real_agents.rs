@@ -476,3 +476,45 @@ fn recorded_fixtures_are_scrubbed() {
         }
     }
 }
+
+/// The harness ends what an agent leaves behind: a process with the home's `HOME` that
+/// detached from the test (Cline's session hub did) is killed when the home goes, while
+/// one the test still parents is left to the test.
+#[test]
+fn a_detached_process_of_an_agent_home_is_ended_with_it() {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("sh")
+        .args(["-c", "sleep 300 >/dev/null 2>&1 & echo $!"])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let stray: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let mut child = std::process::Command::new("sleep")
+        .arg("300")
+        .env("HOME", home.path())
+        .spawn()
+        .unwrap();
+    let alive = |pid: u32| Path::new(&format!("/proc/{pid}")).exists();
+    assert!(alive(stray), "the detached sleep runs");
+    support::agents::end_strays_of_home(home.path());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    // Killed, it is a zombie until its new parent reaps it: gone or state Z.
+    let ended = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit_once(')')
+                    .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true)
+    };
+    while !ended(stray) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(ended(stray), "the stray was ended");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the test's own child runs on"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -129,8 +129,12 @@ fn kilo_question_answered_from_attend() {
     };
     s.wait_ready();
     s.prompt("ask me");
-    let v = s.wait("the question", |v| {
+    // The chrome may read the dialog before the plugin's `question.asked` arrives (one
+    // decision: the hook's options then replace the screen's, which add Kilo's "Type your
+    // own answer"): wait for the hook's.
+    let v = s.wait("the question with the hook's options", |v| {
         v["pending_decision"]["kind"] == "question"
+            && v["pending_decision"]["options"] == json!(["Red", "Blue"])
     });
     s.expect(&v, "blocked", "input_required", v["last_message"].as_str());
     assert_eq!(

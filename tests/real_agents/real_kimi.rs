@@ -89,12 +89,7 @@ fn kimi_2_permission_allow_runs_the_command_and_deny_does_not() {
         !s.home.project.join("refused.txt").exists(),
         "the refused command never ran"
     );
-    let refused = s
-        .server
-        .turns()
-        .last()
-        .map(|r| r.body.clone())
-        .unwrap_or_default();
+    let refused = s.last_request();
     assert!(
         refused.contains("rejected the approval request"),
         "the model heard of the refusal: {refused}"
@@ -193,12 +188,7 @@ fn kimi_question_is_input_required_and_answered_from_attend() {
     let v = s.wait("the turn's end", |v| v["lifecycle"] == "done");
     s.expect(&v, "done", "unread", Some(PICKED));
     assert!(v["pending_decision"].is_null(), "{v}");
-    let answered = s
-        .server
-        .turns()
-        .last()
-        .map(|r| r.body.clone())
-        .unwrap_or_default();
+    let answered = s.last_request();
     assert!(
         answered.contains("Blue"),
         "the model received the answer: {answered}"

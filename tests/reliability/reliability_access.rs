@@ -492,6 +492,57 @@ const SHELL_PATTERNS: &[&str] = &[
 /// arguments are not payload: (file, text the line contains, reason).
 const ALLOWED: &[(&str, &str, &str)] = &[
     (
+        "src/client/attach/relay.rs",
+        "Command::new(\"sh\")",
+        "unit test of the relay: fixed scripts (stty size, read a line, sleep) in its PTY; \
+         nothing from a hook or a pane",
+    ),
+    (
+        "src/client/attach/relay.rs",
+        "\"-c\",",
+        "unit test of the relay: the `-c` of its fixed test scripts",
+    ),
+    (
+        "src/cli/tmux_attach.rs",
+        "\"-c\".to_string(),",
+        "tmux's `switch-client -c CLIENT` (a client name tmux listed), not a shell's -c",
+    ),
+    (
+        "src/service/tmux/looking.rs",
+        "\"switch-client\", \"-c\"",
+        "tmux's `switch-client -c CLIENT` (a client name tmux listed), not a shell's -c",
+    ),
+    (
+        "src/service/owner/tmux_acts.rs",
+        "args.extend([\"-c\".to_string(), cwd.clone()]);",
+        "tmux's `new-window -c DIR`: the start directory (a pane's cwd, one argv element), \
+         never run",
+    ),
+    (
+        "src/install/cline.rs",
+        "#!/bin/sh",
+        "the hook script install-hooks writes for Cline (Cline runs hooks as files): `exec` \
+         of the attend-hook path install-hooks found and an event from the fixed list; the \
+         payload goes on stdin; and unit test data of that script",
+    ),
+    (
+        "src/panel/new_agent.rs",
+        "std::env::var(\"SHELL\")",
+        "the user's own login shell, offered as the New agent dialog's plain-shell program \
+         (run as argv through a holder, like `attend run -- $SHELL`)",
+    ),
+    (
+        "src/panel/new_agent_form.rs",
+        "sh",
+        "the New agent form's plain-shell choice (the user's $SHELL or `sh`) and its unit \
+         test data; run as argv through a holder, never given a payload",
+    ),
+    (
+        "src/service/evidence/git.rs",
+        ".args([\"-c\", \"user.name=t\", \"-c\", \"user.email=t@t\"])",
+        "unit test only: git's own `-c key=value` for a test repository's commit",
+    ),
+    (
         "src/install/pane/codex.rs",
         "argv.push(\"-c\".into());",
         "Codex's own `-c key=value` config override in the agent's argv (run as argv, no \
@@ -702,6 +753,46 @@ fn no_payload_string_can_reach_a_shell() {
 /// its program and arguments come from: a new one must be looked at (and added here with
 /// its reason).
 const SPAWNS: &[(&str, &str, &str)] = &[
+    (
+        "src/client/attach/relay.rs",
+        "Command::new(\"/nonexistent/attend\")",
+        "unit test of the relay: a program that cannot start",
+    ),
+    (
+        "src/panel/pane_terminal.rs",
+        "Command::new(super::attach_terminal::attend_binary())",
+        "the panel's terminal: Attend's own `attend` beside the panel, with argv `attach \
+         --watch ID` (the pane id the daemon listed); never a shell",
+    ),
+    (
+        "src/client/attach/relay.rs",
+        "Command::new(\"sh\")",
+        "unit test of the relay only: fixed scripts (stty size, read a line, sleep); the \
+         relay itself runs the `attend attach --watch ID` command the panel gives it",
+    ),
+    (
+        "src/cli/tmux_attach.rs",
+        "Command::new(\"tmux\")",
+        "tmux with argv: `-S SOCKET` (the followed pane's server socket) and \
+         select-window/select-pane/attach-session/switch-client `-t %N` (a tmux pane id) \
+         or `list-clients`; never a shell",
+    ),
+    (
+        "src/service/owner/tmux_acts.rs",
+        "Command::new(\"tmux\")",
+        "tmux with argv: `show-environment -g PATH`, and `new-window -d -t SESSION: -c DIR \
+         -- ARGV…` for `attend resume`: ARGV is the pane's resume argv (the agent's program \
+         from the table, its resume flag and the session id a hook named), at least two \
+         words, which tmux executes directly (only a single word goes to `sh -c`; a shorter \
+         argv is refused)",
+    ),
+    (
+        "src/system/worktree/git.rs",
+        "Command::new(&argv[0])",
+        "`git` and fixed subcommands planned in src/system/worktree/plan.rs (worktree add/ \
+         remove/list, status, rev-parse) with the user's own branch, base and folder as argv \
+         elements; never a shell",
+    ),
     (
         "src/service/remotes/link.rs",
         "Command::new(&argv[0])",

@@ -12,8 +12,16 @@
 //! - [`Tmux`] runs a [`Launch`] in a private tmux server: type keys, read the screen.
 #![allow(dead_code)]
 
+pub mod aider;
+pub mod cline;
+pub mod continue_cli;
+pub mod grok;
+pub mod hermes;
 pub mod kilo;
 pub mod kimi;
+pub mod letta;
+pub mod mastracode;
+pub mod omp;
 pub mod pi;
 
 use super::model_server::ModelServer;
@@ -58,10 +66,18 @@ pub enum Cli {
     Pi,
     Kimi,
     Kilo,
+    Cline,
+    Omp,
+    Continue,
+    Grok,
+    Letta,
+    Aider,
+    Hermes,
+    MastraCode,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 9] = [
+    pub const ALL: [Cli; 17] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -71,6 +87,14 @@ impl Cli {
         Cli::Pi,
         Cli::Kimi,
         Cli::Kilo,
+        Cli::Cline,
+        Cli::Omp,
+        Cli::Continue,
+        Cli::Grok,
+        Cli::Letta,
+        Cli::Aider,
+        Cli::Hermes,
+        Cli::MastraCode,
     ];
 
     /// The agent name as in fixtures and `attend hook AGENT`: `claude`, `codex`, `gemini`,
@@ -86,6 +110,14 @@ impl Cli {
             Cli::Pi => "pi",
             Cli::Kimi => "kimi",
             Cli::Kilo => "kilo",
+            Cli::Cline => "cline",
+            Cli::Omp => "omp",
+            Cli::Continue => "continue",
+            Cli::Grok => "grok",
+            Cli::Letta => "letta",
+            Cli::Aider => "aider",
+            Cli::Hermes => "hermes",
+            Cli::MastraCode => "mastracode",
         }
     }
 
@@ -190,17 +222,28 @@ impl Cli {
             // No hook commands: its events reach plugins (Attend's, `install-hooks`).
             // No hook commands: their events reach plugins or extensions (Attend's,
             // `install-hooks`).
-            Cli::OpenCode | Cli::Kilo | Cli::Pi => &[],
+            Cli::OpenCode | Cli::Kilo | Cli::Pi | Cli::Omp => &[],
+            // Continue 1.5.47 fires none of its hooks; Grok has none.
+            Cli::Continue | Cli::Grok => &[],
             Cli::Copilot => super::hook_events::COPILOT_ALL,
             Cli::Kimi => kimi::EVENTS,
+            Cli::Cline => cline::EVENTS,
+            Cli::Letta => letta::EVENTS,
+            Cli::Aider => aider::EVENTS,
+            Cli::Hermes => hermes::EVENTS,
+            Cli::MastraCode => mastracode::EVENTS,
         }
     }
 
     /// Where `bin` lives under the cache once the version under test is installed
-    /// (`<cache>/<name>-<version>/node_modules/.bin/<binary>`), or why not.
+    /// (`<cache>/<name>-<version>/node_modules/.bin/<binary>`; a PyPI agent's virtual
+    /// environment `<cache>/<name>-<version>/bin/<binary>`), or why not.
     pub fn installed_binary(self) -> Result<PathBuf, String> {
         node_dir()?;
         let prefix = cache_dir().join(format!("{}-{}", self.name(), self.version()));
+        if self.row().registry == agents::Registry::Pypi {
+            return python_binary(self, &prefix);
+        }
         let package_json = prefix
             .join("node_modules")
             .join(self.package())
@@ -230,6 +273,34 @@ impl Cli {
         }
         Ok(bin)
     }
+}
+
+/// A PyPI agent's binary in the virtual environment `prefix` that `build-aux/agents.sh`
+/// made: `bin/<binary>`, once the package's `<name>-<version>.dist-info` is there.
+fn python_binary(cli: Cli, prefix: &Path) -> Result<PathBuf, String> {
+    let dist = format!(
+        "{}-{}.dist-info",
+        cli.package().replace('-', "_").to_lowercase(),
+        cli.version()
+    );
+    let installed = std::fs::read_dir(prefix.join("lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|python| python.path().join("site-packages").join(&dist).is_dir());
+    if !installed {
+        return Err(format!(
+            "{}=={} is not installed (no {dist} under {})",
+            cli.package(),
+            cli.version(),
+            prefix.display()
+        ));
+    }
+    let bin = prefix.join("bin").join(cli.row().binary);
+    if !bin.exists() {
+        return Err(format!("{} is missing", bin.display()));
+    }
+    Ok(bin)
 }
 
 /// The Node.js release the CLIs run on (`data/node-version`, which `build-aux/agents.sh`
@@ -504,6 +575,14 @@ impl AgentHome {
             Cli::Pi => ".pi/agent",
             Cli::Kimi => ".kimi-code",
             Cli::Kilo => ".config/kilo",
+            Cli::Cline => ".cline",
+            Cli::Omp => ".omp/agent",
+            Cli::Continue => ".continue",
+            Cli::Grok => ".grok",
+            Cli::Letta => ".letta",
+            Cli::Aider => ".aider",
+            Cli::Hermes => ".hermes",
+            Cli::MastraCode => ".mastracode",
         })
     }
 
@@ -611,6 +690,19 @@ impl AgentHome {
                 &self.config_dir().join("kilo.json"),
                 &kilo::config(&self.server_url),
             ),
+            Cli::Cline => cline::write_base_config(&self.config_dir(), &self.server_url),
+            Cli::Omp => omp::write_config(&self.config_dir(), &self.server_url, FAKE_KEY),
+            Cli::Continue => continue_cli::write_config(&self.config_dir(), &self.server_url),
+            Cli::Grok => {}
+            // Letta writes its settings itself; the hooks' file starts empty.
+            Cli::Letta => write_json(&self.config_dir().join("settings.json"), &json!({})),
+            // aider: its arguments and variables ([`aider::args`], [`aider::env`]).
+            Cli::Aider => {}
+            Cli::Hermes => hermes::write_base_config(&self.config_dir(), &self.server_url),
+            Cli::MastraCode => mastracode::write_settings(
+                &self.home.join(".local/share/mastracode"),
+                &self.server_url,
+            ),
         }
     }
 
@@ -624,6 +716,14 @@ impl AgentHome {
     pub fn install_hooks(&mut self, command: &str) {
         if self.cli == Cli::Kimi {
             kimi::add_hooks(&self.config_dir(), self.cli.hook_events(), command);
+            return;
+        }
+        if self.cli == Cli::Cline {
+            cline::add_hooks(&self.config_dir(), self.cli.hook_events(), command);
+            return;
+        }
+        if self.cli == Cli::MastraCode {
+            mastracode::add_hooks(&self.config_dir(), self.cli.hook_events(), command);
             return;
         }
         if self.cli == Cli::Copilot {
@@ -642,7 +742,11 @@ impl AgentHome {
             write_json(&path, &settings);
             return;
         }
-        let timeout = if self.cli == Cli::Gemini { 10_000 } else { 10 };
+        let timeout = match self.cli {
+            Cli::Gemini => 10_000,
+            Cli::Letta => letta::HOOK_TIMEOUT_MS,
+            _ => 10,
+        };
         let groups = json!([{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]);
         let hooks: serde_json::Map<String, Value> = self
             .cli
@@ -654,9 +758,15 @@ impl AgentHome {
             Cli::OpenCode | Cli::Kilo => {
                 panic!("OpenCode and Kilo run no hook commands: their events reach plugins")
             }
-            Cli::Pi => panic!("pi runs no hook commands: its events reach extensions"),
-            Cli::Kimi => unreachable!("written above"),
-            Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot => {
+            Cli::Pi | Cli::Omp => {
+                panic!("pi and omp run no hook commands: their events reach extensions")
+            }
+            Cli::Continue | Cli::Grok => panic!("Continue 1.5.47 runs no hook, Grok has none"),
+            Cli::Kimi | Cli::Cline | Cli::MastraCode => unreachable!("written above"),
+            Cli::Aider | Cli::Hermes => {
+                panic!("aider and Hermes hooks come from install-hooks only")
+            }
+            Cli::Claude | Cli::Gemini | Cli::Qwen | Cli::Copilot | Cli::Letta => {
                 let path = self.config_dir().join("settings.json");
                 let mut settings = read_json(&path);
                 settings["hooks"] = Value::Object(hooks);
@@ -775,6 +885,27 @@ impl AgentHome {
             }
             Cli::Pi => env.extend(pi::ENV.iter().map(|(k, v)| (k.to_string(), v.to_string()))),
             Cli::Kimi => env.extend(kimi::env()),
+            Cli::Cline => {
+                env.extend(cline::env());
+                args.extend(cline::args());
+            }
+            Cli::Omp => {
+                let path = omp::path(&self.binary, &agent_path());
+                env.retain(|(k, _)| k != "PATH");
+                env.push(("PATH".into(), path));
+            }
+            Cli::Continue => args.extend(continue_cli::args(&self.config_dir())),
+            Cli::Grok => env.extend(grok::env(&self.server_url)),
+            Cli::Letta => {
+                env.extend(letta::env(&self.server_url));
+                args.extend(letta::args());
+            }
+            Cli::Aider => {
+                env.extend(aider::env(&self.server_url));
+                args.extend(aider::args());
+            }
+            Cli::Hermes => env.extend(hermes::env()),
+            Cli::MastraCode => env.extend(mastracode::env()),
         }
         args.extend(self.extra_args.iter().cloned());
         Launch {
@@ -957,12 +1088,14 @@ impl HookRecorder {
 }
 
 /// A payload's event name: the event [`tag_event`] recorded (Copilot), else
-/// `hook_event_name`, else `type` (Codex notify), else "".
+/// `hook_event_name`, else `event_type` (Letta), else `type` (Codex notify), else "".
 pub fn event_name(payload: &Value) -> &str {
     payload[RECORDED_EVENT]
         .as_str()
         .or_else(|| payload["hook_event_name"].as_str())
+        .or_else(|| payload["event_type"].as_str())
         .or_else(|| payload["type"].as_str())
+        .or_else(|| payload["hookName"].as_str())
         .unwrap_or("")
 }
 
@@ -1193,6 +1326,83 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
+        let panes = ["list-panes", "-a", "-F", "#{pane_pid}"].map(String::from);
+        if let Ok(pids) = self.run(&panes) {
+            end_pane_sessions(&pids);
+        }
         let _ = self.run(&["kill-server".into()]);
     }
+}
+
+/// SIGKILLs every process of the sessions that the pane programs listed in `pids` (one
+/// pid a line, `#{pane_pid}`) lead: tmux starts each pane's program in a session of its
+/// own, and an agent that ignores the SIGHUP of `kill-server` (Gemini CLI does) would
+/// otherwise outlive the test.
+pub fn end_pane_sessions(pids: &str) {
+    for pid in pids.split_whitespace() {
+        let _ = Command::new("pkill").args(["-KILL", "-s", pid]).status();
+    }
+}
+
+impl Drop for AgentHome {
+    /// Ends the strays of this home: a process still running with `HOME` set to it that
+    /// is not a descendant of the test (an agent's background daemon that detached, as
+    /// Cline's session hub does now and then despite its local mode, would otherwise
+    /// outlive the test and keep writing into the removed home).
+    fn drop(&mut self) {
+        end_strays_of_home(&self.home);
+    }
+}
+
+/// SIGKILLs every process whose environment has `HOME=<home>` and whose parent chain does
+/// not lead to this test process (see `Drop for AgentHome`).
+pub fn end_strays_of_home(home: &Path) {
+    let want = format!("HOME={}", home.display());
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == want.as_bytes()) && !descends_from(pid, me) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+/// True when `ancestor` is `pid` or on its parent chain (`/proc/PID/stat`'s 4th field).
+fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..64 {
+        if pid == ancestor {
+            return true;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // The command name is in parentheses and may hold spaces: the fields after the
+        // last `)` are state, ppid, …
+        let Some(ppid) = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        if ppid <= 1 {
+            return false;
+        }
+        pid = ppid;
+    }
+    false
 }

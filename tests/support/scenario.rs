@@ -92,9 +92,24 @@ impl Scenario {
             }
             (
                 // OpenCode, Kilo and pi have no hook commands to record beside Attend's
-                // (and OpenCode and Kilo no session end event).
-                (cli != Cli::Codex && cli != Cli::OpenCode && cli != Cli::Kilo && cli != Cli::Pi)
-                    .then(|| record_also(&home, session_end(cli))),
+                // (and OpenCode and Kilo no session end event); Cline has no session end
+                // event.
+                // aider has none at all; Hermes's session end is `on_session_finalize`,
+                // not recorded.
+                (!matches!(
+                    cli,
+                    Cli::Codex
+                        | Cli::OpenCode
+                        | Cli::Kilo
+                        | Cli::Pi
+                        | Cli::Cline
+                        | Cli::Omp
+                        | Cli::Continue
+                        | Cli::Grok
+                        | Cli::Aider
+                        | Cli::Hermes
+                ))
+                .then(|| record_also(&home, session_end(cli))),
                 (cli == Cli::Codex).then(|| record_notify(&home)),
             )
         } else {
@@ -208,9 +223,14 @@ impl Scenario {
         }
     }
 
-    /// The bound of one step: [`STEP`], [`OPENCODE_STEP`] for OpenCode and its fork Kilo.
+    /// The bound of one step: [`STEP`], [`OPENCODE_STEP`] for OpenCode and its fork Kilo,
+    /// and for aider and Hermes Agent (Python CLIs whose start-up imports took over 30 s
+    /// with seven of them starting at once on a loaded machine).
     pub fn step(&self) -> Duration {
-        if matches!(self.cli, Cli::OpenCode | Cli::Kilo) {
+        if matches!(
+            self.cli,
+            Cli::OpenCode | Cli::Kilo | Cli::Aider | Cli::Hermes | Cli::MastraCode
+        ) {
             OPENCODE_STEP
         } else {
             STEP
@@ -333,6 +353,40 @@ impl Scenario {
             std::thread::sleep(Duration::from_millis(1500));
             return;
         }
+        // Continue and Grok report nothing (no hook fires, no title): their input box is
+        // the sign.
+        if matches!(self.cli, Cli::Continue | Cli::Grok) {
+            let placeholder = match self.cli {
+                Cli::Continue => "Ask anything",
+                _ => "Ask me anything",
+            };
+            self.wait_screen("the input box", |s| s.contains(placeholder));
+            std::thread::sleep(Duration::from_millis(1500));
+            return;
+        }
+        // aider reports nothing before its first turn's end: its input prompt is the
+        // sign. Hermes starts its session (on_session_start) at the first prompt.
+        if self.cli == Cli::Aider {
+            self.wait_screen("aider's input prompt", super::agents::aider::at_prompt);
+            std::thread::sleep(Duration::from_millis(1000));
+            return;
+        }
+        if self.cli == Cli::Hermes {
+            self.wait_screen("Hermes's welcome", |s| {
+                s.contains("Welcome to Hermes Agent")
+            });
+            std::thread::sleep(Duration::from_millis(1500));
+            return;
+        }
+        // Cline starts its session (TaskStart) with the first prompt; its status rows
+        // under the input name the model once it is up.
+        if self.cli == Cli::Cline {
+            self.wait_screen("Cline's status rows", |s| {
+                s.contains(super::agents::cline::MODEL) && s.contains("(Shift+Tab)")
+            });
+            std::thread::sleep(Duration::from_millis(1500));
+            return;
+        }
         self.wait("the CLI is up", |v| {
             !v["session_id"].is_null() || v["title"].as_str().is_some_and(|t| !t.is_empty())
         });
@@ -343,9 +397,25 @@ impl Scenario {
             Cli::OpenCode | Cli::Kilo => {
                 self.wait_screen("OpenCode's input box", |s| s.contains("ctrl+p commands"));
             }
+            Cli::Omp => {
+                // Its status line names the model once the editor is up.
+                self.wait_screen("omp's status line", |s| {
+                    s.contains(super::agents::omp::MODEL)
+                });
+            }
             Cli::Pi => {
                 // Its footer names the model once the editor is up.
                 self.wait_screen("pi's footer", |s| s.contains(super::agents::pi::MODEL));
+            }
+            // SessionStart fires as its welcome is drawn; the input's mode row comes last.
+            Cli::Letta => {
+                self.wait_screen("Letta's mode row", |s| s.contains("(shift+tab to cycle)"));
+            }
+            // Its status row names the mode and the model once its editor is up.
+            Cli::MastraCode => {
+                self.wait_screen("MastraCode's status row", |s| {
+                    s.contains(super::agents::mastracode::STATUS_ROW)
+                });
             }
             Cli::Copilot => {
                 self.wait_screen("Copilot's idle status row", |s| {
@@ -367,6 +437,16 @@ impl Scenario {
             .into_iter()
             .filter(|e| e["pane"] == self.pane.as_str() && e["seq"].as_u64() > Some(after_seq))
             .collect()
+    }
+
+    /// The body of the last request the scripted model received (empty before any): what
+    /// the agent sent after an answer (a tool's result) shows the answer reached it.
+    pub fn last_request(&self) -> String {
+        self.server
+            .turns()
+            .last()
+            .map(|r| r.body.clone())
+            .unwrap_or_default()
     }
 
     pub fn last_seq(&self) -> u64 {
@@ -420,10 +500,29 @@ impl Scenario {
             self.wait_screen("Qwen's dialog with its options", |s| {
                 s.contains("No, suggest changes") && s.contains("Waiting for user")
             });
+        } else if self.cli == Cli::Continue {
+            self.wait_screen("Continue's approval dialog", |s| {
+                s.contains("Would you like to continue?") && s.contains("Continue (tab)")
+            });
+        } else if self.cli == Cli::Grok {
+            self.wait_screen("Grok's confirmation", |s| {
+                s.contains("Do you want to proceed with this operation?")
+                    && s.contains("Esc cancel")
+            });
+        } else if self.cli == Cli::Omp {
+            // The extension reports the approval as omp starts drawing its dialog.
+            self.wait_screen("omp's approval dialog", |s| {
+                s.contains("Allow tool: bash") && s.contains("enter select")
+            });
         } else if self.cli == Cli::Kimi {
             // PermissionRequest fires as the dialog opens; it sets no window title.
             self.wait_screen("Kimi's approval with its options", |s| {
                 s.contains("1. Approve once") && s.contains("↵ confirm")
+            });
+        } else if self.cli == Cli::MastraCode {
+            // PermissionRequest fires as the overlay opens; its title does not change.
+            self.wait_screen("MastraCode's approval overlay", |s| {
+                s.contains("⚠ Tool Approval Required") && s.contains("Allow? yes  no")
             });
         } else if self.cli == Cli::Copilot {
             // Its title does not change; the notification hook comes with the dialog.
@@ -542,6 +641,7 @@ pub fn install_hooks(env: &Env, home: &AgentHome) {
         .env("XDG_CONFIG_HOME", home.home.join(".config"))
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("CLINE_DIR")
         .current_dir(&home.project)
         .output()
         .unwrap();
@@ -568,6 +668,10 @@ pub fn record_also(home: &AgentHome, event: &str) -> HookRecorder {
     let recorder = HookRecorder::new(home.dir.path().join(format!("recorded-{event}")));
     if home.cli == Cli::Kimi {
         super::agents::kimi::record_also(&home.config_dir(), &recorder, event);
+        return recorder;
+    }
+    if home.cli == Cli::MastraCode {
+        super::agents::mastracode::add_hooks(&home.config_dir(), &[event], &recorder.command());
         return recorder;
     }
     let path = home.config_dir().join("settings.json");
@@ -640,8 +744,19 @@ impl Scenario {
     /// A dialog no hook names is up: blocked/input_required with a question decision from
     /// the screen chrome, the option labels read off the screen.
     pub fn expect_dialog_question(&self, option: &str) -> Value {
-        // The self-report may open the question a moment before the chrome reads its
-        // options (one decision, enriched): wait for the options.
+        self.expect_question_opened_by(
+            option,
+            &["needs-input-chrome:screen.chrome", "self-report:"],
+        )
+    }
+
+    /// The open question offers `option` (read off the screen) and the pane is
+    /// blocked/input_required; its `decision.opened` came from a source that starts with
+    /// one of `opened_by` (a hook that names no options and the chrome that adds them
+    /// are one decision: docs/lifecycle-attention.md#one-verdict).
+    pub fn expect_question_opened_by(&self, option: &str, opened_by: &[&str]) -> Value {
+        // The self-report (or a hook) may open the question a moment before the chrome
+        // reads its options (one decision, enriched): wait for the options.
         let v = self.wait("the dialog's question decision", |v| {
             v["pending_decision"]["kind"] == "question"
                 && v["pending_decision"]["options"]
@@ -669,12 +784,14 @@ impl Scenario {
         // Opened by the chrome, or by the agent's self-report a moment before the chrome
         // read the dialog (one dialog, one decision: the chrome's options above enriched
         // it; docs/lifecycle-attention.md#one-verdict).
+        let source = decision
+            .as_ref()
+            .and_then(|e| e["source"].as_str())
+            .unwrap_or("")
+            .to_string();
         assert!(
-            decision.is_some_and(|e| {
-                let source = e["source"].as_str().unwrap_or("");
-                source == "needs-input-chrome:screen.chrome" || source.starts_with("self-report:")
-            }),
-            "opened by the screen chrome or the self-report (seq {seq})"
+            opened_by.iter().any(|o| source.starts_with(o)),
+            "opened by one of {opened_by:?}, not {source:?} (seq {seq})"
         );
         v
     }

@@ -13,8 +13,8 @@
 //!   `~/.ssh`, the machine's `/etc/ssh` keys or port 22.
 //! - [`RemoteUser::start`] runs, as that user (uid and gid set on the `Command`, which
 //!   also drops root's groups; no PAM, no login session), a private `dbus-daemon` at
-//!   `$XDG_RUNTIME_DIR/bus` and an `attend daemon` on it, with home, runtime and state
-//!   directories of its own in a temp directory the user owns. The `attend` binaries are
+//!   `$XDG_RUNTIME_DIR/bus` and an `attend daemon` on it, with home, runtime, state and
+//!   `TMUX_TMPDIR` directories of its own in a temp directory the user owns. The `attend` binaries are
 //!   linked (or copied) into that directory, because the build tree may not be readable
 //!   by another uid. [`RemoteUser::argv`] is the remote command that reaches that bus.
 //!
@@ -555,7 +555,12 @@ impl RemoteUser {
             bus: None,
             dir,
         };
-        for d in [remote.home(), remote.runtime_dir(), remote.state_dir()] {
+        for d in [
+            remote.home(),
+            remote.runtime_dir(),
+            remote.state_dir(),
+            remote.tmux_dir(),
+        ] {
             std::fs::create_dir(&d).unwrap();
             set_mode(&d, 0o700);
             std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
@@ -570,7 +575,7 @@ impl RemoteUser {
         remote
     }
 
-    /// The user's `HOME` (owned by them, 0700); `run/` and `state/` are inside it.
+    /// The user's `HOME` (owned by them, 0700); `run/`, `state/` and `tmux/` are inside it.
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("home")
     }
@@ -578,6 +583,13 @@ impl RemoteUser {
     /// Their `XDG_RUNTIME_DIR` (the bus socket `bus` and the hook spool are there).
     pub fn runtime_dir(&self) -> PathBuf {
         self.home().join("run")
+    }
+
+    /// Their `TMUX_TMPDIR`: their tmux servers' sockets are under it (`tmux-UID/`), so
+    /// their daemon follows the test's own tmux only, never another test's (every test
+    /// runs as the same user).
+    pub fn tmux_dir(&self) -> PathBuf {
+        self.home().join("tmux")
     }
 
     /// Their `ATTEND_STATE_DIR`.
@@ -596,7 +608,8 @@ impl RemoteUser {
     }
 
     /// The environment every program of the user gets: `HOME`, `USER`, `LOGNAME`,
-    /// `PATH`, `XDG_RUNTIME_DIR`, `ATTEND_STATE_DIR`, `DBUS_SESSION_BUS_ADDRESS`.
+    /// `PATH`, `XDG_RUNTIME_DIR`, `ATTEND_STATE_DIR`, `DBUS_SESSION_BUS_ADDRESS`,
+    /// `TMUX_TMPDIR`.
     pub fn env(&self) -> Vec<(String, String)> {
         let p = |p: PathBuf| p.display().to_string();
         vec![
@@ -607,6 +620,7 @@ impl RemoteUser {
             ("XDG_RUNTIME_DIR".into(), p(self.runtime_dir())),
             ("ATTEND_STATE_DIR".into(), p(self.state_dir())),
             ("DBUS_SESSION_BUS_ADDRESS".into(), self.bus_address()),
+            ("TMUX_TMPDIR".into(), p(self.tmux_dir())),
             (super::TETHER_ENV.into(), std::process::id().to_string()),
         ]
     }

@@ -235,7 +235,13 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
 ///   ([`crate::droid_transcript`]; docs/adapters.md, "Factory Droid");
 /// - Kimi Code CLI's `Stop` carries no reply text either: the turn's last reply is read
 ///   from the session's wire log and added as `last_assistant_message`
-///   ([`crate::kimi_transcript`]; docs/adapters.md, "Kimi Code CLI").
+///   ([`crate::kimi_transcript`]; docs/adapters.md, "Kimi Code CLI");
+/// - aider's notification (`notify`) carries nothing: the hook's working directory is
+///   added as `cwd`, and the turn's reply, read from aider's chat history there, as
+///   `last_assistant_message` ([`crate::aider_history`]; docs/adapters.md, "aider");
+/// - Hermes Agent's `pre_llm_call` and `post_llm_call` carry the whole conversation in
+///   `extra.conversation_history` (over [`MAX_PAYLOAD`] in a long session), which Attend
+///   does not read: it is left out (docs/adapters.md, "Hermes Agent").
 ///
 /// Every other payload, and one that is not such a JSON object, is returned as it is (the
 /// checks that follow refuse what is malformed).
@@ -246,6 +252,13 @@ pub fn digest(agent: &str, event: &str, payload: String) -> String {
     }
     if agent == "droid" && names_event(event, &payload, "Stop") {
         return crate::droid_transcript::with_last_message(payload);
+    }
+    if agent == "hermes" && payload.contains(HERMES_HISTORY) {
+        return without_hermes_history(payload);
+    }
+    if agent == "aider" && event == "notify" {
+        let cwd = std::env::current_dir().ok();
+        return crate::aider_history::with_last_message(payload, cwd.as_deref());
     }
     if agent == "kimi" && names_event(event, &payload, "Stop") {
         let home = crate::kimi_transcript::home_from_env();
@@ -275,6 +288,24 @@ pub fn digest(agent: &str, event: &str, payload: String) -> String {
         *request = serde_json::json!({"model": model, "message_count": count});
     }
     serde_json::Value::Object(map).to_string()
+}
+
+/// The field of Hermes Agent's LLM-call hooks' `extra` that holds the whole conversation.
+const HERMES_HISTORY: &str = "conversation_history";
+
+/// `payload` without `extra.conversation_history`; unchanged when it is no such object.
+fn without_hermes_history(payload: String) -> String {
+    let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(&payload) else {
+        return payload;
+    };
+    let removed = map
+        .get_mut("extra")
+        .and_then(|e| e.as_object_mut())
+        .and_then(|extra| extra.remove(HERMES_HISTORY));
+    match removed {
+        Some(_) => serde_json::Value::Object(map).to_string(),
+        None => payload,
+    }
 }
 
 /// The payload limit, with the daemon's words: `Err` when `payload` is over
@@ -381,6 +412,19 @@ mod tests {
             .unwrap_err()
             .contains("the limit is 1048576"));
         assert!(check_envelope("claude", "", r#"{"hook_event_name":"Stop"}"#).is_ok());
+    }
+
+    /// Hermes's LLM-call hooks are sent without the conversation; other agents' payloads
+    /// and Hermes payloads without one are sent as they are.
+    #[test]
+    fn hermes_payloads_are_sent_without_the_conversation() {
+        let full = r#"{"hook_event_name":"pre_llm_call","extra":{"user_message":"hi","conversation_history":[{"role":"user","content":"hi"}]}}"#;
+        let sent: serde_json::Value =
+            serde_json::from_str(&digest("hermes", "", full.into())).unwrap();
+        assert_eq!(sent["extra"], serde_json::json!({"user_message": "hi"}));
+        assert_eq!(digest("claude", "", full.into()), full);
+        let other = r#"{"hook_event_name":"on_session_end","extra":{"completed":true}}"#;
+        assert_eq!(digest("hermes", "", other.into()), other);
     }
 
     /// Droid's Stop (event named by the payload, as `install-hooks droid` registers it)

@@ -3,14 +3,15 @@
 //! the daemon shares with it — the fixed names ([`names`]), the state and runtime
 //! directories ([`paths`]), the spool format and its writer ([`spool`]), the payload
 //! limit, the terminal environment names and the `/proc` stat reader ([`procstat`]), and
-//! the reply text of a Copilot, Droid or Kimi turn read from its transcript ([`transcript`],
-//! [`droid_transcript`], [`kimi_transcript`]) (docs/decisions/0004-hook-executable.md).
+//! the reply text of a Copilot, Droid, Kimi or aider turn read from its transcript ([`transcript`],
+//! [`droid_transcript`], [`kimi_transcript`], [`aider_history`]) (docs/decisions/0004-hook-executable.md).
 //!
 //! Its dependencies are `libc`, `serde`, `serde_json` and `dbus` (the bindings to libdbus,
 //! the library `dbus-send` uses; [`bus`]) only: no async runtime, no SQLite, no argument
 //! parser, no GUI toolkit.
 
 pub mod address;
+pub mod aider_history;
 pub mod bus;
 pub mod client;
 pub mod context;

@@ -10,7 +10,7 @@ use std::io::Write;
 const USAGE: &str = "usage: attend-hook AGENT [EVENT]   (the hook payload on stdin)
        attend-hook codex --notify [EVENT] PAYLOAD
 Delivers one agent hook to the Attend daemon, or spools it when the daemon is down.
-AGENT: claude, codex, cursor, gemini, qwen, opencode, copilot, droid.
+AGENT: an agent of Attend's table (`attend install-hooks --help` lists them: claude, codex, …).
 ";
 
 fn main() {

@@ -18,6 +18,10 @@ use serde_json::Value;
 /// Claude's question tool: its call opens a question, not a tool run.
 const ASK_USER_QUESTION: &str = "AskUserQuestion";
 
+/// The option Claude Code draws below a question's own options, which takes typed text
+/// (2.1.197 and 2.1.332): (under a single choice, under a multiple choice).
+const FREE_TEXT_OPTION: (&str, &str) = ("Type something.", "Type something");
+
 /// Labels of Claude's permission dialog ("Do you want to proceed?": 1 Yes / 2 Yes, and
 /// don't ask again … / 3 No).
 const PERMISSION_OPTIONS: [&str; 3] = ["Yes", "Yes, and don't ask again", "No"];
@@ -74,7 +78,10 @@ pub(super) fn map(
             source: p.str("source").map(str::to_string),
         },
         "UserPromptSubmit" => TurnStarted,
-        "PreToolUse" if asks_question => question(p.get("tool_input")),
+        "PreToolUse" if asks_question => match dialect {
+            Dialect::Claude => claude_question(p.get("tool_input")),
+            _ => question(p.get("tool_input")),
+        },
         "PreToolUse" => ToolStarted {
             tool: tool.unwrap_or("tool").to_string(),
             tool_use_id: p.str("tool_use_id").map(str::to_string),
@@ -154,6 +161,36 @@ fn scoped_tool_id(p: &Payload<'_>) -> Option<String> {
     }
 }
 
+/// The first question of `AskUserQuestion`'s input: `questions[0]`, else the input
+/// itself.
+fn first_question(input: Option<&Value>) -> Option<&Value> {
+    input
+        .and_then(|i| i.get("questions"))
+        .and_then(Value::as_array)
+        .and_then(|q| q.first())
+        .or(input)
+}
+
+/// [`question`] as Claude Code draws it: below the options the tool names, its own
+/// option that takes typed text ([`FREE_TEXT_OPTION`]), numbered after them. Listing it
+/// makes the decision's options the dialog's, so a reply of free text picks it by its
+/// label (`docs/desktop-surfaces.md#replies`). A question without options is left as it
+/// is (what Claude draws then is not known).
+fn claude_question(input: Option<&Value>) -> SignalKind {
+    let mut kind = question(input);
+    if let QuestionAsked { options, .. } = &mut kind {
+        let multiple = first_question(input)
+            .and_then(|q| q.get("multiSelect"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !options.is_empty() {
+            let (single, many) = FREE_TEXT_OPTION;
+            options.push(if multiple { many } else { single }.to_string());
+        }
+    }
+    kind
+}
+
 /// `AskUserQuestion`'s first question: its text and option labels. Lenient: `questions`
 /// may be missing (then `question`/`header` on the input itself), options may be plain
 /// strings; extra questions are counted in the prompt. Answer keys are left empty: the
@@ -162,7 +199,7 @@ pub(super) fn question(input: Option<&Value>) -> SignalKind {
     let questions = input
         .and_then(|i| i.get("questions"))
         .and_then(Value::as_array);
-    let first = questions.and_then(|q| q.first()).or(input);
+    let first = first_question(input);
     let text = first
         .and_then(|q| {
             ["question", "header"]

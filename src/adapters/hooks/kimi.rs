@@ -77,7 +77,10 @@ pub(super) fn map(event: &str, p: &Payload<'_>) -> Mapped {
             None => IdentityOnly,
         },
         // The human answered the question: the answer reaches the model, which goes on.
-        "PostToolUse" if asks_question => TurnStarted,
+        // Kimi does not wait for its hooks: this one may come after the turn's `Stop`, so
+        // it closes the question and moves a blocked pane to working, nothing else (not
+        // `TurnStarted`, which would make a finished turn working again).
+        "PostToolUse" if asks_question => GateDenied,
         "PostToolUse" => ToolFinished {
             tool: tool.map(str::to_string),
             tool_use_id: p.str("tool_call_id").map(str::to_string),

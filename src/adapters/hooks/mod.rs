@@ -6,30 +6,53 @@
 //! received it, and returns a [`HookMapping`] whose [`Signal`] the engine applies. No I/O,
 //! no clock; payload size is checked by the caller.
 //!
-//! The per-agent tables live in `claude` (shared by Codex, Qwen Code and Factory Droid
-//! hooks, whose schemas copy Claude's), `codex` (`--notify` and the approval dialog),
-//! `qwen` (its approval dialog and resume), `droid` (its notifications and resume),
-//! `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin, which Kilo Code
-//! runs too: `kilo`), `pi` (those of Attend's pi extension), `copilot` and `kimi`
-//! (Claude-style events with its own permission result and interrupt);
+//! The per-agent tables live in `claude` (shared by Codex, Qwen Code, Factory Droid,
+//! OpenHands CLI and Qoder CLI hooks, whose schemas copy Claude's), `codex` (`--notify`
+//! and the approval dialog), `qwen` (its approval dialog and resume), `droid` (its
+//! notifications and resume), `continue_cli` (Continue CLI: Claude's table, and its
+//! payloads told from Claude's), `omp` (oh-my-pi: pi's extension events plus its tool
+//! approvals), `cursor`, `gemini`, `opencode` (the events of Attend's OpenCode plugin,
+//! which Kilo Code runs too: `kilo`), `pi` (those of Attend's pi extension), `copilot`,
+//! `kimi` (Claude-style events with its own permission result and interrupt), `cline`
+//! (one hook file per event, the event named by the file), `letta` (Claude-style events
+//! named by `event_type`, its approval dialog told by a notification), `auggie`
+//! (Claude-style events of its own, documented only), `vibe` (Mistral Vibe's
+//! `[[hooks]]`), `aider` (its notification command: a turn's end only), `hermes` (Hermes
+//! Agent's shell hooks), `openhands` (OpenHands CLI's Claude-style hooks), `amp` (the
+//! events of Attend's Amp plugin), `qoder` (Qoder CLI: Claude's table), `crush` (its
+//! one `PreToolUse` hook; documented only, these three) and `mastracode` (its run,
+//! permission and interrupt events; the turn ends with `AgentEnd`).
 //! `docs/adapters.md` lists every row with its engine effect and test. Payload facts come
 //! from `docs/adapters.md#agent-facts-the-adapters-rely-on`; the signal semantics from
 //! `docs/lifecycle-attention.md#signals`.
 
+mod aider;
+mod amp;
+mod auggie;
 mod claude;
+mod cline;
 mod codex;
+mod continue_cli;
 mod copilot;
+mod crush;
 mod cursor;
 mod droid;
 mod gemini;
+mod hermes;
 mod kilo;
 mod kimi;
+mod letta;
 mod mapped;
+mod mastracode;
 mod notification;
+mod omp;
 mod opencode;
+mod openhands;
 mod payload;
 mod pi;
+mod qoder;
 mod qwen;
+mod vibe;
 
 pub use notification::{NotificationAction, NotificationPolicy};
 
@@ -111,8 +134,10 @@ pub fn map_hook(
 ///
 /// Errors: [`AdapterError::Json`] for malformed JSON (with line and column),
 /// [`AdapterError::NotAnObject`], [`AdapterError::MissingEvent`],
-/// [`AdapterError::UnknownAgent`] for [`AgentKind::Shell`] (checked in that order), then
-/// [`AdapterError::SessionIdTooLong`]. Never panics.
+/// [`AdapterError::UnknownAgent`] for [`AgentKind::Shell`] and [`AgentKind::Grok`] (no
+/// hooks; checked in that order), then [`AdapterError::SessionIdTooLong`]. A payload sent
+/// as Claude's whose `transcript_path` is empty is Continue CLI's (which runs Claude's
+/// hooks too): the mapping's agent is [`AgentKind::Continue`]. Never panics.
 pub fn map_hook_with(
     policy: &NotificationPolicy,
     agent: AgentKind,
@@ -130,6 +155,11 @@ pub fn map_hook_with(
     let object = value.as_object().ok_or(AdapterError::NotAnObject)?;
     let p = Payload::new(object);
     let event = event_name(agent, event_arg, &p).ok_or(AdapterError::MissingEvent)?;
+    // Continue CLI runs the hooks of Claude's settings.json too: its payloads are its own.
+    let agent = match agent {
+        AgentKind::Claude if continue_cli::is_continue_payload(&p) => AgentKind::Continue,
+        other => other,
+    };
 
     let mut require_session = None;
     let (mapped, identity) = match agent {
@@ -160,7 +190,25 @@ pub fn map_hook_with(
         ),
         AgentKind::Pi => (pi::map(&event, &p), pi::identity(&p)),
         AgentKind::Kimi => (kimi::map(&event, &p), kimi::identity(&p)),
-        AgentKind::Shell => return Err(AdapterError::UnknownAgent(agent.as_str().to_string())),
+        AgentKind::Cline => (cline::map(&event, &p), cline::identity(&p)),
+        AgentKind::Omp => (omp::map(&event, &p), omp::identity(&p)),
+        AgentKind::Continue => (
+            continue_cli::map(&event, &p, policy),
+            continue_cli::identity(&p),
+        ),
+        AgentKind::Letta => (letta::map(&event, &p), letta::identity(&p)),
+        AgentKind::Auggie => (auggie::map(&event, &p), auggie::identity(&p)),
+        AgentKind::Vibe => (vibe::map(&event, &p), vibe::identity(&p)),
+        AgentKind::Aider => (aider::map(&event, &p), aider::identity(&p)),
+        AgentKind::Hermes => (hermes::map(&event, &p), hermes::identity(&p)),
+        AgentKind::OpenHands => (openhands::map(&event, &p, policy), openhands::identity(&p)),
+        AgentKind::Amp => (amp::map(&event, &p), amp::identity(&p)),
+        AgentKind::Qoder => (qoder::map(&event, &p, policy), qoder::identity(&p)),
+        AgentKind::Crush => (crush::map(&event, &p), crush::identity(&p)),
+        AgentKind::MastraCode => (mastracode::map(&event, &p), mastracode::identity(&p)),
+        AgentKind::Grok | AgentKind::Shell => {
+            return Err(AdapterError::UnknownAgent(agent.as_str().to_string()))
+        }
     };
     let too_long = |id: &Option<String>| id.as_ref().is_some_and(|s| s.len() > MAX_SESSION_ID);
     if too_long(&identity.session_id) || too_long(&require_session) {
@@ -182,7 +230,10 @@ pub fn map_hook_with(
 /// The event name: the payload's `hook_event_name`, else the EVENT argument (cleaned
 /// like the payload's strings, [`clean_text`]: it reaches the event log and every surface),
 /// else `"notify"` for a Codex payload that carries the notify `type` field, else an
-/// OpenCode (or Kilo) bus event's own `type`.
+/// OpenCode (or Kilo) bus event's own `type`, else the hook file a Cline payload's
+/// `hookName` belongs to (`agent_start` → `TaskStart`), else a Letta payload's
+/// `event_type`, else an OpenHands payload's `event_type`, else a Crush payload's
+/// `event`.
 fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Option<String> {
     if let Some(name) = p.str("hook_event_name") {
         return Some(name.to_string());
@@ -193,6 +244,13 @@ fn event_name(agent: AgentKind, event_arg: Option<&str>, p: &Payload<'_>) -> Opt
     match agent {
         AgentKind::Codex => p.str("type").map(|_| codex::NOTIFY_EVENT.to_string()),
         AgentKind::OpenCode | AgentKind::Kilo => p.str("type").map(str::to_string),
+        AgentKind::Letta => p.str("event_type").map(str::to_string),
+        AgentKind::OpenHands => p.str(openhands::EVENT_FIELD).map(str::to_string),
+        AgentKind::Crush => p.str(crush::EVENT_FIELD).map(str::to_string),
+        AgentKind::Cline => p
+            .str("hookName")
+            .and_then(cline::event_of)
+            .map(str::to_string),
         _ => None,
     }
 }

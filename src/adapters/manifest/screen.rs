@@ -22,6 +22,10 @@ pub enum Region {
         #[serde(default)]
         max_lines: Option<usize>,
     },
+    /// The non-empty rows from the last row that contains `text` down to the bottom, that
+    /// row included (none when no row contains it): a dialog drawn under its own title row
+    /// with no rule above it, the agent's conversation above (Cline).
+    FromLastRow { text: String },
     /// The window title (OSC 0/2).
     Title,
 }
@@ -67,6 +71,12 @@ impl Screen {
                 let rows = non_empty(&self.rows[last + 1..]);
                 let n = max_lines.unwrap_or(rows.len()).min(rows.len());
                 rows[..n].join("\n")
+            }
+            Region::FromLastRow { text } => {
+                match self.rows.iter().rposition(|r| r.contains(text.as_str())) {
+                    Some(at) => non_empty(&self.rows[at..]).join("\n"),
+                    None => String::new(),
+                }
             }
         }
     }

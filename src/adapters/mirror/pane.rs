@@ -277,7 +277,7 @@ pub(super) mod tests {
         v.name = format!("\x1b]0;pwned\x07na\u{202e}me{}", "n".repeat(10_000));
         v.workspace = "/src/\x1b[2Japi".into();
         v.last_message = Some(format!("line1\nline2\x1b[1m{}", "m".repeat(100_000)));
-        v.agent = "aider\x1b[31m".into();
+        v.agent = "goose\x1b[31m".into();
         v.pending_decision = Some(WireDecision {
             options: vec!["Yes\x1b[0m".into(); 100],
             choices: vec!["allow".into(), "\u{9b}31m".into()],
@@ -288,7 +288,7 @@ pub(super) mod tests {
         assert_eq!(p.workspace.key, "/src/api");
         let msg = p.last_message.unwrap();
         assert!(msg.starts_with("line1\nline2mmm") && msg.len() <= 8 * 1024);
-        assert_eq!(p.agent, Vocab::Raw("aider".into()));
+        assert_eq!(p.agent, Vocab::Raw("goose".into()));
         let d = p.decision.unwrap();
         assert_eq!(d.prompt, "Bash `rm`");
         assert_eq!(d.options.len(), vocab::MAX_OPTIONS);

@@ -179,10 +179,10 @@ mod tests {
 
     #[test]
     fn unknown_values_stay_raw_and_degraded_never_another_value() {
-        let v = agent("aider");
-        assert_eq!(v, Vocab::Raw("aider".into()));
+        let v = agent("goose");
+        assert_eq!(v, Vocab::Raw("goose".into()));
         assert!(v.is_degraded() && v.known().is_none());
-        assert_eq!(v.to_string(), "aider");
+        assert_eq!(v.to_string(), "goose");
         // Near misses are not read as the value they resemble.
         assert!(lifecycle("Working").is_degraded());
         assert!(attention("permission").is_degraded());

@@ -9,6 +9,8 @@
 //! written as a three-digit octal escape (`\033`, `\134`); other bytes (UTF-8 included)
 //! are sent as they are ([`unescape`]).
 
+use super::layout::PaneSize;
+
 /// One notification of the control client, as Attend uses them; others are
 /// [`Notice::Other`] with their name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +33,11 @@ pub enum Notice {
     /// `%exit [REASON]`: the server closes this client (the session or server ended, or
     /// the client was detached).
     Exit { reason: Option<String> },
-    /// Any other notification, by name without its `%` (`layout-change`, `window-add`).
+    /// `%layout-change @W LAYOUT VISIBLE-LAYOUT FLAGS`: a window's layout changed (a pane
+    /// was resized, split or closed); each pane's size in the new layout
+    /// ([`super::layout::pane_sizes`]; empty when the layout could not be read).
+    LayoutChange { sizes: Vec<PaneSize> },
+    /// Any other notification, by name without its `%` (`window-add`, `window-close`).
     Other(String),
 }
 
@@ -164,6 +170,13 @@ pub fn notice(line: &[u8]) -> Option<Notice> {
                 name,
                 pane,
                 value: String::from_utf8_lossy(value).into_owned(),
+            }
+        }
+        "layout-change" => {
+            let text = String::from_utf8_lossy(args);
+            let layout = text.split(' ').nth(1).unwrap_or("");
+            Notice::LayoutChange {
+                sizes: super::layout::pane_sizes(layout).unwrap_or_default(),
             }
         }
         "exit" => Notice::Exit {
@@ -300,6 +313,23 @@ mod tests {
                     b"parse error: syntax error".to_vec()
                 ]
             }]
+        );
+    }
+
+    #[test]
+    fn a_layout_change_carries_each_panes_size() {
+        assert_eq!(
+            notice(b"%layout-change @0 5d3e,120x40,0,0{60x40,0,0,0,59x40,61,0,3} 5d3e,120x40,0,0{60x40,0,0,0,59x40,61,0,3} *"),
+            Some(Notice::LayoutChange {
+                sizes: vec![
+                    PaneSize { pane: 0, cols: 60, rows: 40 },
+                    PaneSize { pane: 3, cols: 59, rows: 40 }
+                ]
+            })
+        );
+        assert_eq!(
+            notice(b"%layout-change @1 bad"),
+            Some(Notice::LayoutChange { sizes: vec![] })
         );
     }
 

@@ -5,8 +5,12 @@
 //!   command replies out, `%output` unescaped;
 //! - [`panes`]: which process of a pane's tree is a known agent, and the bytes that draw
 //!   a pane's captured screen (`capture-pane -e`) on a fresh emulator;
-//! - [`keys`]: the `send-keys` argv that types given bytes into a pane.
+//! - [`keys`]: the `send-keys` argv that types given bytes into a pane;
+//! - [`layout`]: each pane's size in a window layout (`%layout-change`);
+//! - [`focus`]: which tmux panes a person is looking at (`list-clients`).
 
 pub mod control;
+pub mod focus;
 pub mod keys;
+pub mod layout;
 pub mod panes;

@@ -15,8 +15,17 @@ pub struct PtyExit {
     pub signal: Option<i32>,
 }
 
-/// Version byte of the hello frame.
-pub const PROTOCOL_VERSION: u8 = 1;
+/// Version byte of the hello frame: `1` for a plain attach, `2` for a hello that carries
+/// flags ([`HELLO_WATCH`]). A client writes version 1 whenever it sets no flag, so
+/// `attend attach` still speaks to a daemon that knows only version 1.
+pub const PROTOCOL_VERSION: u8 = 2;
+
+/// Hello flag (version 2): the client is a view that reports its own focus (the panel's
+/// terminal, `docs/decisions/0017-panel-terminal-over-the-attach-socket.md`). Its attach
+/// and detach are not the engine's attach and detach, and its focus frames reach only the
+/// program (as `CSI I` / `CSI O` when the program asked for them), never the engine's
+/// focus: the panel reports that over D-Bus (`SetFocused`).
+pub const HELLO_WATCH: u8 = 0x01;
 
 /// Largest frame payload either side accepts (bytes).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -38,9 +47,19 @@ const EXITED: u8 = 0x84;
 /// A frame from the attach client (see the module docs for the wire format).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientFrame {
-    Hello { pane: String, rows: u16, cols: u16 },
+    /// The first frame: the pane (`p3`), the client's size (0 × 0: leave the pane's size
+    /// as it is), and whether it is a view that reports its own focus ([`HELLO_WATCH`]).
+    Hello {
+        pane: String,
+        rows: u16,
+        cols: u16,
+        watch: bool,
+    },
     Input(Vec<u8>),
-    Resize { rows: u16, cols: u16 },
+    Resize {
+        rows: u16,
+        cols: u16,
+    },
     FocusIn,
     FocusOut,
     Detach,
@@ -59,10 +78,18 @@ impl ClientFrame {
     /// Kind byte and payload.
     pub fn encode(&self) -> (u8, Vec<u8>) {
         match self {
-            ClientFrame::Hello { pane, rows, cols } => {
-                let mut p = vec![PROTOCOL_VERSION];
+            ClientFrame::Hello {
+                pane,
+                rows,
+                cols,
+                watch,
+            } => {
+                let mut p = vec![if *watch { 2 } else { 1 }];
                 p.extend(rows.to_be_bytes());
                 p.extend(cols.to_be_bytes());
+                if *watch {
+                    p.push(HELLO_WATCH);
+                }
                 p.extend(pane.as_bytes());
                 (HELLO, p)
             }
@@ -80,13 +107,21 @@ impl ClientFrame {
     pub fn decode(kind: u8, payload: Vec<u8>) -> Result<ClientFrame, String> {
         match kind {
             HELLO => {
-                let [version, r0, r1, c0, c1, pane @ ..] = payload.as_slice() else {
+                let [version, r0, r1, c0, c1, rest @ ..] = payload.as_slice() else {
                     return Err("short hello".into());
                 };
-                if *version != PROTOCOL_VERSION {
-                    return Err(format!(
-                        "attach protocol version {version} is not supported (this daemon speaks {PROTOCOL_VERSION})"
-                    ));
+                let (flags, pane) = match (version, rest) {
+                    (1, pane) => (0, pane),
+                    (2, [flags, pane @ ..]) => (*flags, pane),
+                    (2, []) => return Err("short hello".into()),
+                    _ => {
+                        return Err(format!(
+                            "attach protocol version {version} is not supported (this daemon speaks 1 and {PROTOCOL_VERSION})"
+                        ))
+                    }
+                };
+                if flags & !HELLO_WATCH != 0 {
+                    return Err(format!("unknown hello flags {flags:#04x}"));
                 }
                 let pane = String::from_utf8(pane.to_vec())
                     .map_err(|_| "pane id is not UTF-8".to_string())?;
@@ -94,6 +129,7 @@ impl ClientFrame {
                     pane,
                     rows: u16::from_be_bytes([*r0, *r1]),
                     cols: u16::from_be_bytes([*c0, *c1]),
+                    watch: flags & HELLO_WATCH != 0,
                 })
             }
             INPUT => Ok(ClientFrame::Input(payload)),

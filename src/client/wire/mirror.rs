@@ -125,6 +125,7 @@ pub fn remote_pane(p: &MirroredPane) -> WirePane {
         ),
         offline: Some(p.offline),
         location: None,
+        worktree: None,
         degraded: Some(p.is_degraded()),
     }
 }

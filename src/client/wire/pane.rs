@@ -241,6 +241,9 @@ pub struct WirePane {
     /// `owned`, `tmux` (with `socket`, `server_pid`, `pane` `%N` and `place`
     /// `session:window.pane`) or `external`.
     pub location: Option<std::collections::BTreeMap<String, String>>,
+    /// The folder of the git worktree Attend made for the pane (`attend run
+    /// --worktree`, `docs/worktrees.md`); absent for every other pane.
+    pub worktree: Option<String>,
 }
 
 impl WirePane {
@@ -287,6 +290,7 @@ impl WirePane {
             offline: None,
             degraded: None,
             location: Some(location(p)),
+            worktree: p.worktree.clone(),
         }
     }
 

@@ -74,6 +74,32 @@ pub fn plan(setup: &PaneSetup<'_>) -> Result<Option<PaneHooks>, InstallError> {
         // No per-process hook layer: `KIMI_CODE_HOME` would replace its whole data
         // directory (sessions, sign-in), not add hooks (docs/adapters.md).
         AgentKind::Kimi => None,
+        // Cline 3.0.65's `--hooks-dir` sets `CLINE_HOOKS_DIR`, which nothing in it reads,
+        // and `--config` replaces its whole directory (docs/adapters.md, "Cline CLI").
+        AgentKind::Cline => None,
+        // omp takes an extension file (`--extension PATH`), not its text, like pi.
+        AgentKind::Omp => None,
+        // Continue's `--config` names a model config, not hooks; hooks come from its
+        // settings files only (docs/adapters.md, "Continue CLI").
+        AgentKind::Continue => None,
+        // No hooks (docs/adapters.md, "Grok CLI").
+        AgentKind::Grok => None,
+        // Letta 0.25.9 reads hooks from its settings files only (no option or variable
+        // adds any): panes report through `install-hooks letta` (docs/adapters.md,
+        // "Letta Code").
+        AgentKind::Letta => None,
+        // Documented only: no hook option or variable in their documentation (Amp loads
+        // plugins from its directories only, Qoder and Crush hooks from settings files).
+        AgentKind::Auggie | AgentKind::Amp | AgentKind::Qoder | AgentKind::Crush => None,
+        // aider takes `--notifications-command` on its command line, but panes report
+        // through `install-hooks aider` (not done yet, docs/adapters.md "aider"); Hermes
+        // reads hooks only from `$HERMES_HOME/config.yaml` (its whole data directory);
+        // Mistral Vibe and OpenHands CLI were never run here.
+        AgentKind::Vibe | AgentKind::Aider | AgentKind::Hermes | AgentKind::OpenHands => None,
+        // MastraCode reads hooks from `~/.mastracode/hooks.json` and the project's only
+        // (its home directory holds its sign-ins too): panes report through
+        // `install-hooks mastracode` (docs/adapters.md, "MastraCode").
+        AgentKind::MastraCode => None,
     };
     Ok(planned.map(|mut hooks| {
         hooks

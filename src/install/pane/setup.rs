@@ -113,8 +113,8 @@ pub(super) fn entries(setup: &PaneSetup<'_>) -> Result<(Value, Option<Vec<String
                 hooks = serde_json::from_str(&text).unwrap_or(Value::Null);
             }
             Editor::CodexNotify { argv, .. } => notify = Some(argv.clone()),
-            // Kimi panes get no hooks of their own (`super::plan`).
-            Editor::Kimi { .. } => {}
+            // Kimi, Vibe, aider and Hermes panes get no hooks of their own (`super::plan`).
+            Editor::Kimi { .. } | Editor::Vibe { .. } | Editor::Block { .. } => {}
         }
     }
     Ok((hooks, notify))

@@ -102,6 +102,15 @@ fn get_env(map: &Map, key: &str) -> Result<BTreeMap<String, String>, Attend1Erro
     }
 }
 
+/// A `Run` spec's environment without `TMUX` and `TMUX_PANE`: a pane Attend runs is in
+/// Attend's terminal, never in the tmux pane `attend run` was typed in
+/// (`docs/tmux.md#configuration`); with them its agent's hooks would name that tmux pane.
+fn without_tmux(mut env: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    env.remove("TMUX");
+    env.remove("TMUX_PANE");
+    env
+}
+
 /// Validates a `Run` spec (keys in `docs/dbus-api.md`).
 pub async fn run_spec(spec: &Map) -> Result<RunSpec, Attend1Error> {
     let argv = get_strs(spec, "argv")?.unwrap_or_default();
@@ -145,8 +154,9 @@ pub async fn run_spec(spec: &Map) -> Result<RunSpec, Attend1Error> {
         oneshot: get_bool(spec, "oneshot")?.unwrap_or(false),
         rows: get_u16(spec, "rows")?.filter(|r| *r > 0).unwrap_or(24),
         cols: get_u16(spec, "cols")?.filter(|c| *c > 0).unwrap_or(80),
-        env: get_env(spec, "env")?,
+        env: without_tmux(get_env(spec, "env")?),
         git,
+        worktree: get_str(spec, "worktree")?.filter(|w| !w.is_empty()),
     })
 }
 

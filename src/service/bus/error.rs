@@ -17,6 +17,10 @@ pub enum Attend1Error {
     /// certainty (no readable dialog, no option or several options that mean it): nothing
     /// was typed (`docs/lifecycle-attention.md#answer`).
     DialogUnreadable(String),
+    /// `Answer` or `SendInput` on a pane followed in the user's tmux while that tmux pane
+    /// is in a mode (copy-mode, a chooser: `#{pane_in_mode}`): nothing was typed and a
+    /// decision stays open (`docs/tmux.md#answers`).
+    PaneInMode(String),
     /// A hook payload over 1 MiB.
     PayloadTooLarge(String),
     /// The program could not be spawned; the message names the program and the errno.

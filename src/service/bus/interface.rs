@@ -123,14 +123,25 @@ impl Attend1 {
     /// choice made in Attend answers its gate (`allow`, `deny`), the gate is resolved
     /// otherwise or was never opened (`""`), or `timeout_ms` (at most
     /// [`MAX_GATE_WAIT_MS`]) passes (`""`). docs/decisions/0015-answering-external-gates.md.
+    /// A caller that leaves the bus meanwhile (the hook run was killed: Claude Code ends
+    /// a hook run whose timeout passed) stops the wait: its gate then has no waiting run,
+    /// and `Answer` is refused (`NotOwned`) instead of answering no one.
     #[zbus(out_args("behavior"))]
-    async fn await_gate(&self, delivery: &str, timeout_ms: u32) -> Result<String, Attend1Error> {
+    async fn await_gate(
+        &self,
+        #[zbus(header)] header: zbus::message::Header<'_>,
+        #[zbus(connection)] conn: &zbus::Connection,
+        delivery: &str,
+        timeout_ms: u32,
+    ) -> Result<String, Attend1Error> {
         let wait = std::time::Duration::from_millis(timeout_ms.min(MAX_GATE_WAIT_MS).into());
         let delivery = delivery.to_string();
         let asked = ask(&self.tx, |r| Command::AwaitGate(delivery, r));
-        tokio::time::timeout(wait, asked)
-            .await
-            .unwrap_or(Ok(String::new()))
+        let caller = header.sender().map(|s| s.to_string());
+        tokio::select! {
+            r = tokio::time::timeout(wait, asked) => r.unwrap_or(Ok(String::new())),
+            () = self.router.until_gone(conn, caller) => Ok(String::new()),
+        }
     }
 
     /// GetOverview() → a{sv}: counts by attention and the next pane, of local and

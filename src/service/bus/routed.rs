@@ -28,6 +28,9 @@ pub struct Router {
     remotes: Remotes,
     /// Pane → the unique bus name of the client whose `SetFocused(pane, true)` holds it.
     holders: Arc<Mutex<BTreeMap<PaneRef, String>>>,
+    /// Unique bus name → one sender per call of that client waiting on it
+    /// ([`Router::until_gone`]): each is sent to when the client leaves the bus.
+    waiting: Arc<Mutex<BTreeMap<String, Vec<tokio::sync::oneshot::Sender<()>>>>>,
 }
 
 impl Router {
@@ -37,6 +40,7 @@ impl Router {
             tx,
             remotes,
             holders: Arc::default(),
+            waiting: Arc::default(),
         }
     }
 
@@ -51,7 +55,7 @@ impl Router {
         let id = target.pane;
         match call {
             RemoteCall::MarkSeen => ask(&self.tx, |r| Command::Act(id, Action::MarkSeen, r)).await,
-            RemoteCall::Focus => ask(&self.tx, |r| Command::Focus(id, r)).await,
+            RemoteCall::Focus => ask(&self.tx, |r| Command::Focus(id, r)).await.map(|_| ()),
             RemoteCall::SetFocused(focused) => {
                 let action = if focused {
                     Action::Focus
@@ -112,9 +116,41 @@ impl Router {
             .ok_or_else(|| Attend1Error::no_such_pane(&target.to_string()))
     }
 
+    /// Returns once the bus client `client` (a unique name) has left the bus of `conn`:
+    /// a call that holds its caller (`AwaitGate`) stops waiting for a caller that is gone
+    /// (its process ended, or its agent killed the hook run). Never returns for `None` or
+    /// while the client stays.
+    pub async fn until_gone(&self, conn: &zbus::Connection, client: Option<String>) {
+        let Some(client) = client else {
+            return std::future::pending().await;
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(client.clone())
+            .or_default()
+            .push(tx);
+        // It may have left before the entry was made.
+        if !still_on_bus(conn, &client).await {
+            return;
+        }
+        if rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
     /// The bus client `client` left: every focus it held ends (errors logged: a pane
-    /// removed meanwhile, a link down).
+    /// removed meanwhile, a link down), and every call waiting on it is told.
     async fn left(&self, client: &str) {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(client);
+        for tx in waiting.into_iter().flatten() {
+            let _ = tx.send(());
+        }
         let panes: Vec<PaneRef> = {
             let mut holders = self.lock();
             let panes = holders

@@ -97,13 +97,14 @@ pub struct Matched {
     pub options: Vec<String>,
 }
 
-/// The first row of `region` that ends with `?`, without box sides and padding.
+/// The first row of `region` that ends with `?`, without box sides, padding and a
+/// leading `? ` mark (Continue CLI draws its question as `? Which color …?`).
 fn question_row(region: &str) -> Option<String> {
     region
         .lines()
         .map(|r| r.trim().trim_matches(|c| c == '│' || c == '┃').trim())
         .find(|r| r.ends_with('?') && r.chars().count() > 3)
-        .map(str::to_string)
+        .map(|r| r.strip_prefix("? ").unwrap_or(r).trim_start().to_string())
 }
 
 /// The rule that nearly matched: how many of its top-level gates held.
@@ -168,9 +169,7 @@ impl ChromeState {
         let mut result = ChromeResult {
             matched: e.matched.map(|r| {
                 let region = screen.region(&r.region);
-                let options = crate::adapters::dialog::read_options(&region)
-                    .map(|o| o.labels())
-                    .unwrap_or_default();
+                let options = r.options(&region).map(|o| o.labels()).unwrap_or_default();
                 // A permission is known by what it asks, whatever rule drew it.
                 let kind = permission::kind_of(r.kind, &region, &options);
                 let named: Vec<String> = r.answers.iter().map(|a| a.choice.clone()).collect();
@@ -294,6 +293,42 @@ mod tests {
         assert_eq!(
             c.result.matched.as_ref().map(|r| r.rule.as_str()),
             Some("permission-dialog")
+        );
+    }
+
+    #[test]
+    fn a_dialogs_option_markers_are_not_part_of_the_options_it_reports() {
+        // oh-my-pi's question: radio buttons before the labels (its manifest's
+        // `option_markers`).
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = std::fs::read_to_string(format!(
+            "{root}/tests/fixtures/screens/omp/18.2.3/ask-dialog.txt"
+        ))
+        .unwrap();
+        let ms = Manifests::load_from(None);
+        let mut c = ChromeState::default();
+        assert!(c.evaluate(
+            ms.get(AgentKind::Omp).unwrap(),
+            Screen::new(&text, ""),
+            Timestamp(1)
+        ));
+        let matched = c.result.matched.unwrap();
+        assert_eq!(matched.rule, "ask");
+        assert_eq!(matched.kind, DecisionKind::Question);
+        assert_eq!(matched.prompt, "Which color do you want?");
+        assert_eq!(matched.options, ["Red", "Blue", "Other (type your own)"]);
+    }
+
+    #[test]
+    fn the_question_row_is_read_without_box_sides_and_question_mark() {
+        let region = "│                              │\n│  ? Which color do you want?  │\n│    ❯ Red                     │";
+        assert_eq!(
+            question_row(region).as_deref(),
+            Some("Which color do you want?")
+        );
+        assert_eq!(
+            question_row(" Do you want to proceed?\n ❯ 1. Yes").as_deref(),
+            Some("Do you want to proceed?")
         );
     }
 

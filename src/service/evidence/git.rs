@@ -12,6 +12,10 @@ pub struct GitInfo {
     pub toplevel: Option<String>,
     /// Current branch (`HEAD` when detached).
     pub branch: Option<String>,
+    /// The repository's main worktree when the top level is a linked worktree (`git
+    /// worktree add`, `docs/worktrees.md#repo-and-branch`): the pane's repo is named
+    /// after it. `None` in the main worktree and outside a repository.
+    pub main: Option<String>,
 }
 
 fn git(dir: &str, args: &[&str]) -> Option<String> {
@@ -35,15 +39,41 @@ fn git(dir: &str, args: &[&str]) -> Option<String> {
 /// (`git symbolic-ref --short HEAD`, which also names an unborn branch; `HEAD` when
 /// detached). Both `None` outside a repository or without git.
 pub fn info(dir: &str) -> GitInfo {
-    let Some(toplevel) = git(dir, &["rev-parse", "--show-toplevel"]) else {
-        return GitInfo::default();
+    let both = git(
+        dir,
+        &[
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-common-dir",
+        ],
+    );
+    let (toplevel, common) = match both.as_deref().and_then(|t| t.split_once('\n')) {
+        Some((top, common)) => (top.to_string(), Some(common.to_string())),
+        // A git older than 2.31 knows no --path-format: the top level alone.
+        None => match git(dir, &["rev-parse", "--show-toplevel"]) {
+            Some(top) => (top, None),
+            None => return GitInfo::default(),
+        },
     };
     let branch =
         git(dir, &["symbolic-ref", "--short", "-q", "HEAD"]).or_else(|| Some("HEAD".into()));
     GitInfo {
+        main: common.and_then(|c| main_worktree(&toplevel, &c)),
         toplevel: Some(toplevel),
         branch,
     }
+}
+
+/// The main worktree of a linked one: the folder holding the common `.git` directory,
+/// when that is not `toplevel` itself (a bare repository's common dir has none).
+fn main_worktree(toplevel: &str, common_dir: &str) -> Option<String> {
+    let common = std::path::Path::new(common_dir);
+    if common.file_name()? != std::ffi::OsStr::new(".git") {
+        return None;
+    }
+    let main = common.parent()?;
+    (main != std::path::Path::new(toplevel)).then(|| main.to_string_lossy().into_owned())
 }
 
 /// [`info`] off the async threads (on tokio's blocking pool); `GitInfo::default()`
@@ -101,5 +131,36 @@ mod tests {
         let top = std::fs::canonicalize(dir.path()).unwrap();
         assert_eq!(got.toplevel.as_deref(), top.to_str());
         assert_eq!(got.branch.as_deref(), Some("trunk"));
+        assert_eq!(got.main, None, "the main worktree");
+
+        let git = |args: &[&str]| {
+            let ok = Command::new("git")
+                .arg("-C")
+                .arg(&top)
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "{args:?}");
+        };
+        git(&["commit", "-q", "--allow-empty", "-m", "start"]);
+        let linked = dir.path().join("linked");
+        git(&[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature/x",
+            linked.to_str().unwrap(),
+        ]);
+        let got = info(linked.to_str().unwrap());
+        let linked = std::fs::canonicalize(&linked).unwrap();
+        assert_eq!(got.toplevel.as_deref(), linked.to_str());
+        assert_eq!(got.branch.as_deref(), Some("feature/x"));
+        assert_eq!(
+            got.main.as_deref(),
+            top.to_str(),
+            "a linked worktree names its main one"
+        );
     }
 }

@@ -18,6 +18,15 @@
 //! it changed). A spinner redrawn faster than the interval thus never wakes the pane's
 //! timer: each frame moves the pending deadline later, and the frame after the interval
 //! evaluates.
+//!
+//! One exception, once per quiet spell: the first output after at least
+//! [`CHROME_MIN_INTERVAL_MS`] without any is evaluated at once, and output that follows
+//! it inside the interval is evaluated as soon as it has settled for
+//! [`CHROME_SETTLE_MS`], not a whole interval after it. A program that draws a dialog in
+//! more than one write (the screen cleared, then the dialog) is read within moments of
+//! the dialog, not 150 ms later. It costs at most one evaluation (and one timer) more per
+//! quiet spell; a spinner, whose frames come faster than the interval, has no quiet
+//! spell while it turns.
 
 use crate::engine::ladder::Activity;
 use crate::model::Timestamp;
@@ -29,6 +38,10 @@ pub const SILENCE_WINDOW_MS: i64 = 1_500;
 pub const IDLE_DEBOUNCE_MS: i64 = 1_500;
 /// Screen chrome is evaluated at most this often per pane (ms).
 pub const CHROME_MIN_INTERVAL_MS: i64 = 150;
+/// After the first evaluation following a quiet spell, more output inside the interval
+/// is evaluated once it has been still this long (ms): the rest of a screen drawn in
+/// several writes (see the module docs).
+pub const CHROME_SETTLE_MS: i64 = 30;
 
 /// Where the sampler is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +73,10 @@ pub struct Sampler {
     last_change: Option<Timestamp>,
     last_chrome: Option<Timestamp>,
     chrome_pending: bool,
+    /// The last evaluation was the first output after a quiet spell, and no output
+    /// since has been evaluated: a pending evaluation is due [`CHROME_SETTLE_MS`] after
+    /// the last output.
+    after_quiet: bool,
 }
 
 impl Default for Sampler {
@@ -77,6 +94,7 @@ impl Sampler {
             last_change: None,
             last_chrome: None,
             chrome_pending: false,
+            after_quiet: false,
         }
     }
 
@@ -96,6 +114,9 @@ impl Sampler {
             self.phase = Phase::Active;
             self.last_output = Some(at);
         }
+        let quiet_before = self
+            .last_change
+            .map_or(true, |t| at.millis_since(t) >= CHROME_MIN_INTERVAL_MS);
         self.last_change = Some(at);
         match self.last_chrome {
             Some(t) if at.millis_since(t) < CHROME_MIN_INTERVAL_MS => self.chrome_pending = true,
@@ -103,6 +124,7 @@ impl Sampler {
                 step.evaluate_chrome = true;
                 self.last_chrome = Some(at);
                 self.chrome_pending = false;
+                self.after_quiet = quiet_before;
             }
         }
         step
@@ -130,11 +152,18 @@ impl Sampler {
     }
 
     /// When the pending chrome evaluation is due: [`CHROME_MIN_INTERVAL_MS`] after the
-    /// last output (and after the last evaluation); `None` when none is pending.
+    /// last output (and after the last evaluation), [`CHROME_SETTLE_MS`] after it when
+    /// the last evaluation was the first after a quiet spell; `None` when none is
+    /// pending.
     fn chrome_due(&self) -> Option<Timestamp> {
         self.chrome_pending.then(|| {
             let since = self.last_change.max(self.last_chrome).map_or(0, |t| t.0);
-            Timestamp(since + CHROME_MIN_INTERVAL_MS)
+            let wait = if self.after_quiet {
+                CHROME_SETTLE_MS
+            } else {
+                CHROME_MIN_INTERVAL_MS
+            };
+            Timestamp(since + wait)
         })
     }
 
@@ -146,6 +175,7 @@ impl Sampler {
             step.evaluate_chrome = true;
             self.chrome_pending = false;
             self.last_chrome = Some(now);
+            self.after_quiet = false;
         }
         match (self.phase, self.last_output) {
             (Phase::Active, Some(t)) if now.millis_since(t) >= SILENCE_WINDOW_MS => {
@@ -172,6 +202,7 @@ impl Sampler {
                 step.evaluate_chrome = true;
                 self.last_chrome = Some(now);
                 self.chrome_pending = false;
+                self.after_quiet = false;
             }
         }
         step
@@ -241,12 +272,20 @@ mod tests {
     fn a_deferred_chrome_evaluation_is_retried_by_the_timer() {
         let mut s = Sampler::new();
         assert!(s.output(t(0), false).evaluate_chrome);
-        // The screen was busy: nothing was evaluated.
+        // The screen was busy: nothing was evaluated; the first look after a quiet
+        // spell is retried once the screen settled.
         s.chrome_deferred();
-        assert_eq!(s.deadline(), Some(t(CHROME_MIN_INTERVAL_MS)));
-        assert!(!s.tick(t(CHROME_MIN_INTERVAL_MS - 1)).evaluate_chrome);
-        assert!(s.tick(t(CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(CHROME_SETTLE_MS)));
+        assert!(!s.tick(t(CHROME_SETTLE_MS - 1)).evaluate_chrome);
+        assert!(s.tick(t(CHROME_SETTLE_MS)).evaluate_chrome);
         assert_eq!(s.deadline(), None);
+        // Inside a burst, one interval after the last output.
+        let at = CHROME_SETTLE_MS + CHROME_MIN_INTERVAL_MS;
+        s.output(t(at - 10), false);
+        assert!(s.output(t(at), false).evaluate_chrome);
+        s.chrome_deferred();
+        assert_eq!(s.deadline(), Some(t(at + CHROME_MIN_INTERVAL_MS)));
+        assert!(s.tick(t(at + CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
     }
 
     #[test]
@@ -254,35 +293,78 @@ mod tests {
         let mut s = Sampler::new();
         assert!(s.output(t(0), false).evaluate_chrome);
         assert_eq!(s.deadline(), None, "escape sequences alone arm nothing");
-        assert!(!s.output(t(50), false).evaluate_chrome);
-        assert_eq!(s.deadline(), Some(t(50 + CHROME_MIN_INTERVAL_MS)));
-        assert!(!s.tick(t(50 + CHROME_MIN_INTERVAL_MS - 1)).evaluate_chrome);
-        assert!(s.tick(t(50 + CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
+        // The early look after the quiet spell (`a_screen_drawn_in_two_writes_…`).
+        assert!(!s.output(t(10), false).evaluate_chrome);
+        assert!(s.tick(t(10 + CHROME_SETTLE_MS)).evaluate_chrome);
+        // From then on, one interval after the last output.
+        let at = 50;
+        assert!(!s.output(t(at), false).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(at + CHROME_MIN_INTERVAL_MS)));
+        assert!(!s.tick(t(at + CHROME_MIN_INTERVAL_MS - 1)).evaluate_chrome);
+        assert!(s.tick(t(at + CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
         assert_eq!(s.deadline(), None);
         assert!(s.output(t(1000), false).evaluate_chrome, "interval passed");
     }
 
-    /// A spinner frame every 110 ms: the timer is never due before the next frame (the
-    /// owner is never woken by it while frames come), and every first frame past the
-    /// interval evaluates; when the frames stop, the last screen is due one interval
-    /// after the last frame.
+    /// A dialog drawn in two writes after a quiet spell (the screen cleared, then the
+    /// dialog a moment later, as a program drawing in a followed tmux pane sends it): the
+    /// clear is evaluated at once and finds nothing; the dialog is evaluated once it has
+    /// been still for the settle time, not a whole interval after it. Once per quiet
+    /// spell: output after that early look is paced as before.
+    #[test]
+    fn a_screen_drawn_in_two_writes_after_a_quiet_spell_is_read_once_it_settles() {
+        let mut s = Sampler::new();
+        s.output(t(0), true);
+        s.tick(t(SILENCE_WINDOW_MS));
+        s.tick(t(SILENCE_WINDOW_MS + IDLE_DEBOUNCE_MS));
+        let clear = 10_000;
+        assert!(
+            s.output(t(clear), false).evaluate_chrome,
+            "the clear, at once"
+        );
+        assert!(!s.output(t(clear + 40), true).evaluate_chrome);
+        assert!(!s.output(t(clear + 45), true).evaluate_chrome);
+        let settled = clear + 45 + CHROME_SETTLE_MS;
+        assert_eq!(s.deadline(), Some(t(settled)));
+        assert!(!s.tick(t(settled - 1)).evaluate_chrome);
+        assert!(s.tick(t(settled)).evaluate_chrome, "the dialog, settled");
+        // Once: more output inside the interval waits for the interval again.
+        assert!(!s.output(t(settled + 20), true).evaluate_chrome);
+        assert_eq!(s.deadline(), Some(t(settled + 20 + CHROME_MIN_INTERVAL_MS)));
+    }
+
+    /// A spinner frame every 110 ms: after its first two frames (the first look after
+    /// the quiet spell, then the second frame once settled), the timer is never due
+    /// before the next frame (the owner is never woken by it while frames come), and
+    /// every first frame past the interval evaluates; when the frames stop, the last
+    /// screen is due one interval after the last frame.
     #[test]
     fn a_spinner_faster_than_the_interval_evaluates_from_output_alone() {
         const FRAME: i64 = 110;
         let mut s = Sampler::new();
-        let mut evaluated = Vec::new();
-        for frame in 0..20 {
+        let (mut by_output, mut by_timer) = (Vec::new(), Vec::new());
+        for frame in 0..21 {
             let at = frame * FRAME;
+            if let Some(due) = s.deadline().filter(|d| *d < t(at)) {
+                if s.tick(due).evaluate_chrome {
+                    by_timer.push(due.0);
+                }
+            }
             if s.output(t(at), true).evaluate_chrome {
-                evaluated.push(at);
+                by_output.push(at);
             }
             let due = s.deadline().expect("active");
-            assert!(due > t(at + FRAME), "due before the next frame at {at}");
+            if frame > 1 {
+                assert!(due > t(at + FRAME), "due before the next frame at {at}");
+            }
         }
-        let every_second: Vec<i64> = (0..10).map(|i| i * 2 * FRAME).collect();
-        assert_eq!(evaluated, every_second);
-        // The frames stop after 2090 with that frame's screen pending.
-        let last = 19 * FRAME;
+        assert_eq!(by_timer, vec![FRAME + CHROME_SETTLE_MS]);
+        let every_second: Vec<i64> = std::iter::once(0)
+            .chain((1..10).map(|i| (2 * i + 1) * FRAME))
+            .collect();
+        assert_eq!(by_output, every_second);
+        // The frames stop after 2200 with that frame's screen pending.
+        let last = 20 * FRAME;
         assert_eq!(s.deadline(), Some(t(last + CHROME_MIN_INTERVAL_MS)));
         assert!(s.tick(t(last + CHROME_MIN_INTERVAL_MS)).evaluate_chrome);
     }

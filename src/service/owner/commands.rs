@@ -51,6 +51,8 @@ impl Owner {
                 if r.is_ok() {
                     batch.focus_requests.push(id);
                 }
+                // A followed tmux pane is shown in the user's tmux (docs/tmux.md#focus).
+                let r = r.map(|()| self.tmux_select(id));
                 batch.respond(reply, r);
             }
             Command::Answer(id, choice, reply) => {
@@ -76,9 +78,10 @@ impl Owner {
                     let out = self.ladder.note_interrupt(&mut self.world, id, now());
                     self.ladder_outcome(out, batch);
                 }
+                // A followed tmux pane in a mode types nothing: `PaneInMode`.
                 let r = self.handle(id).and_then(|h| {
                     h.write(&data)
-                        .map_err(|e| Attend1Error::Internal(format!("cannot write to {id}: {e}")))
+                        .map_err(|e| super::tmux::typing_error(id, &e))
                 });
                 batch.respond(reply, r);
             }
@@ -138,6 +141,9 @@ impl Owner {
             }
             Command::Git(id, cwd, info) => self.git_facts(id, &cwd, &info, batch),
             Command::TmuxFound(found) => self.tmux_found(*found, batch),
+            Command::TmuxGone(location) => self.tmux_gone(&location, batch),
+            Command::TmuxFocus(focus) => self.tmux_focus(&focus, batch),
+            Command::TmuxResized(location, rows, cols) => self.tmux_resized(&location, rows, cols),
             Command::FirstSight(agent, session, workspace, info) => {
                 self.first_sight((agent, session), workspace, info, batch)
             }
@@ -180,7 +186,7 @@ impl Owner {
     /// `InvalidArgument` when its process has exited.
     pub(super) fn handle(&self, id: PaneId) -> Result<PtyHandle, Attend1Error> {
         let pane = self.world.pane(id)?;
-        if !pane.owned && pane.tmux.is_none() {
+        if !pane.has_terminal() {
             return Err(Attend1Error::NotOwned(format!(
                 "pane {id} runs outside Attend (known through hooks only)"
             )));
@@ -261,6 +267,9 @@ impl Owner {
         }
         // NotOwned first: an external pane has no screen to read and no keys to take.
         self.handle(id)?;
+        // A followed tmux pane in copy-mode (any tmux mode) takes no keys: refused before
+        // the decision resolves (`docs/tmux.md#answers`).
+        self.refuse_in_mode(id)?;
         let pane = self.world.pane(id)?;
         // The keys come from the dialog on screen now, never from a fixed position
         // (`docs/lifecycle-attention.md#answer`, ADR 0007); a refusal types nothing and

@@ -192,7 +192,7 @@ impl Owner {
             return Ok(Target::Pane(id));
         }
         // A followed tmux pane: its agent's hooks join it (`docs/tmux.md#identity`).
-        if let Some(id) = self.tmux_pane_of_hook(req) {
+        if let Some(id) = self.tmux_pane_of_hook(req, batch) {
             return Ok(Target::Pane(id));
         }
         let key = m.require_session.as_ref().or(m.session_id.as_ref());
@@ -230,6 +230,7 @@ impl Owner {
                 session_id: Some(session.clone()),
                 command: Vec::new(),
                 owned: false,
+                worktree: None,
             },
             m.signal.at,
         );

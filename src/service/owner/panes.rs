@@ -119,6 +119,7 @@ impl Owner {
                 session_id: None,
                 command: spec.argv,
                 owned: true,
+                worktree: spec.worktree,
             },
             now(),
         );
@@ -132,6 +133,9 @@ impl Owner {
     /// same pane id; `pane.changed`.
     pub(super) fn resume(&mut self, id: PaneId, batch: &mut Batch) -> Result<(), Attend1Error> {
         let pane = self.world.pane(id)?;
+        if !pane.owned && pane.tmux.is_some() {
+            return self.tmux_resume(id, batch);
+        }
         if !pane.owned {
             return Err(Attend1Error::NotOwned(format!(
                 "pane {id} runs outside Attend; resume it where it runs"
@@ -160,7 +164,12 @@ impl Owner {
                 "pane {id} has no command to resume"
             )));
         }
-        let cwd = pane.cwd.clone();
+        // A worktree pane starts in its worktree again (docs/worktrees.md#resume).
+        let cwd = crate::system::worktree::plan::resume_dir(
+            pane.cwd.as_deref(),
+            pane.worktree.as_deref(),
+        )
+        .map(String::from);
         let agent = pane.agent;
         let env = self.envs.get(&id).cloned().unwrap_or_default();
         self.spawn(id, agent, &argv, cwd.as_deref(), env, (24, 80))?;
@@ -204,10 +213,15 @@ impl Owner {
     }
 }
 
-/// Sets repo (the top level's directory name) and branch from `info`.
+/// Sets repo (the directory name of the top level, or of the main worktree when the top
+/// level is a linked worktree: `docs/worktrees.md#repo-and-branch`) and branch from `info`.
 pub(super) fn set_git(world: &mut World, id: PaneId, info: &GitInfo) {
     let git = Input::Git {
-        repo: info.toplevel.as_deref().map(git::repo_name),
+        repo: info
+            .main
+            .as_deref()
+            .or(info.toplevel.as_deref())
+            .map(git::repo_name),
         branch: info.branch.clone(),
     };
     let _ = world.step(id, git, now());

@@ -65,6 +65,12 @@ pub fn in_tree(pid: u32, root: u32) -> bool {
 
 /// `root` and every descendant of it (from one scan of `/proc`).
 pub fn tree(root: u32) -> Vec<u32> {
+    tree_except(root, 0)
+}
+
+/// `root` and every descendant of it but `skip` and `skip`'s descendants (from one scan
+/// of `/proc`; `skip` 0 skips nothing).
+pub fn tree_except(root: u32, skip: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for e in entries.flatten() {
@@ -80,7 +86,7 @@ pub fn tree(root: u32) -> Vec<u32> {
     let mut i = 0;
     while i < out.len() && out.len() < 4096 {
         if let Some(c) = children.get(&out[i]) {
-            out.extend(c);
+            out.extend(c.iter().filter(|p| **p != skip));
         }
         i += 1;
     }

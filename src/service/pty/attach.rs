@@ -12,7 +12,7 @@
 //!
 //! | kind | direction | payload |
 //! | --- | --- | --- |
-//! | `0x01` hello | client → server, first frame | version `u8` (= [`PROTOCOL_VERSION`]), rows `u16`, cols `u16`, pane id (UTF-8, `p3`) |
+//! | `0x01` hello | client → server, first frame | version `u8` (1, or 2 = [`PROTOCOL_VERSION`] with flags), rows `u16`, cols `u16`, flags `u8` (version 2 only: [`HELLO_WATCH`]), pane id (UTF-8, `p3`) |
 //! | `0x02` input | client → server | bytes typed into the program |
 //! | `0x03` resize | client → server | rows `u16`, cols `u16` |
 //! | `0x04` focus in, `0x05` focus out | client → server | empty |
@@ -29,6 +29,15 @@
 //! connection (detach, client gone, program exited) reports [`AttachFocus::Detached`]. An
 //! attach client that falls behind the output gets a fresh redraw instead of the lost
 //! chunks.
+//!
+//! A **watch** client (hello flag [`HELLO_WATCH`], the panel's terminal) is the same
+//! stream without the focus reports: its attach and detach report nothing, and its focus
+//! frames only reach the program (`CSI I` / `CSI O`, when it asked for them); the panel
+//! reports focus itself over D-Bus (`SetFocused`,
+//! `docs/decisions/0017-panel-terminal-over-the-attach-socket.md`). Interrupt keys it
+//! forwards are reported as from any client. Its first output is the pane's history
+//! (the last [`WATCH_HISTORY_ROWS`] rows that scrolled off, [`history_replay`]) before
+//! the redraw, so its own scrollback starts with what the pane printed before.
 
 use crate::model::PaneId;
 use crate::service::pty::{PtyExit, PtyHandle};
@@ -41,7 +50,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::client::attach::frame::{read_frame_async, write_frame_async};
 pub use crate::client::attach::frame::{
-    ClientFrame, ServerFrame, DEFAULT_DETACH_KEY, MAX_FRAME, PROTOCOL_VERSION,
+    ClientFrame, ServerFrame, DEFAULT_DETACH_KEY, HELLO_WATCH, MAX_FRAME, PROTOCOL_VERSION,
 };
 
 /// What an attach connection tells the daemon about focus
@@ -57,6 +66,33 @@ pub enum AttachFocus {
     /// An interrupt key (`crate::adapters::keys::is_interrupt`), reported before it is
     /// written to the program.
     Interrupt,
+}
+
+/// Most history rows a watch client gets before the redraw (the panel's terminal keeps
+/// 10 000 lines of scrollback).
+pub const WATCH_HISTORY_ROWS: usize = 10_000;
+
+/// Largest output frame of the history replay (bytes; frames are at most [`MAX_FRAME`]).
+const REPLAY_CHUNK: usize = 64 * 1024;
+
+/// The bytes that put `history` (rows as `PtyHandle::history` gives them, oldest first)
+/// into a fresh terminal's scrollback on a screen of `screen_rows` rows: each row with its
+/// attributes reset and CR LF after it, then `screen_rows` more CR LFs, which scroll the
+/// last rows off the screen too; the redraw that follows paints the screen. Empty
+/// without history.
+pub fn history_replay(history: &[Vec<u8>], screen_rows: u16) -> Vec<u8> {
+    if history.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(history.iter().map(|r| r.len() + 5).sum());
+    for row in history {
+        out.extend_from_slice(row);
+        out.extend_from_slice(b"\x1b[m\r\n");
+    }
+    for _ in 0..screen_rows {
+        out.extend_from_slice(b"\r\n");
+    }
+    out
 }
 
 /// `$XDG_RUNTIME_DIR/attend/attach.sock`; `None` when `XDG_RUNTIME_DIR` is unset or empty.
@@ -176,8 +212,13 @@ async fn session(
         Some((kind, payload)) => ClientFrame::decode(kind, payload),
         None => return Ok(()),
     };
-    let (pane_text, rows, cols) = match hello {
-        Ok(ClientFrame::Hello { pane, rows, cols }) => (pane, rows, cols),
+    let (pane_text, rows, cols, watch) = match hello {
+        Ok(ClientFrame::Hello {
+            pane,
+            rows,
+            cols,
+            watch,
+        }) => (pane, rows, cols, watch),
         Ok(other) => return refuse(&mut wr, format!("expected hello, got {other:?}")).await,
         Err(e) => return refuse(&mut wr, e).await,
     };
@@ -192,8 +233,27 @@ async fn session(
         let _ = pty.resize(rows, cols);
     }
     write_frame_async(&mut wr, &ServerFrame::Ok).await?;
-    let (redraw, rx) = pty.subscribe_with_redraw();
+    let (history, redraw, rx) = if watch {
+        pty.subscribe_with_history(WATCH_HISTORY_ROWS)
+    } else {
+        let (redraw, rx) = pty.subscribe_with_redraw();
+        (Vec::new(), redraw, rx)
+    };
+    for chunk in history_replay(&history, pty.size().0).chunks(REPLAY_CHUNK) {
+        write_frame_async(&mut wr, &ServerFrame::Output(chunk.to_vec())).await?;
+    }
     write_frame_async(&mut wr, &ServerFrame::Output(redraw)).await?;
+    // A watch client's focus is the panel's to report (module docs): only its interrupt
+    // keys reach the daemon from here.
+    let on_focus: Arc<dyn Fn(PaneId, AttachFocus) + Send + Sync> = if watch {
+        Arc::new(move |pane: PaneId, focus: AttachFocus| {
+            if focus == AttachFocus::Interrupt {
+                on_focus(pane, focus)
+            }
+        })
+    } else {
+        on_focus
+    };
     on_focus(pane, AttachFocus::Attached);
 
     let mut output = tokio::spawn(stream_output(pty.clone(), rx, wr));
@@ -303,12 +363,36 @@ mod tests {
     use crate::client::attach::frame::HELLO;
 
     #[test]
+    fn the_history_replay_scrolls_every_row_off_a_screen_of_its_size() {
+        assert_eq!(history_replay(&[], 24), b"");
+        let rows = [b"one".to_vec(), b"\x1b[31mtwo".to_vec()];
+        assert_eq!(
+            history_replay(&rows, 2),
+            b"one\x1b[m\r\n\x1b[31mtwo\x1b[m\r\n\r\n\r\n".to_vec()
+        );
+        // Through a terminal of 3 rows: both rows end up above the screen, in order.
+        let mut parser = vt100::Parser::new(3, 10, 10);
+        parser.process(&history_replay(&rows, 3));
+        assert_eq!(parser.screen().contents().trim(), "");
+        parser.screen_mut().set_scrollback(10);
+        let scrolled = parser.screen().contents();
+        assert!(scrolled.starts_with("one\ntwo"), "{scrolled:?}");
+    }
+
+    #[test]
     fn frames_round_trip() {
         for f in [
             ClientFrame::Hello {
                 pane: "p12".into(),
                 rows: 40,
                 cols: 120,
+                watch: false,
+            },
+            ClientFrame::Hello {
+                pane: "p12".into(),
+                rows: 0,
+                cols: 0,
+                watch: true,
             },
             ClientFrame::Input(b"ls\r".to_vec()),
             ClientFrame::Resize {
@@ -343,6 +427,32 @@ mod tests {
             assert_eq!(ServerFrame::decode(k, p), Ok(f));
         }
         assert!(ClientFrame::decode(HELLO, vec![9, 0, 1, 0, 1, b'p']).is_err());
+        // A plain hello is written as version 1 (older daemons read it); flags need 2.
+        let plain = ClientFrame::Hello {
+            pane: "p1".into(),
+            rows: 1,
+            cols: 2,
+            watch: false,
+        };
+        assert_eq!(plain.encode().1, vec![1, 0, 1, 0, 2, b'p', b'1']);
+        let watch = ClientFrame::Hello {
+            pane: "p1".into(),
+            rows: 1,
+            cols: 2,
+            watch: true,
+        };
+        assert_eq!(
+            watch.encode().1,
+            vec![2, 0, 1, 0, 2, HELLO_WATCH, b'p', b'1']
+        );
+        assert!(
+            ClientFrame::decode(HELLO, vec![2, 0, 1, 0, 1]).is_err(),
+            "no flags"
+        );
+        assert!(
+            ClientFrame::decode(HELLO, vec![2, 0, 1, 0, 1, 0x80, b'p']).is_err(),
+            "unknown flag"
+        );
         assert!(ClientFrame::decode(0x7f, vec![]).is_err());
     }
 }

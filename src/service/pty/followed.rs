@@ -78,3 +78,21 @@ impl PtyHandle {
         })
     }
 }
+
+impl PtyHandle {
+    /// Gives a followed pane's screen a new size (rows, cols), as its tmux pane got
+    /// (`docs/tmux.md#resize`): the emulator only (the program's terminal is tmux's).
+    /// Errors: a zero size.
+    pub fn resize_followed(&self, rows: u16, cols: u16) -> io::Result<()> {
+        if rows == 0 || cols == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "rows and cols must be positive",
+            ));
+        }
+        super::shared::lock(&self.inner.shared.screen)
+            .term
+            .set_size(rows, cols);
+        Ok(())
+    }
+}

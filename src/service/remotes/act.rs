@@ -66,6 +66,7 @@ pub fn remote_error(target: &PaneRef, e: zbus::Error) -> Attend1Error {
                 "NotOwned" => Attend1Error::NotOwned(msg),
                 "InvalidArgument" => Attend1Error::InvalidArgument(msg),
                 "DialogUnreadable" => Attend1Error::DialogUnreadable(msg),
+                "PaneInMode" => Attend1Error::PaneInMode(msg),
                 _ => Attend1Error::Internal(msg),
             }
         }

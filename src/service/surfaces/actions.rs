@@ -23,6 +23,12 @@ use zbus::zvariant::Value;
 const PANEL_START: Duration = Duration::from_secs(10);
 /// How long the panel may take to answer an activation.
 const PANEL_CALL: Duration = Duration::from_secs(10);
+/// How long a reply waits after picking a dialog's free-text option before typing: the
+/// agent redraws the option as a text field.
+const REPLY_PICK_SETTLE: Duration = Duration::from_millis(400);
+/// Between a reply's text and its Enter: an agent that reads a burst of input as a paste
+/// would take the Enter as part of it.
+const REPLY_ENTER_AFTER: Duration = Duration::from_millis(150);
 
 /// The actions the surfaces can take. Cheap to clone.
 #[derive(Clone)]
@@ -57,10 +63,13 @@ impl Actions {
     /// A notification click or "Jump to next unread" (a notification click is focus:
     /// `docs/lifecycle-attention.md#clearing-rules`): marks the pane seen and emits
     /// `FocusRequested` (the `Focus` method's path), then shows it: its terminal selects it
-    /// when it runs in tmux, kitty or WezTerm, else the panel is raised on it with `token`
-    /// (an XDG activation token).
+    /// when it runs in tmux, kitty or WezTerm (a followed tmux pane is selected by the
+    /// owner, `docs/tmux.md#focus`), else the panel is raised on it with `token` (an XDG
+    /// activation token).
     pub async fn focus(&self, pane: PaneId, token: Option<String>) -> Result<(), Attend1Error> {
-        ask(&self.cmd_tx, |r| Command::Focus(pane, r)).await?;
+        if ask(&self.cmd_tx, |r| Command::Focus(pane, r)).await? {
+            return Ok(());
+        }
         if let Some(location) = self.terminals.get(pane) {
             match location.focus().await {
                 Ok(()) => {
@@ -126,7 +135,10 @@ impl Actions {
     ) -> Result<(), Attend1Error> {
         self.remotes.act(pane, RemoteCall::Focus).await?;
         if matches!(self.panel_running().await, Ok(true)) {
-            if let Err(e) = self.activate_panel(Some(pane.to_string()), token).await {
+            if let Err(e) = self
+                .activate_panel("show-pane", Some(pane.to_string()), token)
+                .await
+            {
                 tracing::warn!(%pane, "cannot show the panel: {e}");
             }
         }
@@ -152,9 +164,42 @@ impl Actions {
     /// with `XDG_ACTIVATION_TOKEN`) and awaited on the bus; without a display it is not
     /// started. Failures are logged: the click already did its part.
     pub async fn show_panel(&self, pane: Option<PaneId>, token: Option<String>) {
-        if let Err(e) = self.try_show_panel(pane, token).await {
+        if let Err(e) = self.try_show_panel("show-pane", pane, token).await {
             tracing::warn!("cannot show the panel: {e}");
         }
+    }
+
+    /// A notification's "Reply…": raises the panel (started when not running, as
+    /// [`Actions::show_panel`]) with its `app.reply-pane` action on `pane`: the Needs you
+    /// view with the pane's reply field focused.
+    pub async fn reply_in_panel(&self, pane: PaneId, token: Option<String>) {
+        if let Err(e) = self.try_show_panel("reply-pane", Some(pane), token).await {
+            tracing::warn!("cannot open the panel's reply field: {e}");
+        }
+    }
+
+    /// A typed reply to the pane's question (`docs/desktop-surfaces.md#replies`): the
+    /// option labelled `pick` first when the question is a dialog (as `attend answer`
+    /// takes a label), then `text`, then Enter (`attend send`'s path), and the pane marked
+    /// seen (typing is interaction). Errors: the first command refused.
+    pub async fn reply(
+        &self,
+        pane: PaneId,
+        pick: Option<String>,
+        text: String,
+    ) -> Result<(), Attend1Error> {
+        if let Some(label) = pick {
+            self.answer(pane, &label).await?;
+            tokio::time::sleep(REPLY_PICK_SETTLE).await;
+        }
+        let bytes = text.into_bytes();
+        ask(&self.cmd_tx, |r| Command::SendInput(pane, bytes, r)).await?;
+        tokio::time::sleep(REPLY_ENTER_AFTER).await;
+        ask(&self.cmd_tx, |r| {
+            Command::SendInput(pane, b"\r".to_vec(), r)
+        })
+        .await?;
+        self.mark_seen(pane).await
     }
 
     async fn panel_running(&self) -> Result<bool, String> {
@@ -167,6 +212,7 @@ impl Actions {
 
     async fn try_show_panel(
         &self,
+        action: &str,
         pane: Option<PaneId>,
         token: Option<String>,
     ) -> Result<(), String> {
@@ -200,14 +246,15 @@ impl Actions {
                 None => tracing::info!("attend-panel not found; trying D-Bus activation"),
             }
         }
-        self.activate_panel(pane.map(|p| p.to_string()), token)
+        self.activate_panel(action, pane.map(|p| p.to_string()), token)
             .await
     }
 
-    /// Calls the panel: `ActivateAction("show-pane", [pane])` on a pane id (`pN` or
+    /// Calls the panel: `ActivateAction(action, [pane])` on a pane id (`pN` or
     /// `NAME:pN`), else `Activate`.
     async fn activate_panel(
         &self,
+        action: &str,
         pane: Option<String>,
         token: Option<String>,
     ) -> Result<(), String> {
@@ -226,7 +273,7 @@ impl Actions {
                             PANEL_PATH,
                             Some("org.freedesktop.Application"),
                             "ActivateAction",
-                            &("show-pane", param, platform),
+                            &(action, param, platform),
                         )
                         .await
                 }

@@ -16,6 +16,7 @@ mod actions;
 pub mod away;
 pub mod notice;
 pub mod notifications;
+pub mod replies;
 
 pub mod snapshot;
 pub mod sound;

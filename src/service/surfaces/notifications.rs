@@ -17,6 +17,9 @@
 //!   ([`Actions::focus`], with the `ActivationToken` the server sent); on a gate or
 //!   question of a pane Attend runs, one button per choice of the decision (the list
 //!   `attend show` and the panel show: `allow`, `deny`) answers it ([`Actions::answer`]).
+//! - Replies ([`super::replies`], carried out in `notifications/reply.rs`): a question that takes typed text, on a pane Attend runs, gets an
+//!   inline reply field where the server advertises `inline-reply` (the text typed
+//!   there reaches the agent), else a "Reply…" button that opens the panel's reply field.
 //! - Sound, when `[sound]` asks for it for the level and the agent: the `sound-name`
 //!   hint; with no server, the theme's file through `pw-play`/`paplay` ([`sound`]).
 //! - No server on the bus: logged once, the daemon goes on; when a server appears or
@@ -26,9 +29,11 @@
 //!   actions go to the host's daemon over the link.
 
 mod remote;
+mod reply;
 
 use super::actions::Actions;
 use super::notice::notice;
+use super::replies::{reply_action, REPLY_IN_PANEL};
 use super::snapshot::{Snapshot, Update};
 use super::sound;
 use crate::adapters::mirror::MirroredPane;
@@ -86,6 +91,11 @@ pub trait Notifications {
     #[zbus(signal)]
     fn notification_closed(&self, id: u32, reason: u32) -> zbus::Result<()>;
 
+    /// `NotificationReplied` (the `inline-reply` extension KDE Plasma implements): the
+    /// text typed into a notification's reply field.
+    #[zbus(signal)]
+    fn notification_replied(&self, id: u32, text: String) -> zbus::Result<()>;
+
     #[zbus(signal)]
     fn activation_token(&self, id: u32, activation_token: String) -> zbus::Result<()>;
 }
@@ -97,6 +107,8 @@ pub struct Caps {
     pub actions: bool,
     /// `body-markup`: the body is markup and must be escaped.
     pub markup: bool,
+    /// `inline-reply`: a reply field in the notification (`NotificationReplied`).
+    pub inline_reply: bool,
 }
 
 impl Caps {
@@ -105,6 +117,7 @@ impl Caps {
         Caps {
             actions: list.iter().any(|c| c == "actions"),
             markup: list.iter().any(|c| c == "body-markup"),
+            inline_reply: list.iter().any(|c| c == "inline-reply"),
         }
     }
 }
@@ -123,22 +136,44 @@ pub struct Content {
     pub category: String,
 }
 
-/// The choices of the pane's open decision that Attend can answer from a notification
-/// button: the decision's choices ([`crate::model::Decision::choices`], the list `attend
-/// show` and the panel show) on an owned, running pane; `allow` and `deny` on an external
-/// pane whose gate a waiting hook run takes the answer for (`gated`,
-/// docs/decisions/0015-answering-external-gates.md); none otherwise (Attend cannot type
-/// into a pane it does not run). A choice named `default` is left out (that key is the
-/// click).
-fn answer_buttons(p: &Pane, gated: bool) -> Vec<String> {
+/// The buttons that answer the pane's open decision from its notification, each (the
+/// choice `attend answer` takes, its label): `allow` and `deny` on an external pane whose
+/// gate a waiting hook run takes the answer for (`gated`,
+/// docs/decisions/0015-answering-external-gates.md); else, on a running pane whose keys
+/// Attend types — an owned one, or one followed in the user's tmux (typed through `tmux
+/// send-keys`, docs/tmux.md#answers) — the decision's choices
+/// ([`crate::model::Decision::choices`], the list `attend show` and the panel show), each
+/// labelled with its name; a question that names no choice but its options (Claude's
+/// `AskUserQuestion` opened by its hook, whose picker no screen rule reads) gets one
+/// button per option, labelled with the option and answering with its number as the
+/// agent draws it (options in the order the hook names them, numbered from 1; a number
+/// is typed as the user's own key; the option that takes typed text, Claude's "Type
+/// something.", gets none: it is the reply action's); none otherwise (Attend cannot type into a pane it
+/// does not run). A choice named `default` is left out (that key is the click).
+fn answer_buttons(p: &Pane, gated: bool) -> Vec<(String, String)> {
     match &p.pending_decision {
-        Some(d) if p.owned && p.live.is_running() => {
-            d.choices().into_iter().filter(|c| c != "default").collect()
-        }
         Some(_) if gated && !p.owned => attend_hook::gate::CHOICES
             .iter()
-            .map(|c| c.to_string())
+            .map(|c| (c.to_string(), c.to_string()))
             .collect(),
+        Some(d) if p.has_terminal() && p.live.is_running() => {
+            let choices = d.choices();
+            if choices.is_empty() && d.kind == crate::model::DecisionKind::Question {
+                return d
+                    .options
+                    .iter()
+                    .enumerate()
+                    .take(9)
+                    .filter(|(_, o)| !crate::client::needs::is_free_text_label(o))
+                    .map(|(i, o)| ((i + 1).to_string(), o.trim().to_string()))
+                    .collect();
+            }
+            choices
+                .into_iter()
+                .filter(|c| c != "default")
+                .map(|c| (c.clone(), c))
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -147,22 +182,38 @@ fn answer_buttons(p: &Pane, gated: bool) -> Vec<String> {
 /// [`notice`]; a button per answerable choice on a required level
 /// (`permission_required`, `input_required`), labelled with the choice's name as every
 /// surface shows it.
+///
+/// A question that takes a typed reply on a pane Attend runs or follows in tmux also gets
+/// a reply action ([`reply_action`]).
 pub fn content(p: &Pane, gated: bool, level: Attention, caps: Caps) -> Content {
-    content_of(&WirePane::of(p), answer_buttons(p, gated), level, caps)
+    let view = WirePane::of(p);
+    let mut c = content_of(&view, answer_buttons(p, gated), level, caps);
+    let typeable = p.has_terminal() && p.live.is_running();
+    c.actions.extend(reply_action(
+        &view,
+        typeable,
+        level,
+        caps.actions,
+        caps.inline_reply,
+    ));
+    c
 }
 
 /// The notification of a pane's `view` (a local pane's or a mirrored one's,
 /// [`crate::client::wire::remote_pane`]) with its answer `buttons`: the one
 /// rendering [`content`] describes.
-fn content_of(view: &WirePane, buttons: Vec<String>, level: Attention, caps: Caps) -> Content {
+fn content_of(
+    view: &WirePane,
+    buttons: Vec<(String, String)>,
+    level: Attention,
+    caps: Caps,
+) -> Content {
     let text = notice(level, view);
     let mut actions = Vec::new();
     if caps.actions {
         actions.push(("default".to_string(), "Show pane".to_string()));
         if level.is_required() {
-            for choice in buttons {
-                actions.push((choice.clone(), choice));
-            }
+            actions.extend(buttons);
         }
     }
     Content {
@@ -461,6 +512,7 @@ impl Notifier {
         let token = self.tokens.remove(&id);
         let actions = self.actions.clone();
         match key {
+            REPLY_IN_PANEL => self.reply_in_panel(pane, token).await,
             "default" => {
                 tracing::info!(%pane, "notification clicked: focusing the pane");
                 // The user acted on it: it goes away; the state keeps what is still open.
@@ -481,7 +533,7 @@ impl Notifier {
                     return;
                 }
                 let gated = snapshot.gates.contains(&pane);
-                if !p.is_some_and(|p| answer_buttons(p, gated).iter().any(|c| c == choice)) {
+                if !p.is_some_and(|p| answer_buttons(p, gated).iter().any(|(c, _)| c == choice)) {
                     tracing::debug!(%pane, action = choice, "unknown notification action");
                     return;
                 }
@@ -575,21 +627,23 @@ pub async fn run(
         let invoked = proxy.receive_action_invoked().await?;
         let closed = proxy.receive_notification_closed().await?;
         let tokens = proxy.receive_activation_token().await?;
+        let replied = proxy.receive_notification_replied().await?;
         let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
         let owners = dbus
             .receive_name_owner_changed_with_args(&[(0, NOTIFICATIONS)])
             .await?;
-        Ok::<_, zbus::Error>((proxy, invoked, closed, tokens, owners))
+        Ok::<_, zbus::Error>((proxy, invoked, closed, tokens, owners, replied))
     };
-    let (proxy, mut invoked, mut closed, mut tokens, mut owners) = match subscribed.await {
-        Ok(x) => x,
-        Err(e) => {
-            tracing::warn!("desktop notifications unavailable: {e}");
-            drop(remote);
-            while updates.recv().await.is_some() {}
-            return;
-        }
-    };
+    let (proxy, mut invoked, mut closed, mut tokens, mut owners, mut replied) =
+        match subscribed.await {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::warn!("desktop notifications unavailable: {e}");
+                drop(remote);
+                while updates.recv().await.is_some() {}
+                return;
+            }
+        };
     let mut n = Notifier {
         proxy,
         actions,
@@ -619,6 +673,11 @@ pub async fn run(
             Some(s) = next(&mut closed) => {
                 if let Ok(a) = s.args() {
                     n.closed(a.id);
+                }
+            }
+            Some(s) = next(&mut replied) => {
+                if let Ok(a) = s.args() {
+                    n.replied(a.id, &a.text).await;
                 }
             }
             Some(s) = next(&mut tokens) => {

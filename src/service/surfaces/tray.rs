@@ -12,7 +12,8 @@
 //! - Menu: one entry per workspace (worst lifecycle, worst attention, latest message;
 //!   it shows the workspace's most urgent pane in the panel), "Jump to next unread"
 //!   (focuses it, as a notification click does), "Mark all seen…" and "Remove exited
-//!   panes…" (each confirmed in its submenu; the latter is `attend rm --exited`), "Open
+//!   panes…" (each confirmed in its submenu; the latter is `attend rm --exited`), the
+//!   Needs you section (every open decision with its choices, `tray/needs.rs`), "Open
 //!   panel", "Quit Attend". Left click opens the panel.
 //! - Remote panes (`docs/remote.md`): counted in the status, icon and tooltip while their
 //!   host is online ([`tray_attention`]); each one that wants the human is listed after
@@ -53,9 +54,14 @@ enum Request {
     MarkAllSeen(Vec<PaneRef>),
     /// Remove every exited pane.
     RemoveExited,
+    /// Answer a pane's open decision (the Needs you section): this machine's or, over
+    /// its link, a remote host's.
+    Answer(PaneRef, String),
     /// Stop the daemon.
     Quit,
 }
+
+mod needs;
 
 /// The tray's model: the last snapshot and what it needs to answer the host.
 pub struct AttendTray {
@@ -285,6 +291,7 @@ impl ksni::Tray for AttendTray {
         if !items.is_empty() {
             items.push(MenuItem::Separator);
         }
+        items.push(self.needs_section());
         items.push(
             StandardItem {
                 label: "Jump to next unread".into(),
@@ -436,6 +443,18 @@ fn perform(request: Request, actions: &Actions, snapshot: &Snapshot) {
                 }
             });
         }
+        Request::Answer(pane, choice) => {
+            tokio::spawn(async move {
+                tracing::info!(%pane, %choice, "tray: answering");
+                let r = match pane.host {
+                    None => actions.answer(pane.pane, &choice).await,
+                    Some(_) => actions.answer_remote(&pane, &choice).await,
+                };
+                if let Err(e) = r {
+                    tracing::warn!(%pane, "tray: cannot answer: {e}");
+                }
+            });
+        }
         Request::Quit => {
             tracing::info!("tray: quit");
             actions.quit();
@@ -560,6 +579,7 @@ mod tests {
                 "infra — unknown · permission__required",
                 "my__app — unknown · unread",
                 "-",
+                "Needs you: nothing waits",
                 "Jump to next unread",
                 "Mark all seen…",
                 "Remove exited panes…",

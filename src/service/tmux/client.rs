@@ -5,8 +5,9 @@
 //! of output: the session or the server ended).
 
 use crate::adapters::tmux::control::{Event, Notice, Reader};
+use crate::adapters::tmux::layout::PaneSize;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command as Process, Stdio};
+use std::process::Stdio;
 
 /// Seconds a pane's output may lag behind before tmux pauses it for this client
 /// (`pause-after`); a paused pane is continued and its screen captured again.
@@ -25,14 +26,20 @@ pub(super) trait Handler {
     fn reseed(&self, session: &str, pane: u32);
     /// A session was created or destroyed.
     fn sessions_changed(&self);
+    /// A pane or window may have been closed (`%layout-change`, `%window-close`,
+    /// `%unlinked-window-close`).
+    fn panes_changed(&self);
+    /// A window's layout changed: the panes' sizes in it.
+    fn resized(&self, sizes: &[PaneSize]);
+    /// What a client shows may have changed (another client attached, detached, or
+    /// changed its session, a session its window, a window its active pane).
+    fn focus_changed(&self);
 }
 
 /// Runs the control client of `session` of the server at `socket` until it ends.
 pub(super) fn run(socket: &str, session: &str, server: &dyn Handler) {
     let flags = format!("ignore-size,pause-after={PAUSE_AFTER_S}");
-    let child = Process::new("tmux")
-        .arg("-S")
-        .arg(socket)
+    let child = super::run::tmux_command(socket)
         .args(["-C", "attach-session", "-t", session, "-f", &flags])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -91,6 +98,26 @@ pub(super) fn run(socket: &str, session: &str, server: &dyn Handler) {
                 server.reseed(session, pane);
             }
             Notice::SessionsChanged => server.sessions_changed(),
+            Notice::LayoutChange { sizes } => {
+                server.panes_changed();
+                server.resized(&sizes);
+            }
+            Notice::Other(name)
+                if matches!(name.as_str(), "window-close" | "unlinked-window-close") =>
+            {
+                server.panes_changed()
+            }
+            Notice::Other(name)
+                if matches!(
+                    name.as_str(),
+                    "client-session-changed"
+                        | "client-detached"
+                        | "session-window-changed"
+                        | "window-pane-changed"
+                ) =>
+            {
+                server.focus_changed()
+            }
             Notice::Other(name) if name == "session-changed" && !subscribed => {
                 subscribed = true;
                 if stdin.write_all(subscribe.as_bytes()).is_err() {

@@ -15,17 +15,23 @@
 //! whose terminal is fed from that pipe (src/service/pty/followed.rs).
 //!
 //! Files: `server` (a server's sessions and followed panes), `client` (one control
-//! client), `keys` (typing into a pane with `send-keys`), `run` (one tmux command),
-//! [`found`] (what the owner gets).
+//! client), `keys` (typing into a pane with `send-keys`), `looking` (focus, resize and
+//! selecting a pane), `run` (one tmux command), `restart` (the panes followed before a
+//! restart), `first_session` (a new server's first session awaited), [`found`] (what the
+//! owner gets).
 
 mod client;
+mod first_session;
 pub mod found;
 mod keys;
+mod looking;
+mod restart;
 mod run;
 mod server;
 
 pub use found::Found;
-pub use keys::{in_mode, TmuxKeys};
+pub use keys::{mode, InMode, TmuxKeys};
+pub use looking::select;
 
 use crate::service::command::Command;
 use crate::settings::Tmux;
@@ -97,8 +103,23 @@ impl Follower {
         }
         let default = default_socket();
         f.know(&default.to_string_lossy());
-        f.watch_dir(default);
+        // A configured server that ends and starts again is followed again, as the
+        // default one is: their sockets' directories are watched too.
+        let mut watched = vec![default];
+        watched.extend(settings.sockets.iter().map(PathBuf::from));
+        f.watch_dirs(watched);
         Some(f)
+    }
+
+    /// After a restart: the panes the previous daemon followed that still run in the
+    /// store (`locations`) end when their tmux pane, its server or its agent ended
+    /// meanwhile ([`Command::TmuxGone`]); the others are followed again as their
+    /// servers' control clients find them (`docs/tmux.md#exit`).
+    pub fn recheck(&self, locations: Vec<crate::model::TmuxLocation>) {
+        for socket in locations.iter().map(|l| l.socket.clone()) {
+            self.know(&socket);
+        }
+        restart::recheck(locations, self.shared.panes, self.shared.tx.clone());
     }
 
     /// Follows the server at `socket` unless already (a hook named it, or its socket
@@ -121,13 +142,33 @@ impl Follower {
         server.start();
     }
 
-    /// Watches the default socket's directory (and its parent while the directory does
-    /// not exist: no tmux ran yet): a socket created there is a server to follow.
-    fn watch_dir(&self, default: PathBuf) {
+    /// Draws the followed tmux pane at `location` again from a capture (its screen got a
+    /// new size, `docs/tmux.md#resize`). Blocking (tmux runs).
+    pub fn redraw(&self, location: &crate::model::TmuxLocation) {
+        let server = self
+            .shared
+            .servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&location.socket)
+            .cloned();
+        let pane = location.pane.strip_prefix('%').and_then(|n| n.parse().ok());
+        if let (Some(server), Some(pane)) = (server, pane) {
+            server.redraw(pane);
+        }
+    }
+
+    /// Watches the directories of `sockets` (the default socket's and `[tmux] sockets`;
+    /// a directory's parent while it does not exist: no tmux ran there yet): a socket
+    /// created there is a server to follow, also one that ended and started again.
+    fn watch_dirs(&self, sockets: Vec<PathBuf>) {
         use notify::{RecursiveMode, Watcher};
-        let Some(dir) = default.parent().map(PathBuf::from) else {
-            return;
-        };
+        let mut dirs: Vec<PathBuf> = sockets
+            .iter()
+            .filter_map(|s| s.parent().map(PathBuf::from))
+            .collect();
+        dirs.sort();
+        dirs.dedup();
         let (tx, rx) = std::sync::mpsc::channel();
         let mut watcher = match notify::recommended_watcher(tx) {
             Ok(w) => w,
@@ -136,10 +177,14 @@ impl Follower {
                 return;
             }
         };
-        let mut watching = watcher.watch(&dir, RecursiveMode::NonRecursive).is_ok();
-        if !watching {
-            if let Some(parent) = dir.parent() {
-                let _ = watcher.watch(parent, RecursiveMode::NonRecursive);
+        // The directories not watched yet: their parents are, until they appear.
+        let mut waiting: Vec<PathBuf> = Vec::new();
+        for dir in dirs {
+            if watcher.watch(&dir, RecursiveMode::NonRecursive).is_err() {
+                if let Some(parent) = dir.parent() {
+                    let _ = watcher.watch(parent, RecursiveMode::NonRecursive);
+                }
+                waiting.push(dir);
             }
         }
         let me = self.clone();
@@ -148,10 +193,10 @@ impl Follower {
             .spawn(move || {
                 // The thread owns the watch for the life of the daemon.
                 while let Ok(_event) = rx.recv() {
-                    if !watching {
-                        watching = watcher.watch(&dir, RecursiveMode::NonRecursive).is_ok();
+                    waiting.retain(|dir| watcher.watch(dir, RecursiveMode::NonRecursive).is_err());
+                    for socket in &sockets {
+                        me.know(&socket.to_string_lossy());
                     }
-                    me.know(&default.to_string_lossy());
                 }
             });
         if let Err(e) = spawned {

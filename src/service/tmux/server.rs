@@ -1,6 +1,7 @@
 //! One tmux server: its sessions' control clients and the panes followed in it.
 
 use super::client::{self, Handler};
+use super::first_session;
 use super::run::tmux;
 use crate::adapters::tmux::panes::{find_agent, ProcInfo};
 use crate::model::{AgentKind, TmuxLocation};
@@ -31,6 +32,10 @@ pub(super) struct Followed {
     /// The session whose control client writes it (a window linked into two sessions
     /// sends its output to both).
     session: String,
+    /// Where it is (the owner's key for the pane: [`Command::TmuxGone`]).
+    location: TmuxLocation,
+    /// Its size (rows, cols) as last told to the owner ([`Command::TmuxResized`]).
+    size: (u16, u16),
 }
 
 /// A server followed.
@@ -68,9 +73,34 @@ impl Server {
         !lock(&self.state).dead
     }
 
-    /// Starts a control client for each session.
+    /// Starts a control client for each session. A server found as its socket appears
+    /// (`tmux new-session` binds the socket before it makes the session) may have no
+    /// session yet: a thread of its own (no caller waits) asks for one with plain clients
+    /// ([`first_session::wait`]; never a control client before the first session: tmux
+    /// 3.3a crashes), for up to [`first_session::FIRST_SESSION_WAIT`]; still none, it
+    /// counts as ended, so that the next sign of it (a socket event, a hook) follows it
+    /// afresh.
     pub(super) fn start(self: &Arc<Self>) {
         self.sessions_changed();
+        if !lock(&self.state).sessions.is_empty() {
+            return;
+        }
+        let me = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("tmux-start".into())
+            .spawn(move || {
+                let found = first_session::wait(first_session::FIRST_SESSION_WAIT, || {
+                    me.list_sessions();
+                    !lock(&me.state).sessions.is_empty()
+                });
+                if !found {
+                    lock(&me.state).dead = true;
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(socket = %self.socket, "cannot wait for the tmux server's first session: {e}");
+            lock(&self.state).dead = true;
+        }
     }
 
     /// `%sessions-changed` (or the start): a control client for every session that has
@@ -93,6 +123,9 @@ impl Server {
             .map(str::to_string)
             .filter(|l| l.starts_with('$'))
             .collect();
+        if !ids.is_empty() {
+            lock(&self.state).dead = false;
+        }
         for id in ids {
             if !lock(&self.state).sessions.insert(id.clone()) {
                 continue;
@@ -110,14 +143,55 @@ impl Server {
         }
     }
 
-    /// A control client ended (its session or the server ended).
+    /// A control client ended (its session or the server ended): the panes it followed
+    /// that are gone (killed with the session's last window, or with the server) end
+    /// ([`Server::panes_changed`]); the others are no longer followed.
     fn client_ended(&self, session: &str) {
+        self.panes_changed();
         let mut st = lock(&self.state);
         st.sessions.remove(session);
         st.followed.retain(|_, f| f.session != session);
         if st.sessions.is_empty() {
             st.dead = true;
             tracing::info!(socket = %self.socket, "tmux server no longer followed (it ended)");
+        }
+    }
+
+    /// Panes may have gone (`%layout-change`, `%window-close`, `%unlinked-window-close`,
+    /// a client's end): every followed pane the server no longer lists — all of them when
+    /// the server does not answer (it ended) — stops being followed and the owner is told
+    /// ([`Command::TmuxGone`]): its Attend pane ends even when its agent outlives the
+    /// tmux pane (`docs/tmux.md#exit`).
+    pub(super) fn panes_changed(&self) {
+        if lock(&self.state).followed.is_empty() {
+            return;
+        }
+        let listed = tmux(&self.socket, &["list-panes", "-a", "-F", "#{pane_id}"]);
+        let alive: HashSet<u32> = listed
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('%')?.parse().ok())
+            .collect();
+        let mut gone = Vec::new();
+        lock(&self.state).followed.retain(|pane, f| {
+            let keep = alive.contains(pane);
+            if !keep {
+                gone.push(f.location.clone());
+            }
+            keep
+        });
+        for location in gone {
+            tracing::info!(socket = %self.socket, pane = %location.pane, "a followed tmux pane is gone");
+            if self
+                .shared
+                .tx
+                .blocking_send(Command::TmuxGone(location))
+                .is_err()
+            {
+                return; // The daemon is stopping.
+            }
         }
     }
 
@@ -180,17 +254,7 @@ impl Server {
                 st.followed.remove(&pane);
             }
         }
-        let tree: Vec<ProcInfo> = procfs::tree(shell)
-            .into_iter()
-            .map(|pid| ProcInfo {
-                pid,
-                names: procfs::names(pid),
-                argv: cmdline(pid),
-            })
-            .collect();
-        let found = find_agent(&tree)
-            .or_else(|| (self.shared.panes == TmuxPanes::All).then_some((AgentKind::Shell, shell)));
-        let Some((agent, pid)) = found else {
+        let Some((agent, pid)) = agent_in(shell, self.shared.panes) else {
             return;
         };
         let Some(start) = procfs::living_start(pid) else {
@@ -236,13 +300,14 @@ impl Server {
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
         let cwd = (!f[8].is_empty()).then(|| f[8].to_string());
         let workspace = cwd.as_deref().map(toplevel).unwrap_or_default();
+        let location = TmuxLocation {
+            socket: f[6].to_string(),
+            server_pid: f[5].parse().unwrap_or(0),
+            pane: target,
+            place: f[7].to_string(),
+        };
         let found = super::found::Found {
-            location: TmuxLocation {
-                socket: f[6].to_string(),
-                server_pid: f[5].parse().unwrap_or(0),
-                pane: target,
-                place: f[7].to_string(),
-            },
+            location: location.clone(),
             agent,
             agent_pid: proc.0,
             cwd,
@@ -257,6 +322,8 @@ impl Server {
                 pipe: File::from(write),
                 agent: proc,
                 session: session.to_string(),
+                location,
+                size: (rows, cols),
             },
         );
         tracing::info!(socket = %self.socket, pane, agent = %agent, pid = proc.0, "following a tmux pane");
@@ -264,7 +331,37 @@ impl Server {
         self.shared
             .tx
             .blocking_send(cmd)
-            .map_err(|_| std::io::Error::other("the daemon is stopping"))
+            .map_err(|_| std::io::Error::other("the daemon is stopping"))?;
+        // The user may be looking at it already (an agent started where they type).
+        self.focus_changed();
+        Ok(())
+    }
+
+    /// Sends `cmd` to the owner; false when the daemon is stopping.
+    pub(super) fn send(&self, cmd: Command) -> bool {
+        self.shared.tx.blocking_send(cmd).is_ok()
+    }
+
+    /// The followed panes: number, location, the session whose client writes it, size.
+    pub(super) fn followed(&self) -> Vec<(u32, TmuxLocation, String, (u16, u16))> {
+        lock(&self.state)
+            .followed
+            .iter()
+            .map(|(n, f)| (*n, f.location.clone(), f.session.clone(), f.size))
+            .collect()
+    }
+
+    /// Records pane `pane`'s new size (rows, cols); false when it is not followed or
+    /// already has that size.
+    pub(super) fn set_size(&self, pane: u32, size: (u16, u16)) -> bool {
+        let mut st = lock(&self.state);
+        match st.followed.get_mut(&pane) {
+            Some(f) if f.size != size => {
+                f.size = size;
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -284,6 +381,35 @@ impl Handler for Arc<Server> {
     fn sessions_changed(&self) {
         self.list_sessions();
     }
+
+    fn panes_changed(&self) {
+        Server::panes_changed(self);
+    }
+
+    fn resized(&self, sizes: &[crate::adapters::tmux::layout::PaneSize]) {
+        Server::resized(self, sizes);
+    }
+
+    fn focus_changed(&self) {
+        Server::focus_changed(self);
+    }
+}
+
+/// The agent a tmux pane whose own process is `shell` runs, and its pid
+/// ([`find_agent`] on the pane's process tree); the shell itself with `panes = "all"`;
+/// `None` for a pane that runs no known agent. The daemon's own process and its
+/// descendants are not the pane's (a daemon started inside tmux: the panes it runs are
+/// its own, never a tmux pane's, `docs/tmux.md#configuration`).
+pub(super) fn agent_in(shell: u32, panes: TmuxPanes) -> Option<(AgentKind, u32)> {
+    let tree: Vec<ProcInfo> = procfs::tree_except(shell, std::process::id())
+        .into_iter()
+        .map(|pid| ProcInfo {
+            pid,
+            names: procfs::names(pid),
+            argv: cmdline(pid),
+        })
+        .collect();
+    find_agent(&tree).or_else(|| (panes == TmuxPanes::All).then_some((AgentKind::Shell, shell)))
 }
 
 /// The argv of `pid` (`/proc/PID/cmdline`); empty when unreadable.

@@ -108,6 +108,7 @@ fn full() -> WirePane {
         offline: Some(true),
         location: Some([("kind".to_string(), "owned".to_string())].into()),
         degraded: Some(false),
+        worktree: Some("/src/app.worktrees/f".into()),
     }
 }
 
@@ -147,6 +148,7 @@ fn bare() -> WirePane {
         offline: None,
         location: None,
         degraded: None,
+        worktree: None,
         ..full()
     }
 }
@@ -238,6 +240,7 @@ fn every_key_has_its_documented_type() {
         s("host", "s"),
         s("offline", "b"),
         s("degraded", "b"),
+        s("worktree", "s"),
         s("location", "a{ss}"),
     ];
     want.sort();
@@ -394,7 +397,7 @@ prop_compose! {
             attention_changed_at, done_at, exited_at, created_at, session_id, cwd, title,
             repo, branch, limit_reason, resume_argv: argvs.0, command: argvs.1, focused,
             oneshot, owned, hooks_seen, taxonomy, diagnoses, tasks, hold, host, offline,
-            degraded, location: None,
+            degraded, location: None, worktree: None,
         }
     }
 }

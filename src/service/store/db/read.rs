@@ -145,6 +145,7 @@ fn pane(r: &Row) -> rusqlite::Result<Pane> {
         start_quiet: r.get::<_, Option<Json<_>>>("start_quiet")?.map(|j| j.0),
         kill_requested_at: time(r, "kill_requested_at")?,
         tmux: r.get::<_, Option<Json<_>>>("tmux")?.map(|j| j.0),
+        worktree: r.get("worktree")?,
     })
 }
 

@@ -17,8 +17,15 @@ pub(super) fn migrations() -> Migrations<'static> {
         M::up(V4),
         M::up(V5),
         M::up(V6),
+        M::up(V7),
     ])
 }
+
+/// Version 7: the git worktree Attend made for a pane (`docs/worktrees.md`): its folder,
+/// NULL for every other pane.
+const V7: &str = r#"
+ALTER TABLE panes ADD COLUMN worktree TEXT;
+"#;
 
 /// Version 6: where a pane followed in the user's tmux lives (`docs/tmux.md#identity`):
 /// JSON `TmuxLocation`, NULL for every other pane.
@@ -258,7 +265,9 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 6);
+        assert_eq!(version, 7);
+        conn.prepare("SELECT worktree FROM panes")
+            .expect("version 7 adds the worktree");
         conn.prepare("SELECT start_quiet, kill_requested_at FROM panes")
             .expect("version 3 adds the quiet start and the kill request");
         conn.prepare("SELECT exited_at FROM panes")

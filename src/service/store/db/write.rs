@@ -10,7 +10,7 @@ use rusqlite::{named_params, params, ErrorCode, Transaction};
 use std::sync::LazyLock;
 
 /// The columns of `panes`, in schema order; `id` first.
-const PANE_COLUMNS: [&str; 33] = [
+const PANE_COLUMNS: [&str; 34] = [
     "id",
     "workspace",
     "tab",
@@ -44,6 +44,7 @@ const PANE_COLUMNS: [&str; 33] = [
     "kill_requested_at",
     "exited_at",
     "tmux",
+    "worktree",
 ];
 
 /// `INSERT INTO panes (…) VALUES (:id, …) ON CONFLICT (id) DO UPDATE SET …`: an upsert
@@ -193,6 +194,7 @@ fn write_pane(tx: &Transaction, pane: &Pane) -> Result<(), DbError> {
         ":kill_requested_at": millis(pane.kill_requested_at),
         ":exited_at": millis(pane.exited_at),
         ":tmux": pane.tmux.as_ref().map(Json),
+        ":worktree": pane.worktree,
     })?;
 
     let open = pane.pending_decision.as_ref();

@@ -83,7 +83,10 @@ impl Notifier {
         };
         let c = content_of(
             &crate::client::wire::remote_pane(p),
-            remote_buttons(p),
+            remote_buttons(p)
+                .into_iter()
+                .map(|c| (c.clone(), c))
+                .collect(),
             level,
             caps,
         );
@@ -220,11 +223,15 @@ mod tests {
         let caps = Caps {
             actions: true,
             markup: false,
+            inline_reply: false,
         };
         let p = gate(true);
         let c: Content = content_of(
             &crate::client::wire::remote_pane(&p),
-            remote_buttons(&p),
+            remote_buttons(&p)
+                .into_iter()
+                .map(|c| (c.clone(), c))
+                .collect(),
             Attention::PermissionRequired,
             caps,
         );

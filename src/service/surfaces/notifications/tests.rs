@@ -44,6 +44,7 @@ fn gate(owned: bool) -> Pane {
 const FULL: Caps = Caps {
     actions: true,
     markup: true,
+    inline_reply: false,
 };
 
 #[test]
@@ -107,6 +108,46 @@ fn an_external_gate_a_hook_run_waits_on_gets_allow_and_deny() {
     assert_eq!(
         owned.actions,
         content(&gate(true), false, Attention::PermissionRequired, FULL).actions
+    );
+}
+
+#[test]
+fn a_pane_followed_in_tmux_gets_a_button_per_choice_while_it_runs() {
+    let mut p = gate(false);
+    p.tmux = Some(crate::model::TmuxLocation {
+        socket: "/tmp/tmux-1000/default".into(),
+        server_pid: 42,
+        pane: "%3".into(),
+        place: "work:0.0".into(),
+    });
+    let c = content(&p, false, Attention::PermissionRequired, FULL);
+    let buttons: Vec<&str> = c.actions[1..].iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(buttons, ["allow", "deny"]);
+    assert_eq!(
+        c.actions,
+        content(&gate(true), false, Attention::PermissionRequired, FULL).actions
+    );
+    // A question that names no choice (opened by a hook): its options by number.
+    let mut q = p.clone();
+    let d = q.pending_decision.as_mut().unwrap();
+    d.kind = DecisionKind::Question;
+    d.answer_keys.clear();
+    d.options = vec!["Red".into(), "Blue".into()];
+    let c = content(&q, false, Attention::InputRequired, FULL);
+    let buttons: Vec<(&str, &str)> = c.actions[1..]
+        .iter()
+        .map(|(k, l)| (k.as_str(), l.as_str()))
+        .collect();
+    assert_eq!(buttons, [("1", "Red"), ("2", "Blue")]);
+    p.live = Live::Exited {
+        code: None,
+        signal: None,
+    };
+    assert_eq!(
+        content(&p, false, Attention::PermissionRequired, FULL)
+            .actions
+            .len(),
+        1
     );
 }
 

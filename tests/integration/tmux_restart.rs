@@ -1,0 +1,132 @@
+//! Panes followed in the user's tmux across a daemon restart (docs/tmux.md#exit), on a
+//! real tmux server of the test's own and the real notification server (`dunst` under
+//! Xvfb): `kill -9` of the daemon at an open decision, then a new daemon follows the
+//! same tmux pane as the same Attend pane, the decision still open and answerable
+//! through `send-keys`, and no second notification; when the agent ended while no daemon
+//! ran, the pane reads exited and its decision is dropped. Also a daemon started inside
+//! tmux: the panes it runs are its own, never tmux panes.
+
+use crate::desktop::{Desk, NotifyCalls};
+use crate::support;
+use crate::tmux_support::{
+    blocked_in, fake_claude, need_tmux, panes, server_with_a_shell, tmux, Server,
+};
+
+use serde_json::Value;
+use std::time::Duration;
+
+/// A notifying daemon; a tmux server whose shell runs the fake Claude, blocked on its
+/// folder-trust dialog and notified once. Returns the tmux pane, the Attend pane, the
+/// file the fake writes the line it reads into, the `Notify` monitor and the tmux
+/// server's guard.
+fn blocked_and_notified() -> (
+    Desk,
+    String,
+    String,
+    std::path::PathBuf,
+    NotifyCalls,
+    Server,
+) {
+    need_tmux();
+    let mut env = Desk::with_display();
+    env.start_dunst();
+    let calls = NotifyCalls::start(&env);
+    env.start_daemon(&["--no-tray"]);
+    let (server, shell) = server_with_a_shell(&env);
+    let out = env.work_dir().join("typed.txt");
+    let command = fake_claude(&env, &out);
+    let id = blocked_in(&env, &shell, &command);
+    env.wait_until("the decision's notification", || {
+        env.displayed() == 1 && !calls.calls().is_empty()
+    });
+    (env, shell, id, out, calls, server)
+}
+
+/// The events of pane `id` after `seq`.
+fn events_after(env: &Desk, id: &str, seq: u64) -> Vec<Value> {
+    env.events()
+        .into_iter()
+        .filter(|e| e["pane"] == id && e["seq"].as_u64().unwrap_or(0) > seq)
+        .collect()
+}
+
+#[test]
+fn after_a_kill_of_the_daemon_the_tmux_pane_is_followed_again_with_its_decision_open() {
+    let (mut env, shell, id, out, calls, _server) = blocked_and_notified();
+    let before = env.show(&id);
+    let seq = env.events().last().unwrap()["seq"].as_u64().unwrap();
+    let notified = calls.calls().len();
+    env.kill_daemon();
+    env.start_daemon(&["--no-tray"]);
+    env.wait_until("the tmux pane followed again", || {
+        tmux(&env, &["list-clients", "-F", "#{client_control_mode}"]).contains('1')
+            && env
+                .attend1()
+                .get_screen(&id)
+                .is_ok_and(|s| s.contains("trust this folder"))
+    });
+    let v = env.show(&id);
+    assert_eq!(v["live"]["state"], "running", "{v:#}");
+    assert_eq!(v["lifecycle"], "blocked", "{v:#}");
+    assert_eq!(v["location"]["pane"], shell.as_str(), "{v:#}");
+    assert_eq!(
+        v["pending_decision"]["id"], before["pending_decision"]["id"],
+        "the same decision: {v:#}"
+    );
+    assert_eq!(panes(&env).len(), 1, "{:#?}", panes(&env));
+    // Nothing re-raised: no new decision, attention or notification.
+    std::thread::sleep(Duration::from_millis(1500));
+    let kinds: Vec<Value> = events_after(&env, &id, seq)
+        .iter()
+        .map(|e| e["kind"].clone())
+        .collect();
+    assert!(
+        !kinds
+            .iter()
+            .any(|k| k == "decision.opened" || k == "attention.created"),
+        "{kinds:?}"
+    );
+    assert_eq!(calls.calls().len(), notified, "no second notification");
+    assert_eq!(env.displayed(), 1);
+    // Answerable: typed through tmux.
+    env.ok(&["answer", &id, "allow"]);
+    env.wait_until("the keys typed through tmux", || {
+        std::fs::read_to_string(&out).is_ok_and(|s| s == "\u{1b}[B")
+    });
+    let v = env.wait_pane(&id, "exited with its agent", |v| {
+        v["live"]["state"] == "exited"
+    });
+    assert!(v["pending_decision"].is_null(), "{v:#}");
+}
+
+#[test]
+fn after_a_kill_of_the_daemon_a_tmux_pane_whose_agent_ended_meanwhile_is_exited() {
+    let (mut env, shell, id, out, _calls, _server) = blocked_and_notified();
+    env.kill_daemon();
+    // The user answers in tmux while no daemon runs: the fake reads its line and quits;
+    // the tmux pane's shell stays.
+    tmux(&env, &["send-keys", "-t", &shell, "x", "Enter"]);
+    support::poll(Duration::from_secs(10), || out.exists());
+    env.start_daemon(&["--no-tray"]);
+    let v = env.wait_pane(&id, "exited", |v| v["live"]["state"] == "exited");
+    assert!(
+        v["pending_decision"].is_null(),
+        "the decision dropped: {v:#}"
+    );
+    assert_ne!(v["attention"], "input_required", "{v:#}");
+    assert_eq!(panes(&env).len(), 1, "{:#?}", panes(&env));
+}
+
+#[test]
+fn after_a_kill_of_the_daemon_a_tmux_pane_that_went_meanwhile_is_exited() {
+    let (mut env, shell, id, _out, _calls, _server) = blocked_and_notified();
+    env.kill_daemon();
+    tmux(&env, &["split-window", "-d", "-t", &shell, "sh"]);
+    tmux(&env, &["kill-pane", "-t", &shell]);
+    env.start_daemon(&["--no-tray"]);
+    let v = env.wait_pane(&id, "exited", |v| v["live"]["state"] == "exited");
+    assert!(
+        v["pending_decision"].is_null(),
+        "the decision dropped: {v:#}"
+    );
+}
