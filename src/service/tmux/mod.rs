@@ -125,21 +125,7 @@ impl Follower {
     /// Follows the server at `socket` unless already (a hook named it, or its socket
     /// appeared). Nothing happens when no server listens there.
     pub fn know(&self, socket: &str) {
-        if !std::path::Path::new(socket).exists() {
-            return;
-        }
-        let mut servers = self
-            .shared
-            .servers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if servers.get(socket).is_some_and(|s| s.alive()) {
-            return;
-        }
-        let server = server::Server::new(socket.to_string(), self.shared.clone());
-        servers.insert(socket.to_string(), server.clone());
-        drop(servers);
-        server.start();
+        server::Server::know(&self.shared, socket);
     }
 
     /// Draws the followed tmux pane at `location` again from a capture (its screen got a

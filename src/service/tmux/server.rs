@@ -23,6 +23,11 @@ pub(super) struct Shared {
     pub(super) servers: Mutex<HashMap<String, Arc<Server>>>,
 }
 
+/// How long after a followed server ended its socket's path is looked at again
+/// ([`Server::look_again`]): one look, not a poll; long enough that a socket still being
+/// removed by the ending server is gone.
+pub(super) const LOOK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A pane followed: where its output goes and which process it follows.
 pub(super) struct Followed {
     /// The write end of the pane's output pipe.
@@ -43,6 +48,11 @@ pub(super) struct Server {
     pub(super) socket: String,
     shared: Arc<Shared>,
     state: Mutex<State>,
+    /// Held for the whole of a [`Server::check`]: two checks of one pane at once (a
+    /// client's first look and a subscription's change, 7 ms apart in a CI run) both saw
+    /// it unfollowed and followed it twice — two pipes, the owner reading only the first,
+    /// so the pane's output went nowhere and its screen stayed as it was.
+    checks: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -65,6 +75,7 @@ impl Server {
             socket,
             shared,
             state: Mutex::new(State::default()),
+            checks: Mutex::new(()),
         })
     }
 
@@ -154,7 +165,47 @@ impl Server {
         if st.sessions.is_empty() {
             st.dead = true;
             tracing::info!(socket = %self.socket, "tmux server no longer followed (it ended)");
+            drop(st);
+            self.look_again();
         }
+    }
+
+    /// After this server ended: a socket at its path is another server's — one started
+    /// while this one was still ending (`kill-server`, then at once `new-session`): its
+    /// socket event came while this one still counted as followed, so nothing followed it
+    /// (`docs/tmux.md#what-is-followed`). Looked at once, [`LOOK_AGAIN_AFTER`] later, on a
+    /// thread of its own.
+    fn look_again(&self) {
+        if !std::path::Path::new(&self.socket).exists() {
+            return;
+        }
+        let shared = self.shared.clone();
+        let socket = self.socket.clone();
+        let spawned = std::thread::Builder::new()
+            .name("tmux-look-again".into())
+            .spawn(move || {
+                std::thread::sleep(LOOK_AGAIN_AFTER);
+                Server::know(&shared, &socket);
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(socket = %self.socket, "cannot look for a new tmux server: {e}");
+        }
+    }
+
+    /// Follows the server at `socket` unless it is followed already (a hook named it, or
+    /// its socket appeared). Nothing happens when no socket is there.
+    pub(super) fn know(shared: &Arc<Shared>, socket: &str) {
+        if !std::path::Path::new(socket).exists() {
+            return;
+        }
+        let mut servers = lock(&shared.servers);
+        if servers.get(socket).is_some_and(|s| s.alive()) {
+            return;
+        }
+        let server = Server::new(socket.to_string(), shared.clone());
+        servers.insert(socket.to_string(), server.clone());
+        drop(servers);
+        server.start();
     }
 
     /// Panes may have gone (`%layout-change`, `%window-close`, `%unlinked-window-close`,
@@ -245,6 +296,7 @@ impl Server {
     /// The program in pane `pane` (whose own process is `shell`) changed: follows it
     /// when it runs a known agent (any pane with `panes = "all"`) and is not followed yet.
     pub(super) fn check(&self, session: &str, pane: u32, shell: u32) {
+        let _one_at_a_time = lock(&self.checks);
         {
             let mut st = lock(&self.state);
             if let Some(f) = st.followed.get(&pane) {
