@@ -58,6 +58,34 @@ pub fn dismissal_due(seen_at: Option<Timestamp>, now: Timestamp) -> Option<Times
     (due > now).then_some(due)
 }
 
+/// When a pane left `blocked` by an answer Attend typed may leave it
+/// (`docs/lifecycle-attention.md#answered-without-a-hook`): the answer at `answered_at`
+/// resolved the pane's last decision and the pane is still `blocked`, with no decision
+/// open, no dialog drawn and no hook ever heard from its agent (an agent with no hooks,
+/// or none installed: nothing else will say the dialog is behind it). Due once the answer
+/// settled ([`ANSWER_SETTLE_MS`]) and the dialog has been gone for [`DIALOG_GONE_MS`]
+/// (`seen_at`: when the chrome last saw a dialog); the caller then applies
+/// `GateDismissed` (idle) if no deciding rung reports needs-input. `None`: not such a pane.
+pub fn answered_leave_due(
+    pane: &Pane,
+    answered_at: Option<Timestamp>,
+    shown: bool,
+    seen_at: Option<Timestamp>,
+) -> Option<Timestamp> {
+    let at = answered_at?;
+    let waiting = matches!(pane.live, Live::Running)
+        && pane.lifecycle == Lifecycle::Blocked
+        && pane.pending_decision.is_none()
+        && !pane.hooks_seen
+        && !shown;
+    if !waiting {
+        return None;
+    }
+    let settled = at.0 + ANSWER_SETTLE_MS;
+    let gone = seen_at.map_or(settled, |s| s.0 + DIALOG_GONE_MS);
+    Some(Timestamp(settled.max(gone)))
+}
+
 /// A rule's closed screen on the live screen ([`closed_gate_step`]): who closes its
 /// dialog and since when it has shown without a break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

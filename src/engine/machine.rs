@@ -12,7 +12,9 @@
 //! through `Deref` (read) and the constructors ([`PaneMachine::new`],
 //! [`PaneMachine::restore`]).
 
-use super::dialogs::{closed_gate_step, dismissal_due, ClosedScreen, ShownDialog};
+use super::dialogs::{
+    answered_leave_due, closed_gate_step, dismissal_due, ClosedScreen, ShownDialog,
+};
 use super::ladder::{claim_of, Evidence, HealthChange, Ladder, Verdict};
 use super::quiet::start_quiet;
 use super::retries::ModelRetries;
@@ -126,6 +128,9 @@ pub struct PaneMachine {
     dialog_seen_at: Option<Timestamp>,
     /// When Attend last delivered an answer.
     answered_at: Option<Timestamp>,
+    /// When an answer Attend typed resolved the pane's decision and left it `blocked`
+    /// ([`answered_leave_due`]); forgotten once the pane is anything but `blocked`.
+    answered_blocked_at: Option<Timestamp>,
     /// When the pane's last decision resolved by a signal (`Seen::closed_at`).
     closed_at: Option<Timestamp>,
     /// When a hook last resolved the pane's decision while the chrome read no dialog (the
@@ -158,6 +163,7 @@ impl PaneMachine {
             closed: None,
             dialog_seen_at: None,
             answered_at: None,
+            answered_blocked_at: None,
             closed_at: None,
             hook_closed_unread_at: None,
             corrected: None,
@@ -266,6 +272,7 @@ impl PaneMachine {
                     })?;
                 if answered.is_some() {
                     self.answered_at = Some(now);
+                    self.answered_blocked_at = Some(now);
                 }
                 out.events.extend(emitted);
                 out.answered = answered;
@@ -282,9 +289,17 @@ impl PaneMachine {
                 closed,
                 changed,
             } => {
-                if changed {
+                // The chrome's first reading of a decision it opened before this machine
+                // was built (a daemon restart restores the decision, not the evidence) is
+                // word on it even when nothing changed: a dialog answered while no daemon
+                // ran is gone, and its absence starts the `DIALOG_GONE_MS` wait.
+                let first_word = self.unheard_chrome_decision();
+                if changed || first_word {
                     let ev = chrome_evidence(shown.as_ref(), &mut self.seq, now);
                     out.health.extend(self.ladder.observe(ev, now).health);
+                }
+                if first_word && shown.is_none() {
+                    self.dialog_seen_at = self.dialog_seen_at.or(Some(now));
                 }
                 self.shown = shown;
                 self.closed = closed;
@@ -445,12 +460,39 @@ impl PaneMachine {
         }
         for _ in 0..FOLLOW_UPS {
             let Some(signal) = self.due_signal(now) else {
-                return;
+                break;
             };
             let emitted = apply_signal(&mut self.pane, &signal, next_decision);
             self.note_closes(&emitted, now);
             out.events.extend(emitted);
         }
+        if self.pane.lifecycle != Lifecycle::Blocked {
+            self.answered_blocked_at = None;
+        }
+    }
+
+    /// True when the open decision was opened by the chrome and the chrome has not read
+    /// the screen since this machine was built.
+    fn unheard_chrome_decision(&self) -> bool {
+        self.pane
+            .pending_decision
+            .as_ref()
+            .is_some_and(|d| d.source.rung == Rung::NeedsInputChrome)
+            && self
+                .ladder
+                .rungs
+                .get(&Rung::NeedsInputChrome)
+                .is_some_and(|st| st.last.is_none())
+    }
+
+    /// When the pane an answer left `blocked` may leave it ([`answered_leave_due`]).
+    fn answered_leave(&self) -> Option<Timestamp> {
+        answered_leave_due(
+            &self.pane,
+            self.answered_blocked_at,
+            self.shown.is_some(),
+            self.dialog_seen_at,
+        )
     }
 
     /// Whether [`verdict_step`] could do anything: a rung that opens decisions (the
@@ -496,6 +538,16 @@ impl PaneMachine {
     /// ([`verdict_step`]), a gate the agent closed on screen ([`closed_gate_step`]),
     /// or the self-report's correction (`Ladder::correction`) once it is due.
     fn due_signal(&mut self, now: Timestamp) -> Option<Signal> {
+        if self.answered_leave().is_some_and(|due| due <= now)
+            && self.verdict(now).needs_input.count == 0
+        {
+            self.answered_blocked_at = None;
+            return Some(Signal::new(
+                SignalKind::GateDismissed,
+                Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN),
+                now,
+            ));
+        }
         if !self.verdict_matters() {
             // Nothing the verdict could open, enrich or close: only a closed screen or
             // the self-report's correction may be due.
@@ -630,7 +682,11 @@ impl PaneMachine {
         } else {
             None
         };
-        [correction, dismissal].into_iter().flatten().min()
+        let answered = self.answered_leave().filter(|due| *due > now);
+        [correction, dismissal, answered]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The taxonomy projection and diagnoses of the pane now

@@ -153,3 +153,108 @@ fn a_spent_chrome_reading_lets_a_newer_self_report_decide() {
     assert!(m.pending_decision.is_some(), "{:?}", m.pending_decision);
     assert_invariant(&m, 3_000);
 }
+
+fn trust() -> ShownDialog {
+    ShownDialog {
+        rule: "folder-trust".into(),
+        reason: "folder trust".into(),
+        kind: DecisionKind::Question,
+        prompt: "Accessing workspace".into(),
+        options: vec!["No, exit".into(), "Yes, I trust this folder".into()],
+        choices: vec!["allow".into(), "deny".into()],
+    }
+}
+
+fn answer() -> Input {
+    Input::Action(crate::model::Action::Answer {
+        choice: "allow".into(),
+    })
+}
+
+/// An agent no hook speaks for (its screen is all Attend reads): the dialog the chrome
+/// read is answered through Attend and leaves the screen; once the answer settled and the
+/// dialog has been gone `DIALOG_GONE_MS`, the pane is no longer `blocked` — no hook would
+/// ever say so (`docs/lifecycle-attention.md#answered-without-a-hook`). The machine asks
+/// for a timer for it.
+#[test]
+fn an_answered_dialog_of_an_agent_without_hooks_leaves_blocked_once_gone() {
+    use super::dialogs::{ANSWER_SETTLE_MS, DIALOG_GONE_MS};
+    let mut m = machine();
+    let mut next = 0;
+    m.step(chrome(Some(trust())), Timestamp(1_000), &mut next)
+        .unwrap();
+    assert_eq!(m.lifecycle, Lifecycle::Blocked);
+    m.step(answer(), Timestamp(2_000), &mut next).unwrap();
+    assert!(m.pending_decision.is_none());
+    assert_eq!(
+        m.lifecycle,
+        Lifecycle::Blocked,
+        "until the dialog is behind it"
+    );
+    m.step(chrome(None), Timestamp(2_200), &mut next).unwrap();
+    assert_eq!(
+        m.lifecycle,
+        Lifecycle::Blocked,
+        "the answer not settled yet"
+    );
+    let due = Timestamp(2_000 + ANSWER_SETTLE_MS);
+    assert_eq!(m.wake(Timestamp(2_200)), Some(due));
+    assert!(2_200 + DIALOG_GONE_MS < due.0);
+    let out = m.step(Input::Due, due, &mut next).unwrap();
+    assert_eq!(m.lifecycle, Lifecycle::Idle, "{:?}", out.events);
+    assert_eq!(m.taxonomy(true, due).0.needs_input.count, 0);
+    assert_eq!(m.wake(due), None, "nothing more to wait for");
+}
+
+/// The same with a hook heard from the agent: its next hook says what the agent does,
+/// so the pane stays `blocked` with nothing to answer until then; and a pane an answer
+/// left working is not put back to idle later.
+#[test]
+fn an_answered_dialog_of_an_agent_with_hooks_waits_for_its_hook() {
+    let mut m = machine();
+    let mut next = 0;
+    m.edit(|p| p.hooks_seen = true);
+    m.step(chrome(Some(trust())), Timestamp(1_000), &mut next)
+        .unwrap();
+    m.step(answer(), Timestamp(2_000), &mut next).unwrap();
+    m.step(chrome(None), Timestamp(2_200), &mut next).unwrap();
+    m.step(Input::Due, Timestamp(9_000), &mut next).unwrap();
+    assert_eq!(m.lifecycle, Lifecycle::Blocked);
+    assert_eq!(m.wake(Timestamp(9_000)), None);
+}
+
+/// A daemon restart restores a decision the chrome opened, not the chrome's evidence;
+/// the user answered the dialog while no daemon ran. The chrome's first reading (nothing
+/// matched, nothing "changed" since the empty start) is word that the dialog is gone:
+/// after `DIALOG_GONE_MS` the decision resolves `dismissed` and the pane is idle.
+#[test]
+fn a_restored_chrome_decision_whose_dialog_went_while_no_daemon_ran_is_dismissed() {
+    use super::dialogs::DIALOG_GONE_MS;
+    let mut before = machine();
+    let mut next = 0;
+    before
+        .step(chrome(Some(trust())), Timestamp(1_000), &mut next)
+        .unwrap();
+    let pane = (*before).clone();
+    assert!(pane.pending_decision.is_some());
+    let mut m = PaneMachine::restore(pane);
+    let unchanged = Input::Chrome {
+        shown: None,
+        closed: None,
+        changed: false,
+    };
+    let out = m
+        .step(unchanged.clone(), Timestamp(60_000), &mut next)
+        .unwrap();
+    assert!(
+        !dismissed(&out.events),
+        "not on one frame: {:?}",
+        out.events
+    );
+    let due = Timestamp(60_000 + DIALOG_GONE_MS);
+    assert_eq!(m.wake(Timestamp(60_000)), Some(due));
+    let out = m.step(Input::Due, due, &mut next).unwrap();
+    assert!(dismissed(&out.events), "{:?}", out.events);
+    assert!(m.pending_decision.is_none());
+    assert_eq!(m.lifecycle, Lifecycle::Idle);
+}

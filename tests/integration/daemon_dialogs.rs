@@ -67,9 +67,15 @@ fn a_trust_dialog_no_hook_names_blocks_and_is_answered_by_what_it_shows() {
     });
     let v = env.wait_pane(&p, "answered", |v| v["pending_decision"].is_null());
     assert_ne!(v["attention"], "input_required", "{v:#}");
-    // The dialog is gone; nothing is opened again.
-    std::thread::sleep(std::time::Duration::from_millis(2000));
-    assert!(env.show(&p)["pending_decision"].is_null());
+    // The dialog is gone; nothing is opened again, and no hook will ever speak for
+    // this agent: once the answer settled, the pane is no longer blocked
+    // (docs/lifecycle-attention.md#answered-without-a-hook).
+    let v = env.wait_pane(&p, "idle once the dialog is behind it", |v| {
+        v["lifecycle"] == "idle"
+    });
+    assert!(v["pending_decision"].is_null(), "{v:#}");
+    assert_eq!(v["taxonomy"]["needs_input"]["count"], 0, "{v:#}");
+    assert_eq!(v["attention"], "none", "{v:#}");
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use crate::desktop::{Desk, NotifyCalls};
 use crate::support;
 use crate::tmux_support::{
-    blocked_in, fake_claude, need_tmux, panes, server_with_a_shell, tmux, Server,
+    blocked_in, fake_claude, fake_claude_with, need_tmux, panes, server_with_a_shell, tmux, Server,
 };
 
 use serde_json::Value;
@@ -97,6 +97,39 @@ fn after_a_kill_of_the_daemon_the_tmux_pane_is_followed_again_with_its_decision_
         v["live"]["state"] == "exited"
     });
     assert!(v["pending_decision"].is_null(), "{v:#}");
+}
+
+/// The user answers the dialog in tmux while no daemon runs and the agent goes on: the
+/// new daemon's first reading of the screen (no dialog) dismisses the restored decision,
+/// so the pane is not left `blocked` with a decision whose dialog is gone (an answer to
+/// it would type a stray key).
+#[test]
+fn after_a_kill_of_the_daemon_a_dialog_answered_in_tmux_meanwhile_is_dismissed() {
+    need_tmux();
+    let mut env = Desk::with_display();
+    env.start_daemon(&["--no-tray"]);
+    let (_server, shell) = server_with_a_shell(&env);
+    let out = env.work_dir().join("typed.txt");
+    let after = "printf '\\033[H\\033[2J'\necho 'working on it'\nsleep 600\n";
+    let command = fake_claude_with(&env, "goes-on", &out, "", after);
+    let id = blocked_in(&env, &shell, &command);
+    env.kill_daemon();
+    tmux(&env, &["send-keys", "-t", &shell, "x", "Enter"]);
+    env.wait_until("the answer read while no daemon ran", || out.exists());
+    env.start_daemon(&["--no-tray"]);
+    let v = env.wait_pane(&id, "the restored decision dismissed", |v| {
+        v["pending_decision"].is_null()
+    });
+    assert_eq!(v["live"]["state"], "running", "{v:#}");
+    assert_eq!(v["lifecycle"], "idle", "{v:#}");
+    assert_ne!(v["attention"], "input_required", "{v:#}");
+    let resolved: Vec<Value> = events_after(&env, &id, 0)
+        .into_iter()
+        .filter(|e| e["kind"] == "decision.resolved")
+        .collect();
+    assert_eq!(resolved.len(), 1, "{resolved:?}");
+    assert_eq!(resolved[0]["how"], "dismissed", "{resolved:?}");
+    assert_eq!(panes(&env).len(), 1, "{:#?}", panes(&env));
 }
 
 #[test]
