@@ -143,6 +143,47 @@ fn without_a_daemon_the_cli_exits_3_naming_the_bus_variable() {
     );
 }
 
+/// A newer agent that renamed its payload's fields (`hookEventName` for
+/// `hook_event_name`): the hook still exits 0 and stores nothing, and the daemon's log
+/// says so once per kind of refusal (docs/dbus-api.md#errors), not once per call.
+#[test]
+fn a_refused_hook_is_written_once_to_the_daemons_log() {
+    let env = Env::with_daemon();
+    // The executable `install-hooks` writes (`attend hook` refuses such a payload itself,
+    // before any call).
+    let exe = std::path::PathBuf::from(support::attend_bin()).with_file_name("attend-hook");
+    assert!(exe.exists(), "{} (cargo build builds it)", exe.display());
+    let renamed = br#"{"hookEventName":"Stop","sessionId":"s-renamed","cwd":"/tmp"}"#;
+    for _ in 0..3 {
+        let mut child = env
+            .program(&exe.to_string_lossy())
+            .arg("claude")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), renamed).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("attend: hook not delivered"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    env.wait_until("the refusal in the daemon's log", || {
+        env.daemon_log().contains("a hook was refused")
+    });
+    let log = env.daemon_log();
+    assert_eq!(log.matches("a hook was refused").count(), 1, "{log}");
+    assert!(
+        log.contains("agent=\"claude\"") || log.contains("agent=claude"),
+        "{log}"
+    );
+    assert_eq!(env.ok(&["ls", "--json"]).trim(), "[]");
+}
+
 #[test]
 fn completions_and_man_page_come_from_clap() {
     let env = Env::new();

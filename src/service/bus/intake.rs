@@ -122,6 +122,43 @@ pub fn hook_request(
     })
 }
 
+/// How many distinct hook refusals [`Refusals`] remembers; past that, every refusal is
+/// logged at debug level only.
+pub const REFUSALS_KEPT: usize = 256;
+
+/// The hook calls the daemon refused (`InvalidArgument`, `PayloadTooLarge`: the hook
+/// client exits 0 and prints the reason on a stderr its agent may swallow), written to the
+/// daemon's log: the first refusal of each (agent, event, reason) as a warning, later
+/// ones at debug level, so a newer agent that renamed its payload's fields leaves one line
+/// per kind of hook rather than none or one per call (`docs/dbus-api.md#errors`).
+#[derive(Debug, Default)]
+pub struct Refusals(std::sync::Mutex<std::collections::HashSet<(String, String, String)>>);
+
+impl Refusals {
+    /// Logs the refusal of a hook of `agent` (`event` as the hook's command line named it,
+    /// empty when only its payload names it) with `error`. Returns true when it was
+    /// written as a warning (the first of its kind).
+    pub fn note(&self, agent: &str, event: &str, error: &Attend1Error) -> bool {
+        let reason = error.to_string();
+        let key = (agent.to_string(), event.to_string(), reason.clone());
+        let first = {
+            let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            seen.len() < REFUSALS_KEPT && seen.insert(key)
+        };
+        if first {
+            tracing::warn!(
+                agent,
+                event,
+                "a hook was refused and nothing was stored ({reason}); later refusals like \
+                 it are logged at debug level"
+            );
+        } else {
+            tracing::debug!(agent, event, "a hook was refused ({reason})");
+        }
+        first
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +193,10 @@ mod tests {
         let err = hook_request("claude", "", "{not json", ctx.clone(), Timestamp(5)).unwrap_err();
         assert!(matches!(err, Attend1Error::InvalidArgument(m) if m.contains("not valid JSON")));
         let err = hook_request("nope", "", stop, ctx, Timestamp(5)).unwrap_err();
+        let refusals = Refusals::default();
+        assert!(refusals.note("nope", "", &err), "the first of its kind");
+        assert!(!refusals.note("nope", "", &err), "the same again");
+        assert!(refusals.note("nope", "Stop", &err), "another event");
         assert!(matches!(err, Attend1Error::InvalidArgument(m) if m.contains("unknown agent")));
     }
 }

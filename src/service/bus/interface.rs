@@ -12,7 +12,7 @@ use crate::service::bus::args::{
     hold_of, hook_context, parse_pane, parse_pane_ref, parse_task_state, run_spec, Map,
 };
 use crate::service::bus::error::Attend1Error;
-use crate::service::bus::intake::hook_request;
+use crate::service::bus::intake::{hook_request, Refusals};
 use crate::service::bus::routed::Router;
 use crate::service::command::{ask, Command, EventTuple, LadderCommand};
 use crate::service::remotes::act::RemoteCall;
@@ -32,6 +32,8 @@ pub struct Attend1 {
     quit: std::sync::Arc<tokio::sync::Notify>,
     remotes: Remotes,
     router: Router,
+    /// Hook calls refused, for the daemon's log.
+    refusals: Refusals,
 }
 
 impl Attend1 {
@@ -50,6 +52,7 @@ impl Attend1 {
             quit,
             remotes,
             router,
+            refusals: Refusals::default(),
         }
     }
 }
@@ -207,7 +210,9 @@ impl Attend1 {
         context: Map,
     ) -> Result<u64, Attend1Error> {
         let (context, terminal) = hook_context(&context)?;
-        let mut req = hook_request(agent, event, payload, context, now())?;
+        let mut req = hook_request(agent, event, payload, context, now()).inspect_err(|e| {
+            self.refusals.note(agent, event, e);
+        })?;
         req.terminal = TerminalLocation::from_env(&terminal);
         ask(&self.tx, |r| Command::Hook(Box::new(req), r)).await
     }
