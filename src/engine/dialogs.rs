@@ -64,8 +64,9 @@ pub fn dismissal_due(seen_at: Option<Timestamp>, now: Timestamp) -> Option<Times
 /// open, no dialog drawn and no hook ever heard from its agent (an agent with no hooks,
 /// or none installed: nothing else will say the dialog is behind it). Due once the answer
 /// settled ([`ANSWER_SETTLE_MS`]) and the dialog has been gone for [`DIALOG_GONE_MS`]
-/// (`seen_at`: when the chrome last saw a dialog); the caller then applies
-/// `GateDismissed` (idle) if no deciding rung reports needs-input. `None`: not such a pane.
+/// (`seen_at`: when the chrome last saw a dialog); the caller then applies, if no
+/// deciding rung reports needs-input, `GateDenied` (working) when the self-report says
+/// the agent works, else `GateDismissed` (idle). `None`: not such a pane.
 pub fn answered_leave_due(
     pane: &Pane,
     answered_at: Option<Timestamp>,

@@ -538,15 +538,28 @@ impl PaneMachine {
     /// ([`verdict_step`]), a gate the agent closed on screen ([`closed_gate_step`]),
     /// or the self-report's correction (`Ladder::correction`) once it is due.
     fn due_signal(&mut self, now: Timestamp) -> Option<Signal> {
-        if self.answered_leave().is_some_and(|due| due <= now)
-            && self.verdict(now).needs_input.count == 0
-        {
-            self.answered_blocked_at = None;
-            return Some(Signal::new(
-                SignalKind::GateDismissed,
-                Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN),
-                now,
-            ));
+        if self.answered_leave().is_some_and(|due| due <= now) {
+            let verdict = self.verdict(now);
+            if verdict.needs_input.count == 0 {
+                self.answered_blocked_at = None;
+                // Working on the self-report's word (the agent took the answer and goes
+                // on), else idle, as for a dialog answered in the pane.
+                let working = verdict.activity == super::ladder::Activity::Working
+                    && verdict
+                        .activity_by
+                        .as_ref()
+                        .is_some_and(|e| e.rung == Rung::SelfReport);
+                let kind = if working {
+                    SignalKind::GateDenied
+                } else {
+                    SignalKind::GateDismissed
+                };
+                return Some(Signal::new(
+                    kind,
+                    Source::new(Rung::NeedsInputChrome, CHROME_ORIGIN),
+                    now,
+                ));
+            }
         }
         if !self.verdict_matters() {
             // Nothing the verdict could open, enrich or close: only a closed screen or

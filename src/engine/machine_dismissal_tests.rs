@@ -258,3 +258,32 @@ fn a_restored_chrome_decision_whose_dialog_went_while_no_daemon_ran_is_dismissed
     assert!(m.pending_decision.is_none());
     assert_eq!(m.lifecycle, Lifecycle::Idle);
 }
+
+/// The same, with the agent's self-report saying it works after the answer (Claude
+/// Code followed in tmux without Attend's hooks: its session file): the pane is
+/// `working`, not `idle`.
+#[test]
+fn an_answered_dialog_of_an_agent_without_hooks_is_working_on_the_self_reports_word() {
+    use super::dialogs::ANSWER_SETTLE_MS;
+    let mut m = machine();
+    let mut next = 0;
+    m.step(chrome(Some(trust())), Timestamp(1_000), &mut next)
+        .unwrap();
+    m.step(answer(), Timestamp(2_000), &mut next).unwrap();
+    m.step(chrome(None), Timestamp(2_200), &mut next).unwrap();
+    let busy = Input::Evidence(Evidence {
+        rung: Rung::SelfReport,
+        source_id: "claude.sessions/7.json".into(),
+        seq: 1,
+        observed_at: Timestamp(2_500),
+        claim: Claim {
+            activity: Some(Activity::Working),
+            needs_input: Some(NeedsInput::default()),
+        },
+        note: "status=busy".into(),
+    });
+    m.step(busy, Timestamp(2_500), &mut next).unwrap();
+    let due = Timestamp(2_000 + ANSWER_SETTLE_MS);
+    m.step(Input::Due, due, &mut next).unwrap();
+    assert_eq!(m.lifecycle, Lifecycle::Working);
+}
