@@ -68,10 +68,16 @@ fn a_server_found_before_its_first_session_is_followed_when_it_makes_one() {
     });
 }
 
-/// The user's `tmux new-session` always starts its server while the daemon follows the
-/// socket directory: 30 servers started one after the other on the default socket, each
-/// followed, then ended, all start (beside a control client attached to no session, 24
-/// of 150 crashed: "server exited unexpectedly").
+/// The user's `tmux new-session` starts its server while the daemon follows the socket
+/// directory: 30 servers started one after the other on the default socket, each
+/// followed, then ended, all start but at most one. Beside a control client attached to
+/// no session (Attend until 2026-12-07) 24 of 150 crashed ("server exited unexpectedly"):
+/// 4.8 of 30 expected, and this test fails on that in about 96 runs of 100. tmux 3.3a's
+/// server also segfaults rarely in this rapid start-and-kill cycle beside plain clients
+/// only (`dmesg`: 3 segfaults in about 1 000 servers started by the tmux tests, beside
+/// 4 tests at once; 2 of 150 and then 0 of 750 in a script doing this test's cycle), once
+/// in a run of the whole integration binary: one such crash in 30 is tmux's, not a
+/// regression.
 #[test]
 fn servers_started_while_the_daemon_follows_their_socket_all_start() {
     need_tmux();
@@ -91,16 +97,29 @@ fn servers_started_while_the_daemon_follows_their_socket_all_start() {
             ));
             continue;
         }
+        // The server's crash just after `new-session` returned counts as one too.
+        let gone = || {
+            let out = env.program("tmux").arg("has-session").output().unwrap();
+            String::from_utf8_lossy(&out.stderr).contains("no server running")
+        };
+        let mut crashed = false;
         env.wait_until("the daemon's control client attached", || {
-            tmux(&env, &["list-clients", "-F", "#{client_control_mode}"]).contains('1')
+            let clients = env
+                .program("tmux")
+                .args(["list-clients", "-F", "#{client_control_mode}"])
+                .output()
+                .unwrap();
+            crashed = !clients.status.success() && gone();
+            crashed || String::from_utf8_lossy(&clients.stdout).contains('1')
         });
+        if crashed {
+            failed.push(format!("{i}: the server ended before it was followed"));
+            continue;
+        }
         let _ = env.program("tmux").arg("kill-server").output();
         // Gone, not going: a client that reaches a server still exiting is told "server
         // exited unexpectedly" too (tmux's own race, not the one under test).
-        env.wait_until("the server gone", || {
-            let out = env.program("tmux").arg("has-session").output().unwrap();
-            String::from_utf8_lossy(&out.stderr).contains("no server running")
-        });
+        env.wait_until("the server gone", gone);
     }
-    assert!(failed.is_empty(), "tmux new-session failed: {failed:?}");
+    assert!(failed.len() <= 1, "tmux new-session failed: {failed:?}");
 }
