@@ -28,6 +28,7 @@ use crate::service::bus::intake::{hook_request, pids_from_json, HookContext};
 use crate::service::command::{Command, HookRequest};
 use crate::service::store::spool::{Replay, Spool, SpoolRecord, SPOOL_FILE};
 use crate::service::surfaces::TerminalLocation;
+use crate::system::clock::now;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::BTreeMap;
@@ -79,15 +80,24 @@ fn context_of(rec: &SpoolRecord) -> HookContext {
     }
 }
 
+/// When a spooled record is applied: its arrival time (ms since the epoch), but never
+/// after `now` nor before the epoch. A record cannot have arrived in the future (a clock
+/// set back since, a record written by hand or torn): its events take the replay's time,
+/// so they neither sort after everything that comes next nor date a pane's state ahead of
+/// its clock.
+pub fn arrival(arrived_at: i64, now: Timestamp) -> Timestamp {
+    Timestamp(arrived_at.clamp(0, now.0.max(0)))
+}
+
 /// The owner's request for one spooled hook, mapped at its arrival time (replayed events
-/// keep their original times).
+/// keep their original times; [`arrival`]).
 pub fn request_of(rec: &SpoolRecord) -> Result<HookRequest, Attend1Error> {
     let mut req = hook_request(
         &rec.agent,
         &rec.event,
         &rec.payload,
         context_of(rec),
-        Timestamp(rec.arrived_at),
+        arrival(rec.arrived_at, now()),
     )?;
     let terminal: BTreeMap<String, String> = rec
         .context
@@ -371,6 +381,18 @@ mod tests {
         let req = request_of(&rec).unwrap();
         assert_eq!(req.mapping.signal.at, Timestamp(1234));
         assert_eq!(req.delivery_id.as_deref(), Some("d1"));
+    }
+
+    #[test]
+    fn a_record_from_the_future_or_before_the_epoch_is_applied_within_them() {
+        let now = Timestamp(1_800_000_000_000);
+        assert_eq!(
+            arrival(1_700_000_000_000, now),
+            Timestamp(1_700_000_000_000)
+        );
+        assert_eq!(arrival(4_000_000_000_000, now), now);
+        assert_eq!(arrival(i64::MAX, now), now);
+        assert_eq!(arrival(-5, now), Timestamp(0));
     }
 
     #[test]
