@@ -54,7 +54,12 @@ pub fn hook_fast_path(args: &[std::ffi::OsString]) -> Option<i32> {
 pub fn parse() -> Result<Cli, i32> {
     Cli::try_parse().map_err(|e| {
         let _ = e.print();
-        if e.use_stderr() {
+        // `attend hook` runs as an agent's hook: an agent reads exit 2 as "block the tool
+        // call", and a misconfigured hook line must not block the user's agent
+        // (docs/adapters.md, "Never block, never fail, never lose"); `attend-hook` says
+        // so the same way.
+        let hook = std::env::args_os().nth(1).is_some_and(|a| a == "hook");
+        if e.use_stderr() && !hook {
             EXIT_BAD_INPUT
         } else {
             EXIT_OK

@@ -184,6 +184,22 @@ fn a_refused_hook_is_written_once_to_the_daemons_log() {
     assert_eq!(env.ok(&["ls", "--json"]).trim(), "[]");
 }
 
+/// `attend hook` never exits 2 (an agent reads it as "block the tool call"): a hook line
+/// with arguments too many is a usage error said on stderr, exit 0, as for `attend-hook`.
+#[test]
+fn a_hook_line_with_too_many_arguments_does_not_block_the_agent() {
+    let env = Env::with_daemon();
+    let stop = br#"{"hook_event_name":"Stop","session_id":"s1","cwd":"/tmp"}"#;
+    let out = env.attend_with(&["hook", "claude", "Stop", "extra", "more"], stop, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unexpected"), "{}", stderr(&out));
+    // Usage errors of other commands keep exit 2.
+    assert_eq!(
+        env.attend(&["events", "--after", "-5"]).status.code(),
+        Some(2)
+    );
+}
+
 #[test]
 fn completions_and_man_page_come_from_clap() {
     let env = Env::new();

@@ -243,9 +243,16 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
 ///   `extra.conversation_history` (over [`MAX_PAYLOAD`] in a long session), which Attend
 ///   does not read: it is left out (docs/adapters.md, "Hermes Agent").
 ///
-/// Every other payload, and one that is not such a JSON object, is returned as it is (the
-/// checks that follow refuse what is malformed).
+/// A leading UTF-8 byte order mark is dropped. Every other payload, and one that is not
+/// such a JSON object, is returned as it is (the checks that follow refuse what is
+/// malformed).
 pub fn digest(agent: &str, event: &str, payload: String) -> String {
+    // A UTF-8 byte order mark before the JSON (an editor's or a Windows tool's) is no
+    // part of the payload: JSON parsers refuse it (RFC 8259 §8.1 lets them ignore it).
+    let payload = match payload.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => payload,
+    };
     const BEFORE_MODEL: &str = "BeforeModel";
     if agent == "copilot" && event == "agentStop" {
         return crate::transcript::with_last_message(payload);
@@ -412,6 +419,16 @@ mod tests {
             .unwrap_err()
             .contains("the limit is 1048576"));
         assert!(check_envelope("claude", "", r#"{"hook_event_name":"Stop"}"#).is_ok());
+    }
+
+    /// A payload written with a UTF-8 byte order mark is sent without it.
+    #[test]
+    fn a_byte_order_mark_before_the_payload_is_dropped() {
+        let stop = r#"{"hook_event_name":"Stop","session_id":"s1"}"#;
+        let sent = digest("claude", "", format!("\u{feff}{stop}"));
+        assert_eq!(sent, stop);
+        assert!(check_envelope("claude", "", &sent).is_ok());
+        assert_eq!(digest("claude", "", stop.into()), stop);
     }
 
     /// Hermes's LLM-call hooks are sent without the conversation; other agents' payloads
