@@ -126,7 +126,9 @@ pub enum Cmd {
     /// A running pane Attend runs is refused unless --kill (SIGHUP, SIGTERM after 1 s,
     /// SIGKILL after 5 s more).
     /// An external pane (known through hooks) is only forgotten: its agent keeps running
-    /// and its next hook makes a new pane. With --exited, every exited pane goes (or
+    /// and its next hook makes a new pane. A running pane followed in your tmux is only
+    /// forgotten too (--kill ends its agent): its agent keeps running there, followed no
+    /// more until another agent starts in that tmux pane. With --exited, every exited pane goes (or
     /// those that exited at least --older-than ago). All or nothing; prints the removed
     /// ids.
     #[command(verbatim_doc_comment)]

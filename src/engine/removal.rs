@@ -21,20 +21,24 @@ pub enum Refusal {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Removal {
     /// It can go now: it has exited, or it is an external pane (only forgotten; its
-    /// agent keeps running, and its next hook makes a new pane).
+    /// agent keeps running, and its next hook makes a new pane), or a pane followed in
+    /// the user's tmux (only forgotten: its agent keeps running, unfollowed, until
+    /// another agent starts in that tmux pane).
     Now,
     /// Attend runs or follows it and it is running: it goes once `kill` ended it.
     AfterExit,
 }
 
 /// Whether `p` can be removed, with `kill` (end a running pane Attend runs or follows in
-/// tmux first) or without; the [`Refusal`] otherwise. A followed tmux pane is removed like
-/// an owned one: its agent runs where Attend types and signals it (`docs/tmux.md#kill`),
-/// and forgetting it while it runs would leave it followed by nothing.
+/// tmux first) or without; the [`Refusal`] otherwise. A running pane Attend runs goes only
+/// after a kill; a running pane followed in the user's tmux is, without kill, only
+/// forgotten — the tmux pane is the user's, and its agent keeps running there, followed
+/// by nothing until another agent starts in it (`docs/tmux.md#removing`).
 pub fn removal(p: &Pane, kill: bool) -> Result<Removal, Refusal> {
     match (p.live.is_running(), p.has_terminal(), kill) {
         (false, _, _) | (true, false, false) => Ok(Removal::Now),
         (true, true, true) => Ok(Removal::AfterExit),
+        (true, true, false) if p.tmux.is_some() => Ok(Removal::Now),
         (true, true, false) => Err(Refusal::Running),
         (true, false, true) => Err(Refusal::CannotKill),
     }
@@ -146,7 +150,7 @@ mod tests {
     }
 
     #[test]
-    fn a_running_pane_followed_in_tmux_goes_only_after_a_kill() {
+    fn a_running_pane_followed_in_tmux_is_forgotten_or_killed() {
         let mut p = pane(1, false, None);
         p.tmux = Some(crate::model::TmuxLocation {
             socket: "/tmp/tmux-1000/default".into(),
@@ -154,7 +158,7 @@ mod tests {
             pane: "%3".into(),
             place: "w:1.0".into(),
         });
-        assert_eq!(removal(&p, false), Err(Refusal::Running));
+        assert_eq!(removal(&p, false), Ok(Removal::Now));
         assert_eq!(removal(&p, true), Ok(Removal::AfterExit));
         p.live = Live::Exited {
             code: None,

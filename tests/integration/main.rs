@@ -118,6 +118,7 @@ mod tmux_gone;
 mod tmux_inside;
 mod tmux_modes;
 mod tmux_remote;
+mod tmux_remove;
 mod tmux_resize;
 mod tmux_restart;
 mod tmux_resume;

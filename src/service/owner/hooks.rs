@@ -191,6 +191,11 @@ impl Owner {
             }
             return Ok(Target::Pane(id));
         }
+        // The hooks of an agent whose followed tmux pane the user removed are dropped
+        // until another agent starts there (`docs/tmux.md#removing`).
+        if self.forgotten_in_tmux(req) {
+            return Ok(Target::Dropped);
+        }
         // A followed tmux pane: its agent's hooks join it (`docs/tmux.md#identity`).
         if let Some(id) = self.tmux_pane_of_hook(req, batch) {
             return Ok(Target::Pane(id));

@@ -89,12 +89,24 @@ impl Owner {
     fn remove_now(&mut self, ids: &[PaneId], source: Source, batch: &mut Batch) {
         let at = now();
         for &id in ids {
+            // A running pane followed in tmux is only forgotten: its agent runs on in the
+            // user's tmux pane, followed no more (`docs/tmux.md#removing`).
+            let followed = self
+                .world
+                .pane(id)
+                .ok()
+                .filter(|p| p.live.is_running())
+                .and_then(|p| p.tmux.clone());
             let Ok(events) = self.world.remove_pane(id, source.clone(), at) else {
                 continue;
             };
             batch.record(id, events);
-            if let Some(h) = self.ptys.lock().remove(&id) {
-                // Never reached for a running pane (refused above); no orphan either way.
+            let handle = self.ptys.lock().remove(&id);
+            if let (Some(location), Some(follower)) = (&followed, &self.tmux) {
+                follower.forget(location);
+            } else if let Some(h) = handle {
+                // Never reached for a running pane Attend runs (refused above); no orphan
+                // either way.
                 let _ = h.kill(libc::SIGKILL);
             }
             self.envs.remove(&id);

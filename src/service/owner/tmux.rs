@@ -284,6 +284,23 @@ impl Owner {
 }
 
 /// True when pane `p` is followed at tmux pane `pane` (`%N`) of the server at `socket`.
+impl Owner {
+    /// True when `req` comes from a tmux pane whose Attend pane the user removed while
+    /// its agent ran, and from that agent (`docs/tmux.md#removing`).
+    pub(super) fn forgotten_in_tmux(&self, req: &HookRequest) -> bool {
+        let Some(TerminalLocation::Tmux {
+            pane,
+            socket: Some(socket),
+        }) = &req.terminal
+        else {
+            return false;
+        };
+        self.tmux
+            .as_ref()
+            .is_some_and(|f| f.forgotten(socket, pane, &req.pids))
+    }
+}
+
 fn at_tmux(p: &crate::model::Pane, pane: &str, socket: &str) -> bool {
     p.tmux
         .as_ref()

@@ -128,6 +128,38 @@ impl Follower {
         server::Server::know(&self.shared, socket);
     }
 
+    /// The server followed at `socket`, if any.
+    fn server(&self, socket: &str) -> Option<Arc<server::Server>> {
+        self.shared
+            .servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(socket)
+            .cloned()
+    }
+
+    /// Stops following the tmux pane at `location` whose Attend pane the user removed
+    /// while its agent runs (`docs/tmux.md#removing`): its agent is not followed there
+    /// again; another agent started in that tmux pane is. False when it was not followed.
+    pub fn forget(&self, location: &crate::model::TmuxLocation) -> bool {
+        let pane = location.pane.strip_prefix('%').and_then(|n| n.parse().ok());
+        match (self.server(&location.socket), pane) {
+            (Some(server), Some(pane)) => server.forget(pane),
+            _ => false,
+        }
+    }
+
+    /// True when a hook from tmux pane `pane` (`%N`) of the server at `socket`, run under
+    /// the processes `pids` (pid, start time), comes from an agent whose pane the user
+    /// removed ([`Follower::forget`]): the hook is dropped.
+    pub fn forgotten(&self, socket: &str, pane: &str, pids: &[(u32, u64)]) -> bool {
+        let pane = pane.strip_prefix('%').and_then(|n| n.parse().ok());
+        match (self.server(socket), pane) {
+            (Some(server), Some(pane)) => server.forgotten(pane, pids),
+            _ => false,
+        }
+    }
+
     /// Draws the followed tmux pane at `location` again from a capture (its screen got a
     /// new size, `docs/tmux.md#resize`). Blocking (tmux runs).
     pub fn redraw(&self, location: &crate::model::TmuxLocation) {

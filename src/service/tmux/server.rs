@@ -63,6 +63,10 @@ struct State {
     followed: HashMap<u32, Followed>,
     /// Set once no session is left: the server ended (or never answered).
     dead: bool,
+    /// Panes the user removed from Attend while their agent ran (`attend rm`), with that
+    /// agent's process (pid, start time): not followed again until another agent starts
+    /// there ([`Server::forget`]).
+    forgotten: HashMap<u32, (u32, u64)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -312,6 +316,13 @@ impl Server {
         let Some(start) = procfs::living_start(pid) else {
             return;
         };
+        {
+            let mut st = lock(&self.state);
+            if st.forgotten.get(&pane) == Some(&(pid, start)) {
+                return;
+            }
+            st.forgotten.remove(&pane);
+        }
         if let Err(e) = self.follow(session, pane, agent, (pid, start)) {
             tracing::warn!(socket = %self.socket, pane, "cannot follow the tmux pane: {e}");
         }
@@ -401,6 +412,28 @@ impl Server {
             .iter()
             .map(|(n, f)| (*n, f.location.clone(), f.session.clone(), f.size))
             .collect()
+    }
+
+    /// The user removed followed pane `pane` from Attend while its agent runs (`attend
+    /// rm`, `docs/tmux.md#removing`): it is no longer followed (its pipe closes) and that
+    /// agent's process is not followed there again; another agent started in the tmux
+    /// pane is. False when the pane was not followed.
+    pub(super) fn forget(&self, pane: u32) -> bool {
+        let mut st = lock(&self.state);
+        let Some(f) = st.followed.remove(&pane) else {
+            return false;
+        };
+        st.forgotten.insert(pane, f.agent);
+        true
+    }
+
+    /// True when tmux pane `pane` was forgotten ([`Server::forget`]) and one of `pids`
+    /// (pid, start time) is its agent's process: a hook of the forgotten agent.
+    pub(super) fn forgotten(&self, pane: u32, pids: &[(u32, u64)]) -> bool {
+        lock(&self.state)
+            .forgotten
+            .get(&pane)
+            .is_some_and(|agent| pids.contains(agent))
     }
 
     /// Records pane `pane`'s new size (rows, cols); false when it is not followed or
