@@ -188,15 +188,15 @@ impl PanelWindow {
 
     /// The Remove button (`docs/lifecycle-attention.md#removing-panes`): an exited pane
     /// goes at once; a running one after the user confirmed (a pane Attend runs is killed
-    /// first, an external one only forgotten).
+    /// first, an external one or one followed in tmux only forgotten).
     fn remove(&self, pane: String) {
         let info = self
             .imp()
             .snapshot
             .borrow()
             .as_ref()
-            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.running(), p.owned)));
-        let Some((running, owned)) = info else {
+            .and_then(|(s, _)| s.pane(&pane).map(|p| (p.running(), p.owned, p.in_tmux())));
+        let Some((running, owned, in_tmux)) = info else {
             return;
         };
         if !running {
@@ -207,6 +207,11 @@ impl PanelWindow {
             (
                 gettext("Kill and remove {pane}?"),
                 gettext("Its program gets SIGHUP, as when its terminal closes (then SIGTERM and SIGKILL while it still runs); then the pane leaves every list. Its events stay in the log."),
+            )
+        } else if in_tmux {
+            (
+                gettext("Remove {pane}?"),
+                gettext("Its agent keeps running in your tmux pane, which Attend no longer follows until another agent starts there."),
             )
         } else {
             (

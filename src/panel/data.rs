@@ -166,6 +166,13 @@ impl PaneInfo {
         !self.live.exited()
     }
 
+    /// The pane is followed in the user's tmux (`location.kind` is `tmux`).
+    pub fn in_tmux(&self) -> bool {
+        self.location
+            .as_ref()
+            .is_some_and(|l| l.get("kind").is_some_and(|k| k == "tmux"))
+    }
+
     /// Attend can attach a terminal to the pane: it runs the program and it is running,
     /// on this machine (a remote pane's terminal is not carried over its link).
     /// The Attach button's sensitivity and the attach shortcut's check.
@@ -440,6 +447,16 @@ mod tests {
         assert!(p.can_resume() && !p.can_attach() && !p.can_kill());
         p.pane.live = crate::client::wire::WireLive::of(crate::model::Live::Running);
         assert!(!p.can_resume() && p.can_attach() && p.can_kill());
+    }
+
+    #[test]
+    fn a_pane_followed_in_tmux_is_known_by_its_location() {
+        let mut p = PaneInfo::of(wire_pane()).unwrap();
+        assert!(!p.in_tmux());
+        p.pane.location = Some([("kind".to_string(), "tmux".to_string())].into());
+        assert!(p.in_tmux());
+        p.pane.location = Some([("kind".to_string(), "external".to_string())].into());
+        assert!(!p.in_tmux());
     }
 
     #[test]
