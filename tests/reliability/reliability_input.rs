@@ -954,6 +954,10 @@ fn a_1_gib_title_keeps_the_daemon_bounded_and_responsive() {
     let p = env.run(&["--", "sh", "-c", script]);
     // Poll the owner (show goes through it) while the gibibyte streams.
     let mut worst = Duration::ZERO;
+    // The same round trip's cost on this machine now: a process that asks the bus daemon
+    // itself (`dbus-send … GetId`), timed beside each `attend show` (on a loaded machine
+    // starting any process can take a second).
+    let mut worst_base = Duration::ZERO;
     let mut polls = 0;
     let mut peak_rss = rss_before;
     let state = loop {
@@ -965,6 +969,20 @@ fn a_1_gib_title_keeps_the_daemon_bounded_and_responsive() {
         let t = Instant::now();
         let v = env.show(&p);
         worst = worst.max(t.elapsed());
+        let t = Instant::now();
+        let base = env
+            .program("dbus-send")
+            .args([
+                "--session",
+                "--print-reply",
+                "--dest=org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.GetId",
+            ])
+            .output()
+            .unwrap();
+        assert!(base.status.success(), "{base:?}");
+        worst_base = worst_base.max(t.elapsed());
         polls += 1;
         peak_rss = peak_rss.max(vm(pid, "VmRSS"));
         if v["live"]["state"] == "exited" {
@@ -977,7 +995,8 @@ fn a_1_gib_title_keeps_the_daemon_bounded_and_responsive() {
     println!(
         "1 GiB OSC 0 title: drained in {took:?} ({:.1} MiB/s, debug build); daemon RSS \
          {rss_before} KiB before, peak seen {peak_rss} KiB, VmHWM {hwm} KiB; {polls} \
-         `attend show` calls during the stream, slowest {worst:?}",
+         `attend show` calls during the stream, slowest {worst:?} (`dbus-send` GetId \
+         beside them: slowest {worst_base:?})",
         1024.0 / took.as_secs_f64()
     );
     assert_eq!(state["title"], "short title", "the next title still parses");
@@ -986,9 +1005,13 @@ fn a_1_gib_title_keeps_the_daemon_bounded_and_responsive() {
         hwm < 256 * 1024,
         "the daemon stays bounded: VmHWM {hwm} KiB"
     );
+    // Responsive: no `attend show` slower than 2 s, or than 4 times the slowest plain
+    // bus round trip of the same moments when the machine itself is that slow.
+    let bound = Duration::from_secs(2).max(worst_base * 4);
     assert!(
-        worst < Duration::from_secs(2),
-        "the daemon stays responsive: slowest show {worst:?}"
+        worst < bound,
+        "the daemon stays responsive: slowest show {worst:?}, slowest dbus-send \
+         {worst_base:?}"
     );
 }
 
