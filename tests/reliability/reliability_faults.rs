@@ -49,7 +49,10 @@ const KILLS: usize = 5;
 /// Hooks fired while the daemon is stopped in the outage test.
 const OUTAGE_HOOKS: usize = 1_000;
 /// An `attend hook` process keeps within its own 300 ms deadline; this only catches a hang.
-const HOOK_LIMIT: Duration = Duration::from_secs(5);
+/// Its deadline counts the time it runs, not the time it waits for a CPU: at load 71 (a
+/// build and four agents beside the storm) one hook of 10 000 took over 5 s to end, so
+/// the watch allows 30 s — a hang is forever.
+const HOOK_LIMIT: Duration = Duration::from_secs(30);
 /// The longest a storm (or the outage's firing) may take before the test fails.
 const STORM_LIMIT: Duration = Duration::from_secs(150);
 /// The longest the daemon may take to replay or drain the spool, or to stop.
