@@ -49,7 +49,7 @@ const KILLS: usize = 5;
 /// Hooks fired while the daemon is stopped in the outage test.
 const OUTAGE_HOOKS: usize = 1_000;
 /// An `attend hook` process keeps within its own 300 ms deadline; this only catches a hang.
-/// Its deadline counts the time it runs, not the time it waits for a CPU: at load 71 (a
+/// It keeps that deadline only while it gets a CPU: at load 71 (a
 /// build and four agents beside the storm) one hook of 10 000 took over 5 s to end, so
 /// the watch allows 30 s — a hang is forever.
 const HOOK_LIMIT: Duration = Duration::from_secs(30);
