@@ -105,3 +105,60 @@ fn a_dialog_first_read_just_after_its_hook_closed_it_opens_nothing() {
     .unwrap();
     assert!(m.pending_decision.is_some(), "a new dialog opens");
 }
+
+/// Claude Code 2.1.332's `PermissionRequest` names three options; its dialog draws four
+/// ("3. Yes, and switch to auto mode"). The numbers Attend lists are the dialog's: the
+/// chrome's reading sets the hook's decision's options — the same decision, no second
+/// one (`docs/lifecycle-attention.md#one-verdict`).
+#[test]
+fn the_chrome_sets_the_options_of_a_hooks_gate_that_named_others() {
+    let mut next = 0;
+    let pane = Pane::new(PaneId(1), "/w", "main", "", AgentKind::Claude, Timestamp(0));
+    let mut m = PaneMachine::new(pane);
+    let hook = Signal::new(
+        SignalKind::PermissionRequested {
+            prompt: "Bash: echo hi".into(),
+            options: vec!["Yes".into(), "Yes, and don't ask again".into(), "No".into()],
+            answer_keys: Vec::new(),
+            tool_use_id: None,
+        },
+        Source::hook("claude", "PermissionRequest"),
+        Timestamp(1_000),
+    );
+    m.step_signal(&hook, &mut next);
+    let id = m.pending_decision.as_ref().unwrap().id;
+    let drawn: Vec<String> = [
+        "Yes",
+        "Yes, and always allow access to tmp/ from this project",
+        "Yes, and switch to auto mode",
+        "No",
+    ]
+    .map(String::from)
+    .to_vec();
+    let shown = ShownDialog {
+        rule: "permission-dialog".into(),
+        reason: "permission prompt".into(),
+        kind: crate::model::DecisionKind::Permission,
+        prompt: "Do you want to proceed?".into(),
+        options: drawn.clone(),
+        choices: vec!["allow".into(), "deny".into()],
+    };
+    let chrome = Input::Chrome {
+        shown: Some(shown),
+        closed: None,
+        changed: true,
+    };
+    let out = m.step(chrome, Timestamp(1_100), &mut next).unwrap();
+    let d = m.pending_decision.as_ref().unwrap();
+    assert_eq!(d.id, id, "the same decision");
+    assert_eq!(d.options, drawn);
+    assert_eq!(d.kind, crate::model::DecisionKind::Permission);
+    assert!(
+        !out
+            .events
+            .iter()
+            .any(|(k, _)| matches!(k, EventKind::DecisionOpened { .. })),
+        "{:?}",
+        out.events
+    );
+}

@@ -161,9 +161,9 @@ impl Ctx<'_> {
     /// Another rung reports the open decision's dialog
     /// (`docs/lifecycle-attention.md#one-verdict`): a hook, or the chrome on a decision
     /// the self-report opened, names its kind and prompt; what it reads of the options
-    /// and a tool id replace what was known. The chrome adds only options to a hook's
-    /// decision, except to a hook's permission gate without options when it reads a
-    /// question: then it names it. The decision keeps its id (no `decision.opened`, no
+    /// and a tool id replace what was known. The chrome sets only the options of a hook's
+    /// decision (the options it draws are the ones answered by number), except to a
+    /// hook's permission gate without options when it reads a question: then it names it. The decision keeps its id (no `decision.opened`, no
     /// second notification); its required item follows the kind; `pane.changed` tells
     /// followers.
     fn enrich_decision(
@@ -180,13 +180,15 @@ impl Ctx<'_> {
         };
         let names_it =
             self.source.rung == Rung::LifecycleHooks || d.source.rung == Rung::SelfReport;
-        if !names_it && (!d.options.is_empty() || options.is_empty()) {
+        if !names_it && (options.is_empty() || d.options == options) {
             return;
         }
         // A hook's permission gate that named nothing (Letta's "Approval needed", sent for
         // its question tool too) is the question the chrome reads: the chrome names it.
-        let reads_question =
-            !names_it && d.kind == DecisionKind::Permission && kind == DecisionKind::Question;
+        let reads_question = !names_it
+            && d.options.is_empty()
+            && d.kind == DecisionKind::Permission
+            && kind == DecisionKind::Question;
         if !answer_keys.is_empty() {
             d.answer_keys = answer_keys.to_vec();
         }

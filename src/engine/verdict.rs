@@ -19,9 +19,9 @@
 //!   `dismissed`; the lifecycle is `working` when the self-report says so (`GateDenied`),
 //!   else `idle` (`GateDismissed`).
 //!
-//! - a decision a hook opened without options while the chrome shows a dialog of the same
-//!   kind with options → the chrome's reading adds the options (and the keys that pick
-//!   them) to it, nothing else.
+//! - a decision a hook opened while the chrome shows a dialog of the same kind with other
+//!   options (none named, or fewer than drawn) → the chrome's reading sets the options
+//!   (and the keys that pick them), nothing else.
 //!
 //! Hooks' gates are opened and closed by the hooks' own signals; the screen never closes
 //! a decision a hook opened here (see [`super::dialogs::closed_gate_step`]).
@@ -163,16 +163,20 @@ pub fn verdict_step(
             let enrich = d.source.rung == Rung::SelfReport;
             (enrich || other_dialog).then(|| dialog_signal(shown))
         }
-        // A hook's decision that came without options (MastraCode's `ask_question`
-        // notification names no options) takes them from the same dialog on screen; a
-        // hook's permission gate without options (Letta's "Approval needed", sent for its
-        // question tool too) is the question the chrome reads.
+        // A hook's decision takes its options from the same dialog on screen when they
+        // differ: the hook named none (MastraCode's `ask_question` notification), or
+        // other ones than the dialog draws (Claude Code 2.1.332's `PermissionRequest`
+        // names three, its dialog draws four: the numbers Attend lists must be the
+        // dialog's); a hook's permission gate without options (Letta's "Approval
+        // needed", sent for its question tool too) is the question the chrome reads.
         Some(d) => {
             let shown = seen.shown?;
-            let fits = shown.kind == d.kind
-                || (d.kind == DecisionKind::Permission && shown.kind == DecisionKind::Question);
-            let adds_options = d.options.is_empty() && !shown.options.is_empty() && fits;
-            adds_options.then(|| dialog_signal(shown))
+            let names_none = d.options.is_empty()
+                && d.kind == DecisionKind::Permission
+                && shown.kind == DecisionKind::Question;
+            let fits = shown.kind == d.kind || names_none;
+            let new_options = !shown.options.is_empty() && shown.options != d.options && fits;
+            new_options.then(|| dialog_signal(shown))
         }
     }
 }

@@ -150,9 +150,108 @@ impl LadderHost {
             )));
         };
         let screen = Screen::new(&text, p.title.as_deref().unwrap_or(""));
-        resolve(self.manifests.get(p.agent), &screen, choice, app_cursor).map_err(|r| match r {
-            Refusal::UnknownChoice { .. } => Attend1Error::InvalidArgument(r.to_string()),
-            other => Attend1Error::DialogUnreadable(other.to_string()),
-        })
+        let answer = resolve(self.manifests.get(p.agent), &screen, choice, app_cursor).map_err(
+            |r| match r {
+                Refusal::UnknownChoice { .. } => Attend1Error::InvalidArgument(r.to_string()),
+                other => Attend1Error::DialogUnreadable(other.to_string()),
+            },
+        )?;
+        listed_as_picked(p, choice, &answer)?;
+        Ok(answer)
+    }
+}
+
+/// A number means the option Attend listed under that number (`attend needs`, `attend
+/// show`, the panel): when the open decision lists options and the dialog on screen
+/// draws another label at that number (the decision's options came from a hook that
+/// names fewer than the dialog draws: Claude Code 2.1.332's hook lists three, its dialog
+/// four, and its `3` switches to auto mode), nothing is typed
+/// (`docs/lifecycle-attention.md#answer`).
+fn listed_as_picked(p: &Pane, choice: &str, answer: &Answer) -> Result<(), Attend1Error> {
+    let Ok(n) = choice.trim().parse::<usize>() else {
+        return Ok(());
+    };
+    let listed = p
+        .pending_decision
+        .as_ref()
+        .and_then(|d| d.options.get(n.checked_sub(1)?));
+    match (listed, &answer.picked) {
+        (Some(listed), Some(picked)) if !same_label(listed, picked) => {
+            Err(Attend1Error::DialogUnreadable(format!(
+                "option {n} listed for pane {} is {listed:?}, but the dialog on its screen \
+                 draws {picked:?} there; nothing was typed (answer by name: allow, deny, \
+                 or the option's label)",
+                p.id
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// True when two option labels are the same once case and spacing are set aside (a label
+/// cut at the screen's edge counts as the same when one begins the other).
+fn same_label(a: &str, b: &str) -> bool {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let (a, b) = (norm(a), norm(b));
+    !a.is_empty() && !b.is_empty() && (a.starts_with(&b) || b.starts_with(&a))
+}
+
+#[cfg(test)]
+mod listed_tests {
+    use super::*;
+    use crate::model::{Decision, DecisionKind, PaneId, Source, Timestamp};
+
+    fn pane_with(options: &[&str]) -> Pane {
+        let mut p = Pane::new(
+            PaneId(1),
+            "/w",
+            "main",
+            "",
+            crate::model::AgentKind::Claude,
+            Timestamp(0),
+        );
+        p.pending_decision = Some(Decision {
+            id: 1,
+            kind: DecisionKind::Permission,
+            prompt: "Bash".into(),
+            options: options.iter().map(|o| o.to_string()).collect(),
+            answer_keys: Vec::new(),
+            tool_use_id: None,
+            source: Source::hook("claude", "PermissionRequest"),
+            opened_at: Timestamp(0),
+        });
+        p
+    }
+
+    fn picked(label: &str) -> Answer {
+        Answer {
+            keys: "3".into(),
+            rule: Some("permission-dialog".into()),
+            picked: Some(label.into()),
+        }
+    }
+
+    /// Claude Code 2.1.332: its hook lists "Yes · Yes, and don't ask again · No", its
+    /// dialog draws four options with "3. Yes, and switch to auto mode".
+    #[test]
+    fn a_number_whose_listed_option_differs_from_the_screens_is_refused() {
+        let p = pane_with(&["Yes", "Yes, and don't ask again", "No"]);
+        let err = listed_as_picked(&p, "3", &picked("Yes, and switch to auto mode")).unwrap_err();
+        assert!(matches!(err, Attend1Error::DialogUnreadable(_)), "{err:?}");
+        assert!(listed_as_picked(&p, "1", &picked("Yes")).is_ok());
+        assert!(listed_as_picked(&p, "3", &picked("No")).is_ok());
+        // Names and numbers past the list are the screen's alone.
+        assert!(listed_as_picked(&p, "allow", &picked("Yes, and switch to auto mode")).is_ok());
+        assert!(listed_as_picked(&p, "4", &picked("No")).is_ok());
+        // A label cut at the screen's edge is the same label.
+        let q = pane_with(&["Yes, and always allow access to /tmp/x from this project"]);
+        assert!(
+            listed_as_picked(&q, "1", &picked("Yes, and always allow access to /tmp/x")).is_ok()
+        );
     }
 }
