@@ -65,6 +65,15 @@ fn after_a_kill_of_the_daemon_the_tmux_pane_is_followed_again_with_its_decision_
                 .get_screen(&id)
                 .is_ok_and(|s| s.contains("trust this folder"))
     });
+    // The killed daemon's control client ended with it: one control client, the new
+    // daemon's.
+    env.wait_until("the killed daemon's control client gone", || {
+        tmux(&env, &["list-clients", "-F", "#{client_control_mode}"])
+            .lines()
+            .filter(|l| *l == "1")
+            .count()
+            == 1
+    });
     let v = env.show(&id);
     assert_eq!(v["live"]["state"], "running", "{v:#}");
     assert_eq!(v["lifecycle"], "blocked", "{v:#}");

@@ -39,12 +39,26 @@ pub(super) trait Handler {
 /// Runs the control client of `session` of the server at `socket` until it ends.
 pub(super) fn run(socket: &str, session: &str, server: &dyn Handler) {
     let flags = format!("ignore-size,pause-after={PAUSE_AFTER_S}");
-    let child = super::run::tmux_command(socket)
+    let mut command = super::run::tmux_command(socket);
+    command
         .args(["-C", "attach-session", "-t", session, "-f", &flags])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
+        .stderr(Stdio::null());
+    // The control client ends with the daemon, also when the daemon is killed (`kill
+    // -9`): tmux keeps a control client whose stdin closed, so each killed daemon left
+    // its clients attached to the user's sessions, reparented to init. SIGTERM when the
+    // thread that started it ends (it waits for the client as long as the client runs).
+    // SAFETY: between fork and exec only an async-signal-safe call (prctl).
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command.spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
