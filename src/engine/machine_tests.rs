@@ -154,8 +154,7 @@ fn the_chrome_sets_the_options_of_a_hooks_gate_that_named_others() {
     assert_eq!(d.options, drawn);
     assert_eq!(d.kind, crate::model::DecisionKind::Permission);
     assert!(
-        !out
-            .events
+        !out.events
             .iter()
             .any(|(k, _)| matches!(k, EventKind::DecisionOpened { .. })),
         "{:?}",

@@ -200,6 +200,33 @@ fn a_hook_line_with_too_many_arguments_does_not_block_the_agent() {
     );
 }
 
+/// `attend run -- env FOO=1 claude` (no `--agent`) is a Claude Code pane from its
+/// start, with its own hooks on the command line (docs/adapters.md, "Hooks for panes
+/// Attend starts"), as `attend run -- claude` is.
+#[test]
+fn an_agent_behind_an_env_prefix_is_that_agents_pane() {
+    let env = Env::with_daemon();
+    let bin = env.work_dir().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    // A `claude` that records its arguments and waits.
+    let claude = bin.join("claude");
+    let args = env.work_dir().join("args.txt");
+    std::fs::write(
+        &claude,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nexec sleep 30\n",
+            args.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let p = env.run(&["--", "env", "FOO=1", &claude.to_string_lossy()]);
+    assert_eq!(env.show(&p)["agent"], "claude");
+    env.wait_until("the agent started", || args.exists());
+    let got = std::fs::read_to_string(&args).unwrap();
+    assert!(got.starts_with("--settings\n"), "{got}");
+}
+
 #[test]
 fn completions_and_man_page_come_from_clap() {
     let env = Env::new();

@@ -134,7 +134,7 @@ pub async fn run_spec(spec: &Map) -> Result<RunSpec, Attend1Error> {
                 AgentKind::names(false)
             ))
         })?,
-        None => AgentKind::from_program(&argv[0]),
+        None => agent_of_argv(&argv),
     };
     let git = git::lookup(cwd.clone()).await;
     let workspace = match get_str(spec, "workspace")?.filter(|w| !w.is_empty()) {
@@ -210,8 +210,49 @@ pub fn hold_of(owner: &str, wake: i64, reason: &str) -> Result<Hold, Attend1Erro
     })
 }
 
+/// The agent `argv` starts when `Run` names none: its program's (`argv[0]`), or, behind
+/// an `env` prefix (`env FOO=1 claude`), the agent's program found the way the pane's own
+/// hooks find it ([`crate::install::pane::locate`]), so such a pane is that agent's from
+/// its start and gets its hooks (`docs/adapters.md`, "Hooks for panes Attend starts").
+/// A shell when neither names an agent.
+pub fn agent_of_argv(argv: &[String]) -> AgentKind {
+    let by_name = argv
+        .first()
+        .map_or(AgentKind::Shell, |p| AgentKind::from_program(p));
+    if by_name != AgentKind::Shell {
+        return by_name;
+    }
+    AgentKind::ALL
+        .into_iter()
+        .filter(|a| *a != AgentKind::Shell)
+        .find(|a| crate::install::pane::locate(argv, *a).is_some_and(|l| l.program > 0))
+        .unwrap_or(AgentKind::Shell)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_agent_behind_an_env_prefix_is_that_agents() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(agent_of_argv(&argv(&["claude"])), AgentKind::Claude);
+        assert_eq!(
+            agent_of_argv(&argv(&["env", "FOO=1", "claude", "-c"])),
+            AgentKind::Claude
+        );
+        assert_eq!(
+            agent_of_argv(&argv(&["/usr/bin/env", "-u", "X", "codex"])),
+            AgentKind::Codex
+        );
+        assert_eq!(
+            agent_of_argv(&argv(&["env", "FOO=1", "bash"])),
+            AgentKind::Shell
+        );
+        assert_eq!(
+            agent_of_argv(&argv(&["sh", "-c", "claude"])),
+            AgentKind::Shell
+        );
+    }
+
     use super::*;
 
     #[test]
