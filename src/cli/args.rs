@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 const AFTER_HELP: &str =
     "Exit codes: 0 ok, 1 nothing (next, needs), 2 bad input, 3 daemon unreachable, \
-4 daemon error.";
+4 daemon error; `attend hook` always exits 0.";
 
 /// Lifecycle and attention tracking for AI coding agents.
 #[derive(Debug, Parser)]
@@ -191,8 +191,8 @@ pub enum Cmd {
     },
     /// Deliver an agent hook: `attend hook AGENT [EVENT]` with the payload on stdin, or
     /// `attend hook codex --notify JSON` (Codex `notify` passes the JSON as the last
-    /// argument). Exits 0 once the arguments parse, delivered or not; a usage error exits
-    /// 2 (agents' hook lines run `attend-hook`, which exits 0 on those too).
+    /// argument). Always exits 0, delivered or not, a usage error too (said on stderr): an
+    /// agent reads a hook's exit 2 as "block the tool call", as `attend-hook` does.
     Hook {
         /// The agent (`data/agents.tsv`; listed by `--help`).
         #[arg(help = agent_help(true))]
