@@ -86,16 +86,28 @@ fn a_delivery_is_applied_once() {
     assert_eq!(env.show(&p)["attention"], "none");
 }
 
+/// A payload over 1 MiB keeps its event: its long strings are cut (here the turn's
+/// reply), so the turn's end still arrives (docs/adapters.md, "Never block, never fail,
+/// never lose"); one that cannot be brought under the limit that way (a million short
+/// strings) is refused and nothing is stored.
 #[test]
-fn an_oversized_payload_is_refused_and_nothing_is_stored() {
+fn an_oversized_payload_keeps_its_event_or_is_refused_and_nothing_is_stored() {
     let env = Env::with_daemon();
     let p = env.run(&["--agent", "claude", "--", "sleep", "100"]);
     let before = env.events();
-    let big = format!(
-        r#"{{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"{}"}}"#,
-        "x".repeat(1024 * 1024 + 1)
+    let many: Vec<String> = (0..200_000).map(|i| format!("s{i}")).collect();
+    let uncuttable = serde_json::json!({
+        "session_id": "s",
+        "hook_event_name": "Stop",
+        "words": many,
+    })
+    .to_string();
+    assert!(uncuttable.len() > 1024 * 1024);
+    let out = env.attend_with(
+        &["hook", "claude"],
+        uncuttable.as_bytes(),
+        &[("ATTEND_PANE", &p)],
     );
-    let out = env.attend_with(&["hook", "claude"], big.as_bytes(), &[("ATTEND_PANE", &p)]);
     assert_eq!(out.status.code(), Some(0), "hooks never fail the agent");
     let err = stderr(&out);
     assert!(
@@ -105,6 +117,27 @@ fn an_oversized_payload_is_refused_and_nothing_is_stored() {
     assert!(err.contains("the limit is 1048576"), "{err}");
     assert_eq!(env.events(), before);
     assert_eq!(env.show(&p)["lifecycle"], "unknown");
+
+    let big = format!(
+        r#"{{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"{}"}}"#,
+        "x".repeat(1024 * 1024 + 1)
+    );
+    let out = env.attend_with(&["hook", "claude"], big.as_bytes(), &[("ATTEND_PANE", &p)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // (Not run under the pane's process, the hook is an external pane's.)
+    let done = || -> Option<serde_json::Value> {
+        let panes: serde_json::Value = serde_json::from_str(&env.ok(&["ls", "--json"])).ok()?;
+        panes
+            .as_array()?
+            .iter()
+            .find(|v| v["session_id"] == "s" && v["lifecycle"] == "done")
+            .cloned()
+    };
+    env.wait_until("the turn's end", || done().is_some());
+    let v = done().unwrap();
+    let message = v["last_message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("xxxx"), "{message:.40}");
+    assert!(message.len() < 20_000, "{}", message.len());
 }
 
 #[test]

@@ -221,11 +221,22 @@ fn a_payload_that_names_no_event_is_refused() {
     assert_nothing_lost(&env, &before, "no event");
 }
 
+/// 16 MiB in one string: the hook client cuts it (docs/adapters.md, "Never block, never
+/// fail, never lose") and the turn's end arrives with the start of the reply; 16 MiB of
+/// short strings cannot be cut that way and is refused, nothing stored.
 #[test]
-fn a_16_mib_payload_is_refused_by_the_hook_client() {
+fn a_16_mib_payload_is_cut_or_refused_by_the_hook_client() {
     let (env, _) = seeded();
     let before = stored(&env);
-    let payload = stop("s-big", &"a".repeat(16 * 1024 * 1024));
+    let many: Vec<String> = (0..2_000_000).map(|i| format!("w{i}")).collect();
+    let payload = json!({
+        "session_id": "s-big",
+        "cwd": "/tmp/proj",
+        "hook_event_name": "Stop",
+        "words": many,
+    })
+    .to_string();
+    assert!(payload.len() > 16 * 1024 * 1024);
     let start = Instant::now();
     let out = hook_cli(&env, "claude", payload.as_bytes(), &[]);
     let took = start.elapsed();
@@ -236,8 +247,36 @@ fn a_16_mib_payload_is_refused_by_the_hook_client() {
             payload.len()
         ),
     );
-    println!("16 MiB through attend hook: refused in {took:?}");
+    println!("16 MiB of short strings through attend hook: refused in {took:?}");
     assert_nothing_lost(&env, &before, "16 MiB payload (CLI)");
+
+    let payload = stop("s-big", &"a".repeat(16 * 1024 * 1024));
+    let start = Instant::now();
+    let out = hook_cli(&env, "claude", payload.as_bytes(), &[]);
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("16 MiB in one string through attend hook: cut and delivered in {took:?}");
+    let done = || -> Option<Value> {
+        let panes: Value = serde_json::from_str(&env.ok(&["ls", "--json"])).ok()?;
+        panes
+            .as_array()?
+            .iter()
+            .find(|v| v["session_id"] == "s-big" && v["lifecycle"] == "done")
+            .cloned()
+    };
+    env.wait_until("the cut turn's end", || done().is_some());
+    let pane = done().unwrap();
+    let message = pane["last_message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("aaaa") && message.len() < 20_000,
+        "{}",
+        message.len()
+    );
 }
 
 #[test]

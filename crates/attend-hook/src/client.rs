@@ -174,7 +174,7 @@ pub fn run(entry: &Entry, hook: Invocation<'_>) -> i32 {
             (hook.event.unwrap_or(""), text)
         }
     };
-    let payload = digest(hook.agent, event, payload);
+    let payload = crate::shrink::within_limit(digest(hook.agent, event, payload), MAX_PAYLOAD);
     // The call's budget starts now: a turn's end may have waited for its transcript.
     let started = Instant::now();
     if let Err(e) = (entry.check)(hook.agent, event, &payload) {

@@ -22,6 +22,7 @@ pub mod kimi_transcript;
 pub mod names;
 pub mod paths;
 pub mod procstat;
+pub mod shrink;
 pub mod spool;
 pub mod transcript;
 
