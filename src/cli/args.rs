@@ -242,6 +242,9 @@ pub enum Cmd {
     Status {
         #[arg(long, value_enum, default_value = "plain")]
         format: status::Format,
+        /// The same as --format json (every listing has --json).
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
         /// Print a new line on every change (follows the daemon's signals; survives
         /// daemon restarts).
         #[arg(long)]

@@ -83,7 +83,14 @@ pub fn run(command: Cmd) -> i32 {
         }
         Cmd::Demo { live: false } => demo::run_demo(),
         Cmd::Demo { live: true } => report(demo_live::run()),
-        Cmd::Status { format, follow } => report(status::run(format, follow)),
+        Cmd::Status {
+            format,
+            json,
+            follow,
+        } => {
+            let format = if json { status::Format::Json } else { format };
+            report(status::run(format, follow))
+        }
         Cmd::Up(a) => report(up::run(a)),
         Cmd::InstallHooks {
             agent,

@@ -115,6 +115,11 @@ fn a_removed_pane_leaves_every_surface_and_the_database_but_not_the_log() {
         .collect();
     assert_eq!(keys, ["ws-kept"], "the emptied workspace is gone");
     let status = json(&env, &["status", "--format", "json"]);
+    assert_eq!(
+        json(&env, &["status", "--json"]),
+        status,
+        "--json is --format json"
+    );
     assert_eq!(status["panes"], 1);
     assert_eq!(status["worst"], "none");
     assert_eq!(status["counts"]["error"], 0, "{status}");
