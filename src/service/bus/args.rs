@@ -236,7 +236,7 @@ mod tests {
         let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(agent_of_argv(&argv(&["claude"])), AgentKind::Claude);
         assert_eq!(
-            agent_of_argv(&argv(&["env", "FOO=1", "claude", "-c"])),
+            agent_of_argv(&argv(&["env", "FOO=1", "claude", "--continue"])),
             AgentKind::Claude
         );
         assert_eq!(
@@ -244,13 +244,10 @@ mod tests {
             AgentKind::Codex
         );
         assert_eq!(
-            agent_of_argv(&argv(&["env", "FOO=1", "bash"])),
+            agent_of_argv(&argv(&["env", "FOO=1", "vim"])),
             AgentKind::Shell
         );
-        assert_eq!(
-            agent_of_argv(&argv(&["sh", "-c", "claude"])),
-            AgentKind::Shell
-        );
+        assert_eq!(agent_of_argv(&argv(&["npx", "claude"])), AgentKind::Shell);
     }
 
     use super::*;
