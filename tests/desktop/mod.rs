@@ -284,9 +284,11 @@ impl Desk {
     /// A pane standing in for Claude Code: `attend run -n NAME --agent claude` of a shell
     /// that runs `attend hook claude < FILE` for every FILE typed into it (so the hook
     /// runs under the pane, with the `ATTEND_PANE` the daemon set, as Claude's hooks do).
-    /// For a `PermissionRequest` it first draws Claude Code 2.1.332's recorded permission
-    /// dialog (an answer's keys come from the dialog on screen) and after the hook waits
-    /// for one key: an answer clears the dialog; a `/` starts the next file's path.
+    /// For a `PermissionRequest` it then draws Claude Code 2.1.332's recorded permission
+    /// dialog (an answer's keys come from the dialog on screen; drawn after the hook, so
+    /// the hook's gate is what opens the decision and its notification, not the chrome's
+    /// reading of the dialog, which won that race once on a loaded machine) and waits for
+    /// one key: an answer clears the dialog; a `/` starts the next file's path.
     /// Returns the pane id.
     pub fn claude_pane(&self, name: &str) -> String {
         let dialog = concat!(
@@ -297,8 +299,8 @@ impl Desk {
             "A={}; D={}; pending=; while :; do \
                if [ -n \"$pending\" ]; then l=$pending; pending=; else IFS= read -r l || break; fi; \
                f=\"/${{l#*/}}\"; gate=; grep -q '\"PermissionRequest\"' \"$f\" && gate=1; \
-               [ -n \"$gate\" ] && tail -n 16 \"$D\"; \
                \"$A\" hook claude < \"$f\"; \
+               [ -n \"$gate\" ] && tail -n 16 \"$D\"; \
                if [ -n \"$gate\" ]; then \
                  stty -icanon -echo min 1; k=$(dd bs=1 count=1 2>/dev/null); \
                  if [ \"$k\" = / ]; then IFS= read -r rest; pending=\"/$rest\"; fi; \
