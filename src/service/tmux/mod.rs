@@ -128,50 +128,40 @@ impl Follower {
         server::Server::know(&self.shared, socket);
     }
 
-    /// The server followed at `socket`, if any.
-    fn server(&self, socket: &str) -> Option<Arc<server::Server>> {
-        self.shared
+    /// The server followed at `socket` and the number of its tmux pane `pane` (`%N`), if
+    /// both are known.
+    fn server_pane(&self, socket: &str, pane: &str) -> Option<(Arc<server::Server>, u32)> {
+        let number = pane.strip_prefix('%')?.parse().ok()?;
+        let server = self
+            .shared
             .servers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(socket)
-            .cloned()
+            .cloned()?;
+        Some((server, number))
     }
 
     /// Stops following the tmux pane at `location` whose Attend pane the user removed
     /// while its agent runs (`docs/tmux.md#removing`): its agent is not followed there
     /// again; another agent started in that tmux pane is. False when it was not followed.
     pub fn forget(&self, location: &crate::model::TmuxLocation) -> bool {
-        let pane = location.pane.strip_prefix('%').and_then(|n| n.parse().ok());
-        match (self.server(&location.socket), pane) {
-            (Some(server), Some(pane)) => server.forget(pane),
-            _ => false,
-        }
+        self.server_pane(&location.socket, &location.pane)
+            .is_some_and(|(server, pane)| server.forget(pane))
     }
 
     /// True when a hook from tmux pane `pane` (`%N`) of the server at `socket`, run under
     /// the processes `pids` (pid, start time), comes from an agent whose pane the user
     /// removed ([`Follower::forget`]): the hook is dropped.
     pub fn forgotten(&self, socket: &str, pane: &str, pids: &[(u32, u64)]) -> bool {
-        let pane = pane.strip_prefix('%').and_then(|n| n.parse().ok());
-        match (self.server(socket), pane) {
-            (Some(server), Some(pane)) => server.forgotten(pane, pids),
-            _ => false,
-        }
+        self.server_pane(socket, pane)
+            .is_some_and(|(server, pane)| server.forgotten(pane, pids))
     }
 
     /// Draws the followed tmux pane at `location` again from a capture (its screen got a
     /// new size, `docs/tmux.md#resize`). Blocking (tmux runs).
     pub fn redraw(&self, location: &crate::model::TmuxLocation) {
-        let server = self
-            .shared
-            .servers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&location.socket)
-            .cloned();
-        let pane = location.pane.strip_prefix('%').and_then(|n| n.parse().ok());
-        if let (Some(server), Some(pane)) = (server, pane) {
+        if let Some((server, pane)) = self.server_pane(&location.socket, &location.pane) {
             server.redraw(pane);
         }
     }
