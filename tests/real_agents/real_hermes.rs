@@ -137,12 +137,8 @@ fn hermes_question_is_input_required_and_answered_from_attend() {
     );
     // The hook names "Red", "Blue"; once the chrome reads the panel the options are the
     // ones drawn, "Other (type your answer)" after them (docs/lifecycle-attention.md#answer).
-    let options = v["pending_decision"]["options"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
     assert!(
-        options.len() >= 2 && options[0] == "Red" && options[1] == "Blue",
+        support::scenario::options_begin_with(&v["pending_decision"], &["Red", "Blue"]),
         "{v}"
     );
     s.wait_explain("matched clarify");

@@ -133,15 +133,10 @@ fn kilo_question_answered_from_attend() {
     // reading of the dialog (before or after it: one decision) sets the options to the
     // ones drawn, which add Kilo's own "type your answer" row — the numbers Attend lists
     // are the dialog's (docs/lifecycle-attention.md#answer).
-    let first_two = |v: &Value| {
-        v["pending_decision"]["options"]
-            .as_array()
-            .is_some_and(|o| o.len() >= 2 && o[0] == "Red" && o[1] == "Blue")
-    };
     let v = s.wait("the question with its options", |v| {
         v["pending_decision"]["kind"] == "question"
             && v["pending_decision"]["prompt"] == "Which color do you want?"
-            && first_two(v)
+            && support::scenario::options_begin_with(&v["pending_decision"], &["Red", "Blue"])
     });
     s.expect(&v, "blocked", "input_required", v["last_message"].as_str());
     s.wait_screen("the question's options", |t| t.contains("esc dismiss"));

@@ -180,9 +180,8 @@ fn kimi_question_is_input_required_and_answered_from_attend() {
     assert_eq!(d["prompt"], "Which color do you want?", "{v}");
     // The hook's "Red", "Blue" first (the chrome's reading may add the rows the dialog
     // draws after them: docs/lifecycle-attention.md#answer).
-    let options = d["options"].as_array().cloned().unwrap_or_default();
     assert!(
-        options.len() >= 2 && options[0] == "Red" && options[1] == "Blue",
+        support::scenario::options_begin_with(d, &["Red", "Blue"]),
         "{v}"
     );
     s.wait_screen("the question's options", |t| t.contains("[2] Blue"));

@@ -981,3 +981,12 @@ impl Scenario {
         members
     }
 }
+
+/// True when the decision `d`'s options begin with `first`: a hook's options, which the
+/// chrome's reading of the dialog may follow with the rows it draws after them
+/// (docs/lifecycle-attention.md#answer).
+pub fn options_begin_with(d: &Value, first: &[&str]) -> bool {
+    d["options"]
+        .as_array()
+        .is_some_and(|o| o.len() >= first.len() && first.iter().zip(o).all(|(f, o)| o == f))
+}
